@@ -1,0 +1,31 @@
+import { Hono } from 'hono'
+import { methodNotAllowed, notFoundRoute, onError, success } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+import { openStore } from '../lib/store'
+import { environs } from './environs'
+import { extensions } from './extensions'
+import { prompts } from './prompts'
+import { tools } from './tools'
+
+/**
+ * The Worker: one Hono app, one route group per module. Handlers are thin;
+ * lib/ does the work, and onError turns every failure into the error body.
+ */
+const app = new Hono<AppEnv>()
+
+app.get('/health', (c) => success(c, { store: openStore(c.env).kind }))
+app.all('/health', methodNotAllowed('GET'))
+
+app.use('/api/*', async (c, next) => {
+  c.set('store', openStore(c.env))
+  await next()
+})
+app.route('/api/extensions', extensions)
+app.route('/api/prompts', prompts)
+app.route('/api/environs', environs)
+app.route('/api/tools', tools)
+
+app.notFound(notFoundRoute)
+app.onError(onError)
+
+export default app

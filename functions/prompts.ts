@@ -1,0 +1,51 @@
+import { Hono } from 'hono'
+import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
+import type { Prompt } from '../lib/catalog'
+import { methodNotAllowed, success } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+
+/**
+ * GET /api/prompts (filters: `?supports=chat`, repeatable or comma-separated,
+ * all of which a prompt must support; `?extension=X`, ids starting `X.`) and
+ * GET /api/prompts/{prompt_id}.
+ */
+export const prompts = new Hono<AppEnv>()
+  .get('/', async (c) => {
+    const supports = c.req.queries('supports')?.flatMap((s) => s.split(',')).filter(Boolean) ?? []
+    const extension = c.req.query('extension')
+    const { items, skipped } = await listPrompts(c.var.store)
+    const chosen = items.filter(
+      (p) =>
+        (extension === undefined || p.id.startsWith(`${extension}.`)) &&
+        supports.every((s) => p.record.supports?.includes(s)),
+    )
+    return success(c, chosen.map(summary), skipped)
+  })
+  .all('/', methodNotAllowed('GET'))
+  .get('/:prompt_id', async (c) => {
+    const prompt = await getPrompt(c.var.store, c.req.param('prompt_id'))
+    return success(c, detail(prompt))
+  })
+  .all('/:prompt_id', methodNotAllowed('GET'))
+
+function summary(prompt: Prompt) {
+  return {
+    id: prompt.id,
+    origin: prompt.origin,
+    kind: promptKind(prompt),
+    // A prompt without its own description is described by its extension.
+    description: prompt.record.description ?? prompt.extension?.record.description ?? null,
+    supports: prompt.record.supports ?? [],
+  }
+}
+
+function detail(prompt: Prompt) {
+  const { record } = prompt
+  const template = record.messages === undefined ? { prompt: record.prompt } : { messages: record.messages }
+  return {
+    ...summary(prompt),
+    ...template,
+    parameters: normalizeParameters(record.parameters),
+    returns: record.returns ?? null,
+  }
+}

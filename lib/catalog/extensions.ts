@@ -1,0 +1,49 @@
+import { notFound } from '../http/errors'
+import { keyToPath, kindPrefix, pathToKey } from '../store'
+import type { Store } from '../store'
+import { decode, readUnder, skip } from './records'
+import type { ExtensionRecord, Listing } from './types'
+import { validateExtension } from './validators.generated'
+
+/** The only extension type this service serves; others belong to other services. */
+const PROMPT_EXTENSION = 'prompt'
+
+export interface Extension {
+  /** The key without its prefix, `:` as `.`; the name prompt ids start with. */
+  id: string
+  key: string
+  record: ExtensionRecord
+}
+
+export async function listExtensions(store: Store): Promise<Listing<Extension>> {
+  const { records, skipped } = await readUnder<ExtensionRecord>(store, kindPrefix('extensions'), validateExtension)
+  const items = records
+    .filter(({ value }) => value.extensionType === PROMPT_EXTENSION)
+    .map(({ key, value }) => ({ id: keyToPath('extensions', key), key, record: value }))
+  return { items, skipped }
+}
+
+export async function getExtension(store: Store, id: string): Promise<Extension> {
+  const key = pathToKey('extensions', id)
+  const [raw] = await store.values([key])
+  const extension = asPromptExtension(id, key, raw ?? null)
+  if (typeof extension === 'string') throw notFound('extension', id, extension)
+  return extension
+}
+
+/**
+ * The extension stored at `key`, or why there is none to serve: a reason
+ * worded to follow "extension 'id' ...". Invalid records are logged as skipped.
+ */
+export function asPromptExtension(id: string, key: string, raw: string | null): Extension | string {
+  if (raw === null) return 'does not exist'
+  const decoded = decode<ExtensionRecord>(raw, validateExtension)
+  if (!decoded.ok) {
+    skip(key, decoded.reason)
+    return `is stored at ${key} but ${decoded.reason}`
+  }
+  if (decoded.value.extensionType !== PROMPT_EXTENSION) {
+    return `is not a prompt extension (extensionType '${decoded.value.extensionType}')`
+  }
+  return { id, key, record: decoded.value }
+}

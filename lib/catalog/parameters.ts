@@ -1,0 +1,98 @@
+import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
+
+/**
+ * Normalises `parameters` to one JSON Schema of type object, whichever of
+ * the three shapes it was written in (jsonschema/parameters.json):
+ *
+ *   [{name, type, default, description, required?}]      the spec's list
+ *   {"type": "object", "properties": {...}, ...}          a JSON Schema
+ *   {"repo": {"type": "string"}, ...}                      a map of schemas
+ *
+ * A member `type` (as a string), `$schema` or `properties` marks a JSON
+ * Schema; anything else is a map. Parameters are optional unless the input
+ * says otherwise, including the draft-3 style `"required": true` inside a
+ * property, which many hand-written records use.
+ */
+export function normalizeParameters(input: ParametersInput | undefined): ParametersSchema {
+  if (input === undefined) return objectSchema({}, [])
+  if (Array.isArray(input)) return fromList(input)
+  if (isJsonSchema(input)) return fromJsonSchema(input)
+  return fromMap(input)
+}
+
+function isJsonSchema(input: JsonSchema): boolean {
+  return typeof input.type === 'string' || '$schema' in input || 'properties' in input
+}
+
+function fromList(entries: ParameterEntry[]): ParametersSchema {
+  const properties: Record<string, JsonSchema> = {}
+  const required: string[] = []
+  for (const { name, type, required: isRequired, ...rest } of entries) {
+    const schema: JsonSchema = { ...rest }
+    const jsonType = type === undefined ? undefined : TYPE_ALIASES[type.toLowerCase()]
+    if (jsonType) schema.type = jsonType
+    properties[name] = schema
+    if (isRequired) required.push(name)
+  }
+  return objectSchema(properties, required)
+}
+
+function fromJsonSchema(input: JsonSchema): ParametersSchema {
+  const { $schema: _draft, properties, required, ...rest } = input
+  const hoisted = hoistRequired(isRecord(properties) ? properties : {})
+  const listed = Array.isArray(required) ? required.map(String) : []
+  return { ...rest, ...objectSchema(hoisted.properties, [...listed, ...hoisted.required]) }
+}
+
+function fromMap(input: JsonSchema): ParametersSchema {
+  const hoisted = hoistRequired(input)
+  return objectSchema(hoisted.properties, hoisted.required)
+}
+
+/** Moves draft-3 `"required": true` out of property schemas into the object's list. */
+function hoistRequired(properties: Record<string, unknown>) {
+  const out: Record<string, JsonSchema | boolean> = {}
+  const required: string[] = []
+  for (const [name, schema] of Object.entries(properties)) {
+    if (isRecord(schema) && typeof schema.required === 'boolean') {
+      const { required: isRequired, ...rest } = schema
+      if (isRequired) required.push(name)
+      out[name] = rest
+    } else {
+      out[name] = isRecord(schema) || typeof schema === 'boolean' ? schema : {}
+    }
+  }
+  return { properties: out, required }
+}
+
+function objectSchema(properties: Record<string, JsonSchema | boolean>, required: string[]): ParametersSchema {
+  return { type: 'object', properties, required: [...new Set(required)] }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * The list shape's `type` is free text in real data. JSON Schema's own names
+ * and the usual programming-language spellings map to JSON Schema types; an
+ * unknown name constrains nothing rather than rejecting every argument.
+ */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  string: 'string',
+  str: 'string',
+  text: 'string',
+  number: 'number',
+  float: 'number',
+  double: 'number',
+  integer: 'integer',
+  int: 'integer',
+  boolean: 'boolean',
+  bool: 'boolean',
+  array: 'array',
+  list: 'array',
+  object: 'object',
+  dict: 'object',
+  map: 'object',
+  null: 'null',
+}

@@ -1,0 +1,98 @@
+import { notFound } from '../http/errors'
+import { keyToPath, kindPrefix, pathToKey } from '../store'
+import type { Store } from '../store'
+import { asPromptExtension, listExtensions } from './extensions'
+import type { Extension } from './extensions'
+import { decode, readUnder, skip } from './records'
+import type { Listing, PromptRecord, Skip } from './types'
+import { validatePrompt } from './validators.generated'
+
+export interface Prompt {
+  /** `{extension}.{prompt}`, or `{a}.{b}` for one stored at shenma:templates:{a}:{b}. */
+  id: string
+  origin: 'extension' | 'direct'
+  /** The Redis key the prompt was read from. */
+  key: string
+  record: PromptRecord
+  /** The contributing extension, for prompts of origin `extension`. */
+  extension?: Extension
+}
+
+export type PromptKind = 'prompt' | 'messages'
+
+export function promptKind(prompt: Prompt): PromptKind {
+  return prompt.record.messages === undefined ? 'prompt' : 'messages'
+}
+
+/**
+ * Every prompt: those contributed by prompt extensions, then those stored
+ * directly under shenma:templates:, which override an extension's prompt of
+ * the same id. A direct record that fails validation overrides nothing.
+ */
+export async function listPrompts(store: Store): Promise<Listing<Prompt>> {
+  const [extensions, direct] = await Promise.all([
+    listExtensions(store),
+    readUnder<PromptRecord>(store, kindPrefix('templates'), validatePrompt),
+  ])
+  const byId = new Map<string, Prompt>()
+  const skipped: Skip[] = [...extensions.skipped, ...direct.skipped]
+  for (const extension of extensions.items) {
+    for (const prompt of contributedPrompts(extension, skipped)) byId.set(prompt.id, prompt)
+  }
+  for (const { key, value } of direct.records) {
+    const id = keyToPath('templates', key)
+    byId.set(id, { id, origin: 'direct', key, record: value })
+  }
+  const items = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return { items, skipped }
+}
+
+/**
+ * One prompt by id, in a single Redis round trip: the direct key and every
+ * extension the id could belong to (an id `a.b.c` may be extension `a`'s
+ * prompt `b.c` or extension `a.b`'s prompt `c`) are read together.
+ */
+export async function getPrompt(store: Store, id: string): Promise<Prompt> {
+  const directKey = pathToKey('templates', id)
+  const splits = extensionSplits(id)
+  const raws = await store.values([directKey, ...splits.map((s) => s.key)])
+
+  let unusable: string | undefined
+  const direct = raws[0] ?? null
+  if (direct !== null) {
+    const decoded = decode<PromptRecord>(direct, validatePrompt)
+    if (decoded.ok) return { id, origin: 'direct', key: directKey, record: decoded.value }
+    unusable = `is stored at ${directKey} but ${decoded.reason}`
+    skip(directKey, decoded.reason)
+  }
+  for (const [i, split] of splits.entries()) {
+    const extension = asPromptExtension(split.extensionId, split.key, raws[i + 1] ?? null)
+    if (typeof extension === 'string') continue
+    const prompt = contributedPrompts(extension, []).find((p) => p.id === id)
+    if (prompt) return prompt
+  }
+  throw notFound('prompt', id, unusable)
+}
+
+/** The prompts an extension contributes; a second prompt of the same name is skipped. */
+function contributedPrompts(extension: Extension, skipped: Skip[]): Prompt[] {
+  const prompts: Prompt[] = []
+  for (const record of extension.record.contributes.prompts ?? []) {
+    const id = `${extension.id}.${record.name}`
+    if (prompts.some((p) => p.id === id)) {
+      skipped.push(skip(extension.key, `contributes prompt '${record.name}' twice; the first is served`))
+      continue
+    }
+    prompts.push({ id, origin: 'extension', key: extension.key, record, extension })
+  }
+  return prompts
+}
+
+function extensionSplits(id: string): { extensionId: string; key: string }[] {
+  const splits: { extensionId: string; key: string }[] = []
+  for (let dot = id.indexOf('.'); dot > 0 && dot < id.length - 1; dot = id.indexOf('.', dot + 1)) {
+    const extensionId = id.slice(0, dot)
+    splits.push({ extensionId, key: pathToKey('extensions', extensionId) })
+  }
+  return splits
+}

@@ -1,0 +1,43 @@
+import { notFound } from '../http/errors'
+import { keyToFunc, kindPrefix } from '../store'
+import type { Store } from '../store'
+import { readUnder, skip } from './records'
+import type { Listing, Skip, ToolRecord } from './types'
+import { validateTool } from './validators.generated'
+
+export interface Tool {
+  /** The template function name: keyToFunc of the key. */
+  id: string
+  key: string
+  record: ToolRecord
+}
+
+/**
+ * Every valid tool. keyToFunc is not one-to-one (`a:b_c` and `a_b:c` are
+ * both `a_b_c`): the first key in sorted order keeps the name and the other
+ * is skipped, so a template function always means one tool.
+ */
+export async function listTools(store: Store): Promise<Listing<Tool> & { invalid: Skip[] }> {
+  const { records, skipped } = await readUnder<ToolRecord>(store, kindPrefix('tools'), validateTool)
+  const byId = new Map<string, Tool>()
+  const conflicts: Skip[] = []
+  for (const { key, value } of records) {
+    const id = keyToFunc(key)
+    const holder = byId.get(id)
+    if (holder) conflicts.push(skip(key, `its function name '${id}' is already taken by ${holder.key}`))
+    else byId.set(id, { id, key, record: value })
+  }
+  return { items: [...byId.values()], skipped: [...skipped, ...conflicts], invalid: skipped }
+}
+
+/**
+ * One tool by function name. The name cannot be turned back into a key
+ * (underscores are ambiguous), so this reads the tool list, which is small.
+ */
+export async function getTool(store: Store, id: string): Promise<Tool> {
+  const { items, invalid } = await listTools(store)
+  const tool = items.find((t) => t.id === id)
+  if (tool) return tool
+  const bad = invalid.find((s) => keyToFunc(s.key) === id)
+  throw notFound('tool', id, bad && `is stored at ${bad.key} but ${bad.reason}`)
+}

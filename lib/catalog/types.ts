@@ -1,0 +1,80 @@
+/**
+ * The records as the catalogue hands them out, after validation against
+ * jsonschema/. These types mirror those schemas; the schemas are the truth.
+ * Records keep the fields they were stored with, known to us or not.
+ */
+export type JsonSchema = { [keyword: string]: unknown }
+
+/** `parameters` as stored: one of three shapes (see jsonschema/parameters.json). */
+export type ParametersInput = ParameterEntry[] | JsonSchema
+
+export interface ParameterEntry {
+  name: string
+  type?: string
+  description?: string
+  required?: boolean
+  default?: unknown
+  enum?: unknown[]
+}
+
+/** The one shape every `parameters` is normalised to. */
+export interface ParametersSchema {
+  type: 'object'
+  properties: Record<string, JsonSchema | boolean>
+  required: string[]
+  [keyword: string]: unknown
+}
+
+export interface Message {
+  role: 'system' | 'user' | 'assistant'
+  content: string
+}
+
+export interface PromptRecord {
+  name?: string
+  description?: string
+  prompt?: string
+  messages?: Message[]
+  supports?: string[]
+  parameters?: ParametersInput
+  returns?: unknown
+  [field: string]: unknown
+}
+
+export interface ExtensionRecord {
+  name: string
+  version: string
+  extensionType: string
+  publisher?: string
+  displayName?: string
+  description?: string
+  contributes: {
+    prompts?: (PromptRecord & { name: string })[]
+    [field: string]: unknown
+  }
+  [field: string]: unknown
+}
+
+export interface ToolRecord {
+  name: string
+  module: string
+  type: 'restful' | 'grpc' | 'mcp'
+  description: string
+  restful?: { url: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' }
+  supports?: string[]
+  parameters: ParametersInput
+  returns?: unknown
+  [field: string]: unknown
+}
+
+/** A record that could not be used, and why. It is logged and reported beside listings. */
+export interface Skip {
+  key: string
+  reason: string
+}
+
+/** What a listing returns: the usable items, and the records it had to skip. */
+export interface Listing<T> {
+  items: T[]
+  skipped: Skip[]
+}

@@ -1,0 +1,82 @@
+import type { ErrorObject, ValidateFunction } from 'ajv'
+
+/**
+ * Runs a generated validator and words its failure for a person: one clause
+ * per problem, each naming where in the record it is, as a JSON path.
+ * Returns undefined when the value is valid.
+ */
+export function explainInvalid(validate: ValidateFunction, value: unknown): string | undefined {
+  if (validate(value)) return undefined
+  return wordErrors(validate.errors ?? [])
+}
+
+export function wordErrors(errors: readonly ErrorObject[]): string {
+  const clauses: string[] = []
+  for (const error of relevant(errors)) {
+    const clause = `${jsonPath(error.instancePath)} ${describe(error)}`
+    if (!clauses.includes(clause)) clauses.push(clause)
+  }
+  return clauses.join('; ') || 'does not match its schema'
+}
+
+/**
+ * Drops the errors that only restate others: the branches of a failed
+ * oneOf/anyOf (the oneOf/anyOf error says it better), and if/then wrappers
+ * (the `then` branch's own error is kept).
+ */
+function relevant(errors: readonly ErrorObject[]): ErrorObject[] {
+  const combinators = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf')
+  return errors.filter((e) => {
+    if (e.keyword === 'if') return false
+    return !combinators.some(
+      (c) => c !== e && c.instancePath === e.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`),
+    )
+  })
+}
+
+function describe(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'oneOf':
+    case 'anyOf': {
+      const names = requiredAlternatives(error.schema)
+      if (names) return `must have ${error.keyword === 'oneOf' ? 'exactly' : 'at least'} one of ${names}`
+      return `must match ${error.keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the allowed shapes`
+    }
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'const':
+      return `must be ${JSON.stringify(params.allowedValue)}`
+    default:
+      return error.message ?? 'is invalid'
+  }
+}
+
+/** For `oneOf: [{required: [a]}, {required: [b]}]`, the words "'a' or 'b'". */
+function requiredAlternatives(branches: unknown): string | undefined {
+  if (!Array.isArray(branches)) return undefined
+  const names: string[] = []
+  for (const branch of branches) {
+    const required = (branch as { required?: unknown }).required
+    if (!Array.isArray(required) || required.length !== 1) return undefined
+    names.push(`'${String(required[0])}'`)
+  }
+  return names.join(' or ')
+}
+
+/** `/contributes/prompts/0/name` is `$.contributes.prompts[0].name`. */
+export function jsonPath(pointer: string): string {
+  if (pointer === '') return '$'
+  return (
+    '$' +
+    pointer
+      .split('/')
+      .slice(1)
+      .map((raw) => {
+        const part = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+        if (/^\d+$/.test(part)) return `[${part}]`
+        return /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`
+      })
+      .join('')
+  )
+}

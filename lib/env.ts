@@ -1,0 +1,21 @@
+/**
+ * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`
+ * locally. Everything is optional; unset, the service runs on its embedded store.
+ */
+export interface Env {
+  /** Upstash REST endpoint, e.g. https://eu1-xyz.upstash.io. Both this and the token, or neither. */
+  UPSTASH_REDIS_REST_URL?: string
+  /** Upstash REST token (a secret). */
+  UPSTASH_REDIS_REST_TOKEN?: string
+  /** Bound on one Redis HTTP request, retries included, in ms (default 2000). */
+  REDIS_TIMEOUT_MS?: string
+}
+
+/** A positive integer from a variable, or the default when unset. A bad value is a configuration error. */
+export function intVar(env: Env, name: keyof Env, fallback: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got '${raw}'`)
+  return value
+}

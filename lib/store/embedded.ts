@@ -1,0 +1,27 @@
+import type { Store } from './types'
+
+/**
+ * A store held in memory: the example records bundled into the Worker, so
+ * the service runs with no Redis at all. It answers exactly like Redis would,
+ * raw JSON text included, so the catalogue cannot tell the two apart.
+ */
+export class EmbeddedStore implements Store {
+  readonly kind = 'embedded'
+  readonly #data: ReadonlyMap<string, string>
+  readonly #sortedKeys: readonly string[]
+
+  constructor(records: Iterable<readonly [key: string, value: unknown]>) {
+    const data = new Map<string, string>()
+    for (const [key, value] of records) data.set(key, JSON.stringify(value))
+    this.#data = data
+    this.#sortedKeys = [...data.keys()].sort()
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    return this.#sortedKeys.filter((key) => key.startsWith(prefix))
+  }
+
+  async values(keys: readonly string[]): Promise<(string | null)[]> {
+    return keys.map((key) => this.#data.get(key) ?? null)
+  }
+}

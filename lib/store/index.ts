@@ -1,0 +1,44 @@
+import type { Env } from '../env'
+import { intVar } from '../env'
+import { ServiceError } from '../http/errors'
+import { log } from '../log'
+import { EmbeddedStore } from './embedded'
+import { EMBEDDED_RECORDS } from './embedded-records.generated'
+import { UpstashStore } from './upstash'
+import type { Store } from './types'
+
+export type { RawRecord, Store, StoreKind } from './types'
+export { EmbeddedStore } from './embedded'
+export { UpstashStore } from './upstash'
+export * from './keys'
+
+const DEFAULT_REDIS_TIMEOUT_MS = 2000
+
+/** Immutable and bundled: one per isolate is enough. */
+let embedded: EmbeddedStore | undefined
+
+/**
+ * The store this request reads: Upstash when both of its variables are set,
+ * the embedded examples when neither is. One without the other is a
+ * misconfiguration, answered as such rather than silently served from the
+ * examples.
+ */
+export function openStore(env: Env): Store {
+  const url = env.UPSTASH_REDIS_REST_URL
+  const token = env.UPSTASH_REDIS_REST_TOKEN
+  if (url && token) {
+    return new UpstashStore({ url, token, timeoutMs: intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS) })
+  }
+  if (url || token) {
+    const missing = url ? 'UPSTASH_REDIS_REST_TOKEN' : 'UPSTASH_REDIS_REST_URL'
+    throw new ServiceError('STORE_UNAVAILABLE', `Redis is half configured: ${missing} is not set`)
+  }
+  if (!embedded) {
+    embedded = new EmbeddedStore(EMBEDDED_RECORDS)
+    log.info('using the embedded store: UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are unset', {
+      store: 'embedded',
+      records: EMBEDDED_RECORDS.length,
+    })
+  }
+  return embedded
+}

@@ -1,0 +1,90 @@
+import { Redis } from '@upstash/redis/cloudflare'
+import { ServiceError } from '../http/errors'
+import { describeError } from '../log'
+import { matchUnder } from './keys'
+import type { Store } from './types'
+
+/**
+ * SCAN's COUNT is a hint of how many slots Redis visits per call. A large one
+ * keeps the number of HTTP round trips small: each SCAN page is one request.
+ */
+const SCAN_COUNT = 1000
+/** Keys per MGET. Batches are issued together and auto-pipelined into one HTTP request. */
+const MGET_BATCH = 500
+
+export interface UpstashConfig {
+  url: string
+  token: string
+  /** Bound on one HTTP request to Upstash, retries included. */
+  timeoutMs: number
+}
+
+/**
+ * The store on Upstash Redis, over its REST protocol.
+ *
+ * A client is made per request rather than per isolate: auto-pipelining
+ * batches promises, and in workerd a promise settled from another request's
+ * I/O is an error. A client holds no connection, so this costs nothing.
+ */
+export class UpstashStore implements Store {
+  readonly kind = 'upstash'
+  readonly #redis: Redis
+
+  constructor(config: UpstashConfig) {
+    this.#redis = new Redis({
+      url: config.url,
+      token: config.token,
+      // Values are JSON text; the catalogue parses them so that a corrupt one
+      // is reported as such instead of coming back as a string.
+      automaticDeserialization: false,
+      enableTelemetry: false,
+      // The client's default (5 retries, exponential) can hold a request for
+      // seconds; an edge request would rather fail fast with a 503.
+      retry: { retries: 2, backoff: (n) => 25 * 2 ** n },
+      signal: () => AbortSignal.timeout(config.timeoutMs),
+    })
+  }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.#call('SCAN', async () => {
+      const found = new Set<string>()
+      let cursor = '0'
+      do {
+        const [next, page] = await this.#redis.scan(cursor, {
+          match: matchUnder(prefix),
+          count: SCAN_COUNT,
+        })
+        for (const key of page) found.add(String(key))
+        cursor = String(next)
+      } while (cursor !== '0')
+      return [...found].sort()
+    })
+  }
+
+  values(keys: readonly string[]): Promise<(string | null)[]> {
+    if (keys.length === 0) return Promise.resolve([])
+    return this.#call('MGET', async () => {
+      const batches: Promise<(string | null)[]>[] = []
+      for (let i = 0; i < keys.length; i += MGET_BATCH) {
+        batches.push(this.#redis.mget<(string | null)[]>(...keys.slice(i, i + MGET_BATCH)))
+      }
+      return (await Promise.all(batches)).flat()
+    })
+  }
+
+  async #call<T>(command: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (e) {
+      throw new ServiceError('STORE_UNAVAILABLE', `Redis ${command} failed: ${redactCommand(describeError(e))}`, {
+        cause: e,
+      })
+    }
+  }
+}
+
+/** The client appends the whole command to its errors; keys are fine to show, but not the rest. */
+function redactCommand(message: string): string {
+  const at = message.indexOf(', command was:')
+  return at === -1 ? message : message.slice(0, at)
+}
