@@ -1,7 +1,7 @@
 import { notFound } from '../http/errors'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
-import { decode, decodeAll, skip } from './records'
+import { decodeAll, environValue, skip } from './records'
 import type { KeyedRecord } from './records'
 import type { Skip } from './types'
 
@@ -26,14 +26,14 @@ export async function getEnviron(store: Store, path: string): Promise<{ value: u
   const key = pathToKey('environs', path)
   const [raw] = await store.values([key])
   if (raw !== undefined && raw !== null) {
-    const decoded = decode(raw)
+    const decoded = environValue(raw)
     if (decoded.ok) return { value: decoded.value, skipped: [] }
     skip(key, decoded.reason)
     throw notFound('environ', path, `is stored at ${key} but ${decoded.reason}`)
   }
   const keys = await store.keys(`${key}:`)
   if (keys.length === 0) throw notFound('environ', path)
-  const { records, skipped } = decodeAll(keys, await store.values(keys))
+  const { records, skipped } = decodeAll(keys, await store.values(keys), environValue)
   const tree = nestRecords(records, key.length + 1)
   return { value: tree.value, skipped: [...skipped, ...tree.skipped] }
 }

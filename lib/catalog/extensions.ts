@@ -1,12 +1,13 @@
 import { notFound } from '../http/errors'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
-import { decode, readUnder, skip } from './records'
+import { jsonRecord, readUnder, skip } from './records'
 import type { ExtensionRecord, Listing } from './types'
 import { validateExtension } from './validators.generated'
 
 /** The only extension type this service serves; others belong to other services. */
 const PROMPT_EXTENSION = 'prompt'
+const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension)
 
 export interface Extension {
   /** The key without its prefix, `:` as `.`; the name prompt ids start with. */
@@ -16,7 +17,7 @@ export interface Extension {
 }
 
 export async function listExtensions(store: Store): Promise<Listing<Extension>> {
-  const { records, skipped } = await readUnder<ExtensionRecord>(store, kindPrefix('extensions'), validateExtension)
+  const { records, skipped } = await readUnder(store, kindPrefix('extensions'), decodeExtension)
   const items = records
     .filter(({ value }) => value.extensionType === PROMPT_EXTENSION)
     .map(({ key, value }) => ({ id: keyToPath('extensions', key), key, record: value }))
@@ -37,7 +38,7 @@ export async function getExtension(store: Store, id: string): Promise<Extension>
  */
 export function asPromptExtension(id: string, key: string, raw: string | null): Extension | string {
   if (raw === null) return 'does not exist'
-  const decoded = decode<ExtensionRecord>(raw, validateExtension)
+  const decoded = decodeExtension(raw)
   if (!decoded.ok) {
     skip(key, decoded.reason)
     return `is stored at ${key} but ${decoded.reason}`

@@ -3,9 +3,11 @@ import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
 import { asPromptExtension, listExtensions } from './extensions'
 import type { Extension } from './extensions'
-import { decode, readUnder, skip } from './records'
+import { jsonRecord, readUnder, skip } from './records'
 import type { Listing, PromptRecord, Skip } from './types'
 import { validatePrompt } from './validators.generated'
+
+const decodePrompt = jsonRecord<PromptRecord>(validatePrompt)
 
 export interface Prompt {
   /** `{extension}.{prompt}`, or `{a}.{b}` for one stored at shenma:templates:{a}:{b}. */
@@ -32,7 +34,7 @@ export function promptKind(prompt: Prompt): PromptKind {
 export async function listPrompts(store: Store): Promise<Listing<Prompt>> {
   const [extensions, direct] = await Promise.all([
     listExtensions(store),
-    readUnder<PromptRecord>(store, kindPrefix('templates'), validatePrompt),
+    readUnder(store, kindPrefix('templates'), decodePrompt),
   ])
   const byId = new Map<string, Prompt>()
   const skipped: Skip[] = [...extensions.skipped, ...direct.skipped]
@@ -60,7 +62,7 @@ export async function getPrompt(store: Store, id: string): Promise<Prompt> {
   let unusable: string | undefined
   const direct = raws[0] ?? null
   if (direct !== null) {
-    const decoded = decode<PromptRecord>(direct, validatePrompt)
+    const decoded = decodePrompt(direct)
     if (decoded.ok) return { id, origin: 'direct', key: directKey, record: decoded.value }
     unusable = `is stored at ${directKey} but ${decoded.reason}`
     skip(directKey, decoded.reason)

@@ -1,7 +1,7 @@
 import { notFound } from '../http/errors'
 import { keyToFunc, kindPrefix } from '../store'
 import type { Store } from '../store'
-import { readUnder, skip } from './records'
+import { jsonRecord, readUnder, skip } from './records'
 import type { Listing, Skip, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
 
@@ -18,7 +18,7 @@ export interface Tool {
  * is skipped, so a template function always means one tool.
  */
 export async function listTools(store: Store): Promise<Listing<Tool> & { invalid: Skip[] }> {
-  const { records, skipped } = await readUnder<ToolRecord>(store, kindPrefix('tools'), validateTool)
+  const { records, skipped } = await readUnder(store, kindPrefix('tools'), jsonRecord<ToolRecord>(validateTool))
   const byId = new Map<string, Tool>()
   const conflicts: Skip[] = []
   for (const { key, value } of records) {

@@ -5,7 +5,13 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Redis } from "ioredis";
+import { createRequire } from "node:module";
+import type { Redis as RedisClient } from "ioredis";
+
+// Loaded with Node's own require: under the workerd test project's Vite
+// transform, ioredis's CommonJS exports come through without the Redis class.
+const { Redis } = createRequire(import.meta.url)("ioredis") as typeof import("ioredis");
+type Redis = RedisClient;
 
 export interface Bridge {
   url: string;
