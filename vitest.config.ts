@@ -2,8 +2,8 @@ import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
 
 /**
- * Two projects: units on Node, and the endpoints inside workerd, where the
- * Worker really runs. The workerd project shares one redis-server and one
+ * Three projects: units on Node; the README's `npm run dev` end to end; and
+ * the endpoints inside workerd, where the Worker really runs. The workerd project shares one redis-server and one
  * Upstash-protocol bridge (test/support/global-setup.ts); each test file
  * takes its own Redis database from the bridge.
  */
@@ -15,6 +15,14 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
         },
       },
       {

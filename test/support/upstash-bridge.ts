@@ -230,8 +230,10 @@ function toCommand(body: unknown): Command {
   }
   const args = body.map((arg: unknown) => {
     if (typeof arg === "string") return arg;
-    if (typeof arg === "number") return String(arg);
-    throw new HttpError(400, `command arguments must be strings or numbers, got ${JSON.stringify(arg)}`);
+    // The client passes numbers and booleans through unserialised (mset of
+    // `true`); Upstash stores their text.
+    if (typeof arg === "number" || typeof arg === "boolean") return String(arg);
+    throw new HttpError(400, `command arguments must be strings, numbers or booleans, got ${JSON.stringify(arg)}`);
   });
   // Upper case keeps ioredis's reply transformers (keyed by lower-case names,
   // e.g. hgetall -> object) out of the way, so replies keep Redis's shape.

@@ -1,0 +1,30 @@
+// With no Redis configured the Worker serves examples/ from its embedded store.
+import { describe, expect, it, vi } from 'vitest'
+import evaluator from '../../examples/extensions/evaluator.json'
+import { get } from '../support/harness'
+
+describe('the embedded store', () => {
+  it('serves the example catalogue with no environment at all, and says so once in the log', async () => {
+    const logged = vi.spyOn(console, 'log')
+    const extensions = await get({}, '/api/extensions')
+    const tools = await get({}, '/api/tools')
+    expect(extensions.status).toBe(200)
+    expect(extensions.body.data).toEqual([expect.objectContaining({ id: 'evaluator', prompts: ['evaluator.evaluate_quality'] })])
+    expect((tools.body.data as { id: string }[]).map((t) => t.id)).toEqual(['codebase_lookup_ref', 'translate_zh_en'])
+    const announcements = logged.mock.calls.filter(([line]) => String(line).includes('embedded'))
+    expect(announcements).toHaveLength(1)
+    logged.mockRestore()
+  })
+
+  it('answers every kind of record', async () => {
+    expect((await get({}, '/api/extensions/evaluator')).body.data).toEqual(evaluator)
+    expect((await get({}, '/api/prompts')).body.data).toHaveLength(2)
+    expect((await get({}, '/api/prompts/evaluator.quick_review')).body.data).toMatchObject({
+      origin: 'direct',
+      kind: 'prompt',
+      parameters: { type: 'object', required: ['code'] },
+    })
+    expect((await get({}, '/api/environs/vscode.programming_language')).body.data).toBe('go')
+    expect((await get({}, '/health')).body.data).toEqual({ store: 'embedded' })
+  })
+})

@@ -1,0 +1,162 @@
+// What happens with records publishers got wrong, and with overrides.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import evaluator from '../../examples/extensions/evaluator.json'
+import lookupRef from '../../examples/tools/codebase/lookup_ref.json'
+import { freshRedis, get } from '../support/harness'
+import type { TestRedis } from '../support/harness'
+
+let db: TestRedis
+beforeEach(async () => {
+  db = await freshRedis()
+})
+afterEach(() => db.release())
+
+describe('a corrupt record', () => {
+  beforeEach(async () => {
+    await db.redis.mset({
+      'shenma:extensions:evaluator': evaluator,
+      'shenma:extensions:broken': '{"name": "broken", "version": ',
+      'shenma:extensions:no_version': { name: 'no_version', extensionType: 'prompt', contributes: { prompts: [] } },
+      'shenma:tools:codebase:lookup_ref': lookupRef,
+      'shenma:tools:bad:get': { ...lookupRef, type: 'restful', restful: undefined },
+    })
+  })
+
+  it('is skipped and reported beside the listing, which still answers the good records', async () => {
+    const { status, body } = await get(db.env, '/api/extensions')
+    expect(status).toBe(200)
+    expect((body.data as { id: string }[]).map((e) => e.id)).toEqual(['evaluator'])
+    expect(body.skipped).toEqual([
+      { key: 'shenma:extensions:broken', reason: expect.stringMatching(/^is not valid JSON \(.+\)$/) },
+      { key: 'shenma:extensions:no_version', reason: "fails its schema: $ must have required property 'version'" },
+    ])
+  })
+
+  it('names the schema rule a tool breaks', async () => {
+    const { body } = await get(db.env, '/api/tools')
+    expect((body.data as { id: string }[]).map((t) => t.id)).toEqual(['codebase_lookup_ref'])
+    expect(body.skipped).toEqual([
+      { key: 'shenma:tools:bad:get', reason: "fails its schema: $ must have required property 'restful'" },
+    ])
+  })
+
+  it('answers 404 with the reason when asked for by id', async () => {
+    const ext = await get(db.env, '/api/extensions/broken')
+    expect(ext.status).toBe(404)
+    expect(ext.body.message).toMatch(/^extension 'broken' is stored at shenma:extensions:broken but is not valid JSON/)
+    const tool = await get(db.env, '/api/tools/bad_get')
+    expect(tool.status).toBe(404)
+    expect(tool.body.message).toBe(
+      "tool 'bad_get' is stored at shenma:tools:bad:get but fails its schema: $ must have required property 'restful'",
+    )
+  })
+
+  it('in a prompt list names the prompt entry at fault', async () => {
+    const bad = structuredClone(evaluator) as Record<string, unknown> & typeof evaluator
+    ;(bad.contributes.prompts[0] as Record<string, unknown>).prompt = 'both kinds at once'
+    await db.redis.set('shenma:extensions:evaluator', bad)
+    const { body } = await get(db.env, '/api/prompts')
+    expect(body.data).toEqual([])
+    expect(body.skipped).toContainEqual({
+      key: 'shenma:extensions:evaluator',
+      reason: "fails its schema: $.contributes.prompts[0] must have exactly one of 'prompt' or 'messages'",
+    })
+  })
+})
+
+describe('environ values', () => {
+  it('reads bare text as a string, and reports text that opens like JSON but is not', async () => {
+    await db.redis.mset({
+      'shenma:environs:chat:title': 'Fix the login bug',
+      'shenma:environs:chat:count': 3,
+      'shenma:environs:chat:history': '[{"role": "user"',
+    })
+    const { body } = await get(db.env, '/api/environs/chat')
+    expect(body.data).toEqual({ title: 'Fix the login bug', count: 3 })
+    expect(body.skipped).toEqual([
+      { key: 'shenma:environs:chat:history', reason: expect.stringMatching(/^is not valid JSON/) },
+    ])
+  })
+
+  it('merges descendants into an object value and reports a descendant of a scalar', async () => {
+    await db.redis.mset({
+      'shenma:environs:model:default': { name: 'gpt', window: 8 },
+      'shenma:environs:model:default:window': 128,
+      'shenma:environs:model:name': 'deepseek',
+      'shenma:environs:model:name:short': 'ds',
+    })
+    const { body } = await get(db.env, '/api/environs/model')
+    expect(body.data).toEqual({ default: { name: 'gpt', window: 128 }, name: 'deepseek' })
+    expect(body.skipped).toEqual([
+      { key: 'shenma:environs:model:name:short', reason: "conflicts with the non-object value at 'name'" },
+    ])
+  })
+
+  it('treats path segments such as __proto__ as plain names', async () => {
+    await db.redis.mset({ 'shenma:environs:x:__proto__:polluted': true, 'shenma:environs:x:constructor': 'c' })
+    const { body } = await get(db.env, '/api/environs/x')
+    expect(body.data).toEqual(JSON.parse('{"__proto__": {"polluted": true}, "constructor": "c"}'))
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+})
+
+describe('a prompt stored directly', () => {
+  const direct = { prompt: 'Direct: {{.args.x}}', supports: ['completion'], parameters: { x: { type: 'string' } } }
+
+  it('overrides the extension prompt of the same id, in the list and by id', async () => {
+    await db.redis.mset({
+      'shenma:extensions:evaluator': evaluator,
+      'shenma:templates:evaluator:evaluate_quality': direct,
+      'shenma:templates:team:standup': { messages: [{ role: 'user', content: 'Standup notes' }] },
+    })
+    const list = await get(db.env, '/api/prompts')
+    expect(list.body.data).toEqual([
+      { id: 'evaluator.evaluate_quality', origin: 'direct', kind: 'prompt', description: null, supports: ['completion'] },
+      { id: 'team.standup', origin: 'direct', kind: 'messages', description: null, supports: [] },
+    ])
+    const one = await get(db.env, '/api/prompts/evaluator.evaluate_quality')
+    expect(one.body.data).toMatchObject({
+      origin: 'direct',
+      prompt: 'Direct: {{.args.x}}',
+      parameters: { type: 'object', properties: { x: { type: 'string' } }, required: [] },
+    })
+  })
+
+  it('overrides nothing when it is invalid: the extension prompt shows through', async () => {
+    await db.redis.mset({
+      'shenma:extensions:evaluator': evaluator,
+      'shenma:templates:evaluator:evaluate_quality': { supports: ['chat'] },
+    })
+    const one = await get(db.env, '/api/prompts/evaluator.evaluate_quality')
+    expect(one.status).toBe(200)
+    expect(one.body.data).toMatchObject({ origin: 'extension', kind: 'messages' })
+    const list = await get(db.env, '/api/prompts')
+    expect(list.body.skipped).toEqual([
+      {
+        key: 'shenma:templates:evaluator:evaluate_quality',
+        reason: "fails its schema: $ must have exactly one of 'prompt' or 'messages'",
+      },
+    ])
+  })
+})
+
+describe('extensions of other types', () => {
+  it('are left out of the lists and not served by id', async () => {
+    await db.redis.set('shenma:extensions:linter', { name: 'linter', version: '1', extensionType: 'tool', contributes: {} })
+    expect((await get(db.env, '/api/extensions')).body).toEqual({ status: 'success', data: [] })
+    const { status, body } = await get(db.env, '/api/extensions/linter')
+    expect(status).toBe(404)
+    expect(body.message).toBe("extension 'linter' is not a prompt extension (extensionType 'tool')")
+  })
+})
+
+describe('tool names', () => {
+  it('are given to the first key in sorted order when two keys map to one name', async () => {
+    await db.redis.mset({ 'shenma:tools:a:b_c': lookupRef, 'shenma:tools:a_b:c': lookupRef })
+    const { body } = await get(db.env, '/api/tools')
+    expect((body.data as { id: string }[]).map((t) => t.id)).toEqual(['a_b_c'])
+    expect(body.skipped).toEqual([
+      { key: 'shenma:tools:a_b:c', reason: "its function name 'a_b_c' is already taken by shenma:tools:a:b_c" },
+    ])
+  })
+})
