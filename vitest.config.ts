@@ -9,6 +9,8 @@ import { defineConfig } from 'vitest/config'
  */
 export default defineConfig({
   test: {
+    // Under CI a JSON report too, from which .ci/run prints its closing tally.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/report.json' }]] : ['default'],
     projects: [
       {
         test: {

@@ -11,7 +11,11 @@ import type { AppEnv } from '../lib/http'
  */
 export const prompts = new Hono<AppEnv>()
   .get('/', async (c) => {
-    const supports = c.req.queries('supports')?.flatMap((s) => s.split(',')).filter(Boolean) ?? []
+    const supports =
+      c.req
+        .queries('supports')
+        ?.flatMap((s) => s.split(','))
+        .filter(Boolean) ?? []
     const extension = c.req.query('extension')
     const { items, skipped } = await listPrompts(c.var.store)
     const chosen = items.filter(

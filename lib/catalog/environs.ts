@@ -44,7 +44,10 @@ export async function getEnviron(store: Store, path: string): Promise<{ value: u
  * variable comes before its descendants: descendants of an object merge into
  * it, and a descendant of a non-object is skipped, as the conflict it is.
  */
-export function nestRecords(records: readonly KeyedRecord<unknown>[], offset: number): { value: JsonObject; skipped: Skip[] } {
+export function nestRecords(
+  records: readonly KeyedRecord<unknown>[],
+  offset: number,
+): { value: JsonObject; skipped: Skip[] } {
   const root: JsonObject = {}
   const skipped: Skip[] = []
   const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))

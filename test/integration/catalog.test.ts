@@ -164,7 +164,12 @@ describe('tools', () => {
 
 describe('methods and routes', () => {
   it('answers 405 METHOD_NOT_ALLOWED with Allow on a known route', async () => {
-    for (const path of ['/api/extensions', '/api/prompts/evaluator.evaluate_quality', '/api/environs', '/api/tools/x']) {
+    for (const path of [
+      '/api/extensions',
+      '/api/prompts/evaluator.evaluate_quality',
+      '/api/environs',
+      '/api/tools/x',
+    ]) {
       const { status, headers, body } = await call(db.env, 'POST', path, {})
       expect(status).toBe(405)
       expect(headers.get('allow')).toBe('GET')

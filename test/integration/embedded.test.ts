@@ -9,7 +9,9 @@ describe('the embedded store', () => {
     const extensions = await get({}, '/api/extensions')
     const tools = await get({}, '/api/tools')
     expect(extensions.status).toBe(200)
-    expect(extensions.body.data).toEqual([expect.objectContaining({ id: 'evaluator', prompts: ['evaluator.evaluate_quality'] })])
+    expect(extensions.body.data).toEqual([
+      expect.objectContaining({ id: 'evaluator', prompts: ['evaluator.evaluate_quality'] }),
+    ])
     expect((tools.body.data as { id: string }[]).map((t) => t.id)).toEqual(['codebase_lookup_ref', 'translate_zh_en'])
     const announcements = logged.mock.calls.filter(([line]) => String(line).includes('embedded'))
     expect(announcements).toHaveLength(1)

@@ -111,7 +111,13 @@ describe('a prompt stored directly', () => {
     })
     const list = await get(db.env, '/api/prompts')
     expect(list.body.data).toEqual([
-      { id: 'evaluator.evaluate_quality', origin: 'direct', kind: 'prompt', description: null, supports: ['completion'] },
+      {
+        id: 'evaluator.evaluate_quality',
+        origin: 'direct',
+        kind: 'prompt',
+        description: null,
+        supports: ['completion'],
+      },
       { id: 'team.standup', origin: 'direct', kind: 'messages', description: null, supports: [] },
     ])
     const one = await get(db.env, '/api/prompts/evaluator.evaluate_quality')
@@ -142,7 +148,12 @@ describe('a prompt stored directly', () => {
 
 describe('extensions of other types', () => {
   it('are left out of the lists and not served by id', async () => {
-    await db.redis.set('shenma:extensions:linter', { name: 'linter', version: '1', extensionType: 'tool', contributes: {} })
+    await db.redis.set('shenma:extensions:linter', {
+      name: 'linter',
+      version: '1',
+      extensionType: 'tool',
+      contributes: {},
+    })
     expect((await get(db.env, '/api/extensions')).body).toEqual({ status: 'success', data: [] })
     const { status, body } = await get(db.env, '/api/extensions/linter')
     expect(status).toBe(404)

@@ -11,7 +11,8 @@ describe('Redis requests', () => {
   beforeAll(async () => {
     db = await freshRedis()
     const records: Record<string, unknown> = {}
-    for (let i = 0; i < COUNT; i++) records[`shenma:environs:bulk:v${String(i).padStart(4, '0')}`] = { i, tags: ['a', 'b'] }
+    for (let i = 0; i < COUNT; i++)
+      records[`shenma:environs:bulk:v${String(i).padStart(4, '0')}`] = { i, tags: ['a', 'b'] }
     // Unrelated keys that SCAN walks past, as in a shared Redis.
     for (let i = 0; i < 200; i++) records[`other:service:${i}`] = i
     await db.redis.mset(records)

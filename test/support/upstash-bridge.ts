@@ -1,268 +1,276 @@
 // A local stand-in for the Upstash REST API, so the real @upstash/redis client
 // can be tested against a real redis-server. Each token owns one logical
 // database, which keeps concurrently running tests apart.
-import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
-import type { Redis as RedisClient } from "ioredis";
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import type { Redis as RedisClient } from 'ioredis'
 
 // Loaded with Node's own require: under the workerd test project's Vite
 // transform, ioredis's CommonJS exports come through without the Redis class.
-const { Redis } = createRequire(import.meta.url)("ioredis") as typeof import("ioredis");
-type Redis = RedisClient;
+const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
+type Redis = RedisClient
 
 export interface Bridge {
-  url: string;
-  stop(): Promise<void>;
+  url: string
+  stop(): Promise<void>
 }
 
 export interface BridgeStats {
-  requests: number;
-  commands: number;
+  requests: number
+  commands: number
 }
 
-type Command = [string, ...string[]];
+type Command = [string, ...string[]]
 
 interface Database {
-  db: number;
-  stats: BridgeStats;
-  client?: Redis;
+  db: number
+  stats: BridgeStats
+  client?: Redis
 }
 
 // redis-server is started with --databases 256; 0 is left alone so that a
 // stray client without a db option never lands in a test's data.
-const FIRST_DB = 1;
-const DB_COUNT = 256;
+const FIRST_DB = 1
+const DB_COUNT = 256
 
 // These would change the state of the connection every request for a token
 // shares (or leave it unusable), breaking isolation between tests.
 const REJECTED_COMMANDS = new Set([
-  "SELECT", "SWAPDB", "QUIT", "RESET", "MONITOR", "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE",
-]);
+  'SELECT',
+  'SWAPDB',
+  'QUIT',
+  'RESET',
+  'MONITOR',
+  'SUBSCRIBE',
+  'PSUBSCRIBE',
+  'SSUBSCRIBE',
+])
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
   }
 }
 
 export async function startBridge(opts: { redisPort: number }): Promise<Bridge> {
-  const databases = new Map<string, Database>();
+  const databases = new Map<string, Database>()
 
   const clientFor = (database: Database): Redis => {
     database.client ??= new Redis({
-      host: "127.0.0.1",
+      host: '127.0.0.1',
       port: opts.redisPort,
       db: database.db,
       // ioredis 6 defaults to RESP3; RESP2 replies are what Upstash serves.
       protocol: 2,
-    });
-    return database.client;
-  };
+    })
+    return database.client
+  }
 
   const closeClient = async (database: Database): Promise<void> => {
-    const client = database.client;
-    database.client = undefined;
-    if (client) await client.quit().catch(() => client.disconnect());
-  };
+    const client = database.client
+    database.client = undefined
+    if (client) await client.quit().catch(() => client.disconnect())
+  }
 
   const allocate = async (): Promise<unknown> => {
-    const used = new Set([...databases.values()].map((d) => d.db));
-    let db = FIRST_DB;
-    while (used.has(db)) db++;
-    if (db >= DB_COUNT) throw new HttpError(503, "all Redis databases are allocated");
+    const used = new Set([...databases.values()].map((d) => d.db))
+    let db = FIRST_DB
+    while (used.has(db)) db++
+    if (db >= DB_COUNT) throw new HttpError(503, 'all Redis databases are allocated')
 
-    const token = randomBytes(24).toString("base64url");
-    const database: Database = { db, stats: { requests: 0, commands: 0 } };
-    databases.set(token, database);
+    const token = randomBytes(24).toString('base64url')
+    const database: Database = { db, stats: { requests: 0, commands: 0 } }
+    databases.set(token, database)
     // A previous user of this number may have left data behind.
-    await clientFor(database).callBuffer("FLUSHDB");
-    return { token, db };
-  };
+    await clientFor(database).callBuffer('FLUSHDB')
+    return { token, db }
+  }
 
   const lookup = (token: string): Database => {
-    const database = databases.get(token);
-    if (!database) throw new HttpError(404, "unknown token");
-    return database;
-  };
+    const database = databases.get(token)
+    if (!database) throw new HttpError(404, 'unknown token')
+    return database
+  }
 
   const free = async (token: string): Promise<unknown> => {
-    const database = lookup(token);
-    databases.delete(token);
-    await clientFor(database).callBuffer("FLUSHDB");
-    await closeClient(database);
-    return { ok: true };
-  };
+    const database = lookup(token)
+    databases.delete(token)
+    await clientFor(database).callBuffer('FLUSHDB')
+    await closeClient(database)
+    return { ok: true }
+  }
 
   const admin = async (method: string, path: string): Promise<unknown> => {
-    const parts = path.split("/").filter(Boolean).slice(2); // drop "__bridge", "databases"
-    if (method === "POST" && parts.length === 0) return allocate();
-    const [token, ...rest] = parts;
+    const parts = path.split('/').filter(Boolean).slice(2) // drop "__bridge", "databases"
+    if (method === 'POST' && parts.length === 0) return allocate()
+    const [token, ...rest] = parts
     if (token !== undefined) {
-      const sub = rest.join("/");
-      if (method === "DELETE" && sub === "") return free(token);
-      if (method === "GET" && sub === "stats") return { ...lookup(token).stats };
-      if (method === "POST" && sub === "stats/reset") {
-        lookup(token).stats = { requests: 0, commands: 0 };
-        return { ok: true };
+      const sub = rest.join('/')
+      if (method === 'DELETE' && sub === '') return free(token)
+      if (method === 'GET' && sub === 'stats') return { ...lookup(token).stats }
+      if (method === 'POST' && sub === 'stats/reset') {
+        lookup(token).stats = { requests: 0, commands: 0 }
+        return { ok: true }
       }
     }
-    throw new HttpError(404, `no admin route ${method} ${path}`);
-  };
+    throw new HttpError(404, `no admin route ${method} ${path}`)
+  }
 
   const upstash = async (req: IncomingMessage, path: string): Promise<[number, unknown]> => {
-    const database = databases.get(bearerToken(req) ?? "");
-    if (!database) return [401, { error: "Unauthorized" }];
-    database.stats.requests++;
+    const database = databases.get(bearerToken(req) ?? '')
+    if (!database) return [401, { error: 'Unauthorized' }]
+    database.stats.requests++
 
-    if (req.method !== "POST") throw new HttpError(405, `method ${req.method} is not allowed`);
-    if (path !== "/" && path !== "/pipeline" && path !== "/multi-exec") {
-      throw new HttpError(404, `unsupported path ${path}`);
+    if (req.method !== 'POST') throw new HttpError(405, `method ${req.method} is not allowed`)
+    if (path !== '/' && path !== '/pipeline' && path !== '/multi-exec') {
+      throw new HttpError(404, `unsupported path ${path}`)
     }
 
-    const body = await readJson(req);
-    const commands = path === "/" ? [toCommand(body)] : toCommands(body);
-    database.stats.commands += commands.length;
+    const body = await readJson(req)
+    const commands = path === '/' ? [toCommand(body)] : toCommands(body)
+    database.stats.commands += commands.length
 
-    const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
-    const client = clientFor(database);
+    const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64'
+    const client = clientFor(database)
 
-    if (path === "/") {
-      const [command] = commands as [Command];
+    if (path === '/') {
+      const [command] = commands as [Command]
       try {
-        return [200, { result: encode(await client.callBuffer(...command), base64) }];
+        return [200, { result: encode(await client.callBuffer(...command), base64) }]
       } catch (error) {
-        return [400, { error: messageOf(error) }];
+        return [400, { error: messageOf(error) }]
       }
     }
 
     // ioredis sends a whole pipeline (or MULTI..EXEC) in one write: one round trip.
-    const batch = path === "/multi-exec" ? client.multi() : client.pipeline();
-    for (const command of commands) batch.callBuffer(...command);
-    let replies: [Error | null, unknown][] | null;
+    const batch = path === '/multi-exec' ? client.multi() : client.pipeline()
+    for (const command of commands) batch.callBuffer(...command)
+    let replies: [Error | null, unknown][] | null
     try {
-      replies = await batch.exec();
+      replies = await batch.exec()
     } catch (error) {
       // EXECABORT: a command could not be queued, so nothing ran at all.
-      return [400, { error: execAbortMessage(error) }];
+      return [400, { error: execAbortMessage(error) }]
     }
-    if (!replies) throw new HttpError(500, "transaction was aborted");
+    if (!replies) throw new HttpError(500, 'transaction was aborted')
     return [
       200,
-      replies.map(([error, reply]) =>
-        error ? { error: error.message } : { result: encode(reply, base64) },
-      ),
-    ];
-  };
+      replies.map(([error, reply]) => (error ? { error: error.message } : { result: encode(reply, base64) })),
+    ]
+  }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? "/", "http://bridge").pathname;
-    let status = 200;
-    let payload: unknown;
+    const path = new URL(req.url ?? '/', 'http://bridge').pathname
+    let status = 200
+    let payload: unknown
     try {
-      if (path === "/__bridge/databases" || path.startsWith("/__bridge/databases/")) {
-        payload = await admin(req.method ?? "", path);
+      if (path === '/__bridge/databases' || path.startsWith('/__bridge/databases/')) {
+        payload = await admin(req.method ?? '', path)
       } else {
-        [status, payload] = await upstash(req, path);
+        ;[status, payload] = await upstash(req, path)
       }
     } catch (error) {
-      status = error instanceof HttpError ? error.status : 500;
-      payload = { error: messageOf(error) };
+      status = error instanceof HttpError ? error.status : 500
+      payload = { error: messageOf(error) }
     }
-    res.writeHead(status, { "Content-Type": "application/json" });
-    res.end(JSON.stringify(payload));
-  };
+    res.writeHead(status, { 'Content-Type': 'application/json' })
+    res.end(JSON.stringify(payload))
+  }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       // Only reachable if writing the response itself failed.
-      res.destroy(error instanceof Error ? error : undefined);
-    });
-  });
+      res.destroy(error instanceof Error ? error : undefined)
+    })
+  })
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
 
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       // The client uses keep-alive; idle sockets would otherwise hold close() open.
-      server.closeAllConnections();
-      await closed;
-      const all = [...databases.values()];
-      databases.clear();
-      await Promise.all(all.map(closeClient));
+      server.closeAllConnections()
+      await closed
+      const all = [...databases.values()]
+      databases.clear()
+      await Promise.all(all.map(closeClient))
     },
-  };
+  }
 }
 
 function bearerToken(req: IncomingMessage): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
-  return match?.[1];
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')
+  return match?.[1]
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
   try {
-    return JSON.parse(text);
+    return JSON.parse(text)
   } catch (error) {
-    throw new HttpError(400, `malformed JSON body: ${messageOf(error)}`);
+    throw new HttpError(400, `malformed JSON body: ${messageOf(error)}`)
   }
 }
 
 function toCommands(body: unknown): Command[] {
   if (!Array.isArray(body) || body.length === 0) {
-    throw new HttpError(400, "expected a non-empty JSON array of commands");
+    throw new HttpError(400, 'expected a non-empty JSON array of commands')
   }
-  return body.map(toCommand);
+  return body.map(toCommand)
 }
 
 function toCommand(body: unknown): Command {
   if (!Array.isArray(body) || body.length === 0) {
-    throw new HttpError(400, "expected a command as a non-empty JSON array");
+    throw new HttpError(400, 'expected a command as a non-empty JSON array')
   }
   const args = body.map((arg: unknown) => {
-    if (typeof arg === "string") return arg;
+    if (typeof arg === 'string') return arg
     // The client passes numbers and booleans through unserialised (mset of
     // `true`); Upstash stores their text.
-    if (typeof arg === "number" || typeof arg === "boolean") return String(arg);
-    throw new HttpError(400, `command arguments must be strings, numbers or booleans, got ${JSON.stringify(arg)}`);
-  });
+    if (typeof arg === 'number' || typeof arg === 'boolean') return String(arg)
+    throw new HttpError(400, `command arguments must be strings, numbers or booleans, got ${JSON.stringify(arg)}`)
+  })
   // Upper case keeps ioredis's reply transformers (keyed by lower-case names,
   // e.g. hgetall -> object) out of the way, so replies keep Redis's shape.
-  const name = (args[0] ?? "").toUpperCase();
+  const name = (args[0] ?? '').toUpperCase()
   if (REJECTED_COMMANDS.has(name)) {
-    throw new HttpError(400, `ERR ${name} is not supported by the Upstash test bridge`);
+    throw new HttpError(400, `ERR ${name} is not supported by the Upstash test bridge`)
   }
   // FLUSHALL would wipe every other test's database too.
-  return [name === "FLUSHALL" ? "FLUSHDB" : name, ...args.slice(1)];
+  return [name === 'FLUSHALL' ? 'FLUSHDB' : name, ...args.slice(1)]
 }
 
 // Mirrors Upstash: with base64 encoding every string, however deeply nested,
 // is encoded; numbers and nil pass through.
 function encode(reply: unknown, base64: boolean): unknown {
-  if (reply === null || reply === undefined) return null;
-  if (typeof reply === "number") return reply;
-  if (Array.isArray(reply)) return reply.map((item: unknown) => encode(item, base64));
-  if (Buffer.isBuffer(reply)) return base64 ? reply.toString("base64") : reply.toString("utf8");
+  if (reply === null || reply === undefined) return null
+  if (typeof reply === 'number') return reply
+  if (Array.isArray(reply)) return reply.map((item: unknown) => encode(item, base64))
+  if (Buffer.isBuffer(reply)) return base64 ? reply.toString('base64') : reply.toString('utf8')
   // Errors nested in an array reply (e.g. from EVAL) have no other JSON form.
-  const text = reply instanceof Error ? reply.message : String(reply);
-  return base64 ? Buffer.from(text, "utf8").toString("base64") : text;
+  const text = reply instanceof Error ? reply.message : String(reply)
+  return base64 ? Buffer.from(text, 'utf8').toString('base64') : text
 }
 
 function execAbortMessage(error: unknown): string {
-  const previous = (error as { previousErrors?: unknown }).previousErrors;
-  const causes = Array.isArray(previous) ? previous.map(messageOf) : [];
-  return causes.length > 0 ? `${messageOf(error)} ${causes.join("; ")}` : messageOf(error);
+  const previous = (error as { previousErrors?: unknown }).previousErrors
+  const causes = Array.isArray(previous) ? previous.map(messageOf) : []
+  return causes.length > 0 ? `${messageOf(error)} ${causes.join('; ')}` : messageOf(error)
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return error instanceof Error ? error.message : String(error)
 }

@@ -32,7 +32,12 @@ describe('normalizeParameters', () => {
         required: ['code'],
         additionalProperties: false,
       }),
-    ).toEqual({ type: 'object', properties: { code: { type: 'string' } }, required: ['code'], additionalProperties: false })
+    ).toEqual({
+      type: 'object',
+      properties: { code: { type: 'string' } },
+      required: ['code'],
+      additionalProperties: false,
+    })
   })
 
   it('reads a plain map as properties, all optional', () => {
@@ -45,9 +50,14 @@ describe('normalizeParameters', () => {
 
   it('hoists draft-3 style `required: true` from properties, in a map and in a schema', () => {
     const expected = { type: 'object', properties: { q: { type: 'string' }, n: { type: 'number' } }, required: ['q'] }
-    expect(normalizeParameters({ q: { type: 'string', required: true }, n: { type: 'number', required: false } })).toEqual(expected)
     expect(
-      normalizeParameters({ type: 'object', properties: { q: { type: 'string', required: true }, n: { type: 'number' } } }),
+      normalizeParameters({ q: { type: 'string', required: true }, n: { type: 'number', required: false } }),
+    ).toEqual(expected)
+    expect(
+      normalizeParameters({
+        type: 'object',
+        properties: { q: { type: 'string', required: true }, n: { type: 'number' } },
+      }),
     ).toEqual(expected)
   })
 

@@ -3,7 +3,14 @@ import { explainInvalid, jsonPath } from '../../lib/catalog/validate'
 import { validateExtension, validatePrompt, validateTool } from '../../lib/catalog/validators.generated'
 import { EMBEDDED_RECORDS } from '../../lib/store/embedded-records.generated'
 
-const tool = { name: 't', module: 'm', type: 'restful', restful: { url: '/x', method: 'GET' }, description: 'd', parameters: {} }
+const tool = {
+  name: 't',
+  module: 'm',
+  type: 'restful',
+  restful: { url: '/x', method: 'GET' },
+  description: 'd',
+  parameters: {},
+}
 
 describe('explainInvalid', () => {
   it('accepts every example record against its schema', () => {
@@ -16,7 +23,9 @@ describe('explainInvalid', () => {
   })
 
   it('names missing fields and the section a tool type needs', () => {
-    expect(explainInvalid(validateTool, { ...tool, restful: undefined })).toBe("$ must have required property 'restful'")
+    expect(explainInvalid(validateTool, { ...tool, restful: undefined })).toBe(
+      "$ must have required property 'restful'",
+    )
     expect(explainInvalid(validateTool, { name: 't' })).toBe(
       "$ must have required property 'module'; $ must have required property 'type'; " +
         "$ must have required property 'description'; $ must have required property 'parameters'",
@@ -30,7 +39,12 @@ describe('explainInvalid', () => {
   })
 
   it('words the prompt-or-messages rule once, at the prompt it concerns', () => {
-    const extension = (prompts: unknown[]) => ({ name: 'e', version: '1', extensionType: 'prompt', contributes: { prompts } })
+    const extension = (prompts: unknown[]) => ({
+      name: 'e',
+      version: '1',
+      extensionType: 'prompt',
+      contributes: { prompts },
+    })
     expect(explainInvalid(validateExtension, extension([{ name: 'p' }]))).toBe(
       "$.contributes.prompts[0] must have exactly one of 'prompt' or 'messages'",
     )
