@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { getExtension, listExtensions } from '../lib/catalog'
 import type { Extension } from '../lib/catalog'
-import { methodNotAllowed, success } from '../lib/http'
+import { success } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 /** GET /api/extensions and GET /api/extensions/{extension_id}. */
@@ -10,12 +10,10 @@ export const extensions = new Hono<AppEnv>()
     const { items, skipped } = await listExtensions(c.var.store)
     return success(c, items.map(summary), skipped)
   })
-  .all('/', methodNotAllowed('GET'))
   .get('/:extension_id', async (c) => {
     const extension = await getExtension(c.var.store, c.req.param('extension_id'))
     return success(c, extension.record)
   })
-  .all('/:extension_id', methodNotAllowed('GET'))
 
 function summary({ id, record }: Extension) {
   return {

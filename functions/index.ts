@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { methodNotAllowed, notFoundRoute, onError, success } from '../lib/http'
+import { onError, success, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { openStore } from '../lib/store'
 import { environs } from './environs'
@@ -14,7 +14,6 @@ import { tools } from './tools'
 const app = new Hono<AppEnv>()
 
 app.get('/health', (c) => success(c, { store: openStore(c.env).kind }))
-app.all('/health', methodNotAllowed('GET'))
 
 app.use('/api/*', async (c, next) => {
   c.set('store', openStore(c.env))
@@ -25,7 +24,7 @@ app.route('/api/prompts', prompts)
 app.route('/api/environs', environs)
 app.route('/api/tools', tools)
 
-app.notFound(notFoundRoute)
+app.notFound(unroutedHandler(app))
 app.onError(onError)
 
 export default app

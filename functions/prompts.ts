@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { methodNotAllowed, success } from '../lib/http'
+import { success } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 /**
@@ -25,12 +25,10 @@ export const prompts = new Hono<AppEnv>()
     )
     return success(c, chosen.map(summary), skipped)
   })
-  .all('/', methodNotAllowed('GET'))
   .get('/:prompt_id', async (c) => {
     const prompt = await getPrompt(c.var.store, c.req.param('prompt_id'))
     return success(c, detail(prompt))
   })
-  .all('/:prompt_id', methodNotAllowed('GET'))
 
 function summary(prompt: Prompt) {
   return {

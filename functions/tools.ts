@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { getTool, listTools } from '../lib/catalog'
 import type { Tool } from '../lib/catalog'
-import { methodNotAllowed, success } from '../lib/http'
+import { success } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 /** GET /api/tools and GET /api/tools/{tool_id} (the template function name). */
@@ -10,12 +10,10 @@ export const tools = new Hono<AppEnv>()
     const { items, skipped } = await listTools(c.var.store)
     return success(c, items.map(summary), skipped)
   })
-  .all('/', methodNotAllowed('GET'))
   .get('/:tool_id', async (c) => {
     const tool = await getTool(c.var.store, c.req.param('tool_id'))
     return success(c, tool.record)
   })
-  .all('/:tool_id', methodNotAllowed('GET'))
 
 function summary({ id, record }: Tool) {
   return {

@@ -37,6 +37,8 @@ function validatorsModule() {
     strict: true,
     strictRequired: false,
     strictTypes: false,
+    // Shared sub-schemas (prompt.json inside extension.json) become one function, not copies.
+    inlineRefs: false,
     code: { source: true, esm: true, lines: true },
   })
   const js = banner + '/* eslint-disable */\n' + inlineRuntime(standaloneCode(ajv, VALIDATORS))

@@ -1,5 +1,6 @@
-import type { Context, Handler } from 'hono'
+import type { Context, Hono, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
+import { TrieRouter } from 'hono/router/trie-router'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { describeError, log } from '../log'
 import { ServiceError } from './errors'
@@ -37,13 +38,27 @@ function codeForStatus(status: number): ErrorCode {
   return status < 500 ? 'BAD_REQUEST' : 'INTERNAL'
 }
 
-export const notFoundRoute = (c: Context): Response =>
-  c.json(errorBody('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), 404)
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
-/** A handler for the other methods of a route: 405 with the Allow header. */
-export function methodNotAllowed(...allowed: string[]): Handler {
-  const allow = allowed.join(', ')
+/**
+ * Answers a request no route took: 405 with `Allow` when the path is served
+ * under other methods, 404 otherwise. It reads the app's own route table, so
+ * every route gets its 405 without declaring one.
+ */
+export function unroutedHandler(app: Hono<any>): NotFoundHandler {
+  let router: TrieRouter<string> | undefined
   return (c) => {
+    if (!router) {
+      router = new TrieRouter<string>()
+      // Middleware is registered as ALL and answers no method by itself.
+      for (const route of app.routes) if (route.method !== 'ALL') router.add(route.method, route.path, route.method)
+    }
+    const routes = router
+    const allowed = METHODS.filter((m) => routes.match(m === 'HEAD' ? 'GET' : m, c.req.path)[0].length > 0)
+    if (allowed.length === 0) {
+      return c.json(errorBody('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), 404)
+    }
+    const allow = allowed.join(', ')
     throw new ServiceError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`, {
       headers: { Allow: allow },
     })

@@ -5,7 +5,7 @@ import type { Store } from '../store'
 
 export { ServiceError, ERROR_STATUS, notFound, isServiceError } from './errors'
 export type { ErrorCode, ErrorStatus } from './errors'
-export { onError, notFoundRoute, methodNotAllowed } from './handlers'
+export { onError, unroutedHandler } from './handlers'
 
 /** What every route sees: the Worker's bindings, and the store this request reads. */
 export type AppEnv = {

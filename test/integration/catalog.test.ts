@@ -163,7 +163,7 @@ describe('tools', () => {
 })
 
 describe('methods and routes', () => {
-  it('answers 405 METHOD_NOT_ALLOWED with Allow on a known route', async () => {
+  it('answers 405 METHOD_NOT_ALLOWED with Allow on every known route, /health included', async () => {
     for (const path of [
       '/api/extensions',
       '/api/prompts/evaluator.evaluate_quality',
@@ -172,7 +172,7 @@ describe('methods and routes', () => {
     ]) {
       const { status, headers, body } = await call(db.env, 'POST', path, {})
       expect(status).toBe(405)
-      expect(headers.get('allow')).toBe('GET')
+      expect(headers.get('allow')).toBe('GET, HEAD')
       expect(body.code).toBe('METHOD_NOT_ALLOWED')
     }
   })
