@@ -1,4 +1,4 @@
-import type { Context, Hono, NotFoundHandler } from 'hono'
+import type { Context, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
@@ -45,7 +45,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
  * under other methods, 404 otherwise. It reads the app's own route table, so
  * every route gets its 405 without declaring one.
  */
-export function unroutedHandler(app: Hono<any>): NotFoundHandler {
+export function unroutedHandler(app: {
+  readonly routes: readonly { method: string; path: string }[]
+}): NotFoundHandler {
   let router: TrieRouter<string> | undefined
   return (c) => {
     if (!router) {
