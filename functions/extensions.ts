@@ -1,17 +1,17 @@
 import { Hono } from 'hono'
 import { getExtension, listExtensions } from '../lib/catalog'
 import type { Extension } from '../lib/catalog'
-import { success } from '../lib/http'
+import { storeOf, success } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 /** GET /api/extensions and GET /api/extensions/{extension_id}. */
 export const extensions = new Hono<AppEnv>()
   .get('/', async (c) => {
-    const { items, skipped } = await listExtensions(c.var.store)
+    const { items, skipped } = await listExtensions(storeOf(c))
     return success(c, items.map(summary), skipped)
   })
   .get('/:extension_id', async (c) => {
-    const extension = await getExtension(c.var.store, c.req.param('extension_id'))
+    const extension = await getExtension(storeOf(c), c.req.param('extension_id'))
     return success(c, extension.record)
   })
 
@@ -22,6 +22,7 @@ function summary({ id, record }: Extension) {
     displayName: record.displayName ?? null,
     description: record.description ?? null,
     version: record.version,
-    prompts: (record.contributes.prompts ?? []).map((p) => `${id}.${p.name}`),
+    // A repeated prompt name is served once (the catalogue skips the repeat).
+    prompts: [...new Set((record.contributes.prompts ?? []).map((p) => `${id}.${p.name}`))],
   }
 }

@@ -1,7 +1,6 @@
 import { Hono } from 'hono'
-import { onError, success, unroutedHandler } from '../lib/http'
+import { onError, storeOf, success, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { openStore } from '../lib/store'
 import { environs } from './environs'
 import { extensions } from './extensions'
 import { prompts } from './prompts'
@@ -13,12 +12,8 @@ import { tools } from './tools'
  */
 const app = new Hono<AppEnv>()
 
-app.get('/health', (c) => success(c, { store: openStore(c.env).kind }))
+app.get('/health', (c) => success(c, { store: storeOf(c).kind }))
 
-app.use('/api/*', async (c, next) => {
-  c.set('store', openStore(c.env))
-  await next()
-})
 app.route('/api/extensions', extensions)
 app.route('/api/prompts', prompts)
 app.route('/api/environs', environs)

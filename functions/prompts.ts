@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { success } from '../lib/http'
+import { storeOf, success } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 /**
@@ -17,7 +17,7 @@ export const prompts = new Hono<AppEnv>()
         ?.flatMap((s) => s.split(','))
         .filter(Boolean) ?? []
     const extension = c.req.query('extension')
-    const { items, skipped } = await listPrompts(c.var.store)
+    const { items, skipped } = await listPrompts(storeOf(c))
     const chosen = items.filter(
       (p) =>
         (extension === undefined || p.id.startsWith(`${extension}.`)) &&
@@ -26,7 +26,7 @@ export const prompts = new Hono<AppEnv>()
     return success(c, chosen.map(summary), skipped)
   })
   .get('/:prompt_id', async (c) => {
-    const prompt = await getPrompt(c.var.store, c.req.param('prompt_id'))
+    const prompt = await getPrompt(storeOf(c), c.req.param('prompt_id'))
     return success(c, detail(prompt))
   })
 

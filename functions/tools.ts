@@ -1,17 +1,17 @@
 import { Hono } from 'hono'
 import { getTool, listTools } from '../lib/catalog'
 import type { Tool } from '../lib/catalog'
-import { success } from '../lib/http'
+import { storeOf, success } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 /** GET /api/tools and GET /api/tools/{tool_id} (the template function name). */
 export const tools = new Hono<AppEnv>()
   .get('/', async (c) => {
-    const { items, skipped } = await listTools(c.var.store)
+    const { items, skipped } = await listTools(storeOf(c))
     return success(c, items.map(summary), skipped)
   })
   .get('/:tool_id', async (c) => {
-    const tool = await getTool(c.var.store, c.req.param('tool_id'))
+    const tool = await getTool(storeOf(c), c.req.param('tool_id'))
     return success(c, tool.record)
   })
 

@@ -3,7 +3,7 @@
  * `wrangler tail` can filter on fields. Callers pass facts, never secrets or
  * argument values.
  */
-type Level = 'debug' | 'info' | 'warn' | 'error'
+type Level = 'info' | 'warn' | 'error'
 export type LogFields = Record<string, unknown>
 
 function emit(level: Level, msg: string, fields: LogFields): void {
@@ -14,7 +14,6 @@ function emit(level: Level, msg: string, fields: LogFields): void {
 }
 
 export const log = {
-  debug: (msg: string, fields: LogFields = {}) => emit('debug', msg, fields),
   info: (msg: string, fields: LogFields = {}) => emit('info', msg, fields),
   warn: (msg: string, fields: LogFields = {}) => emit('warn', msg, fields),
   error: (msg: string, fields: LogFields = {}) => emit('error', msg, fields),

@@ -1,57 +1,67 @@
 import { notFound } from '../http/errors'
+import { isObject, ownValue, setOwn } from '../json'
+import type { JsonObject } from '../json'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
-import { decodeAll, environValue, skip } from './records'
+import { addressable, decodeAll, environValue, skip, unusable } from './records'
 import type { KeyedRecord } from './records'
-import type { Skip } from './types'
-
-export type JsonObject = { [key: string]: unknown }
+import type { Listing, Skip } from './types'
 
 /**
  * Every shared-variable path (`vscode.frameworks` for
  * shenma:environs:vscode:frameworks). Only keys are read: values can be
  * large (conversation history), and a corrupt one is reported when it is read.
  */
-export async function listEnvironPaths(store: Store): Promise<string[]> {
-  const keys = await store.keys(kindPrefix('environs'))
-  return keys.map((key) => keyToPath('environs', key))
+export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
+  const { keys, skipped } = addressable('environs', await store.keys(kindPrefix('environs')))
+  return { items: keys.map((key) => keyToPath('environs', key)), skipped }
 }
 
 /**
- * The value at `path`: the variable stored under exactly that key, or, when
- * there is none, the object its descendants form (`vscode` gives
- * `{frameworks: [...], programming_language: "go"}`).
+ * The value at `path`, with every variable stored below it nested in: the
+ * variable stored under exactly that key, the object its descendants form
+ * (`vscode` gives `{frameworks: [...], programming_language: "go"}`), or both
+ * merged. So a path answers what its parent's answer holds at that path.
+ * The key and the first SCAN page travel in one pipelined request.
  */
 export async function getEnviron(store: Store, path: string): Promise<{ value: unknown; skipped: Skip[] }> {
   const key = pathToKey('environs', path)
-  const [raw] = await store.values([key])
+  const [[raw], below] = await Promise.all([store.values([key]), store.keys(`${key}:`)])
+  const { keys, skipped } = addressable('environs', below)
+  const descendants = decodeAll(keys, await store.values(keys), environValue)
+  skipped.push(...descendants.skipped)
+
+  let root: unknown
   if (raw !== undefined && raw !== null) {
     const decoded = environValue(raw)
-    if (decoded.ok) return { value: decoded.value, skipped: [] }
-    skip(key, decoded.reason)
-    throw notFound('environ', path, `is stored at ${key} but ${decoded.reason}`)
+    if (decoded.ok) root = decoded.value
+    else if (descendants.records.length === 0) throw notFound('environ', path, unusable(key, decoded.reason))
+    else skipped.push(skip(key, decoded.reason))
   }
-  const keys = await store.keys(`${key}:`)
-  if (keys.length === 0) throw notFound('environ', path)
-  const { records, skipped } = decodeAll(keys, await store.values(keys), environValue)
-  const tree = nestRecords(records, key.length + 1)
+  if (root === undefined && descendants.records.length === 0) throw notFound('environ', path)
+  if (descendants.records.length === 0) return { value: root, skipped }
+  if (root !== undefined && !isObject(root)) {
+    for (const { key: below } of descendants.records)
+      skipped.push(skip(below, `conflicts with the non-object value at '${path}'`))
+    return { value: root, skipped }
+  }
+  const tree = nestRecords(descendants.records, key.length + 1, root)
   return { value: tree.value, skipped: [...skipped, ...tree.skipped] }
 }
 
 /**
- * Nests records by their key's `:`-separated segments, after the first
- * `offset` characters of the key. Keys are taken in sorted order, so a
- * variable comes before its descendants: descendants of an object merge into
- * it, and a descendant of a non-object is skipped, as the conflict it is.
+ * Nests records, given in key order, by their key's `:`-separated segments
+ * after the first `offset` characters, into `root`. A variable comes before
+ * its descendants: descendants of an object merge into it (the deeper key
+ * wins), and a descendant of a non-object is skipped, as the conflict it is.
  */
 export function nestRecords(
   records: readonly KeyedRecord<unknown>[],
   offset: number,
+  root: JsonObject = {},
 ): { value: JsonObject; skipped: Skip[] } {
-  const root: JsonObject = {}
   const skipped: Skip[] = []
-  const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  for (const { key, value } of sorted) {
+  for (const { key, value } of records) {
     const segments = key.slice(offset).split(':')
     if (segments.some((s) => s === '')) {
       skipped.push(skip(key, 'has an empty path segment'))
@@ -77,18 +87,4 @@ export function nestRecords(
     if (node) setOwn(node, leaf, value)
   }
   return { value: root, skipped }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-// Path segments come from Redis keys, so `__proto__` or `constructor` are
-// just names: read and write own properties only, never the prototype chain.
-function ownValue(node: JsonObject, name: string): unknown {
-  return Object.hasOwn(node, name) ? node[name] : undefined
-}
-
-function setOwn(node: JsonObject, name: string, value: unknown): void {
-  Object.defineProperty(node, name, { value, enumerable: true, writable: true, configurable: true })
 }

@@ -1,7 +1,7 @@
 import { notFound } from '../http/errors'
-import { keyToPath, kindPrefix, pathToKey } from '../store'
+import { keyToPath, pathToKey } from '../store'
 import type { Store } from '../store'
-import { jsonRecord, readUnder, skip } from './records'
+import { jsonRecord, readKind, unusable } from './records'
 import type { ExtensionRecord, Listing } from './types'
 import { validateExtension } from './validators.generated'
 
@@ -16,8 +16,9 @@ export interface Extension {
   record: ExtensionRecord
 }
 
+/** Every prompt extension, in key order. */
 export async function listExtensions(store: Store): Promise<Listing<Extension>> {
-  const { records, skipped } = await readUnder(store, kindPrefix('extensions'), decodeExtension)
+  const { records, skipped } = await readKind(store, 'extensions', decodeExtension)
   const items = records
     .filter(({ value }) => value.extensionType === PROMPT_EXTENSION)
     .map(({ key, value }) => ({ id: keyToPath('extensions', key), key, record: value }))
@@ -39,10 +40,7 @@ export async function getExtension(store: Store, id: string): Promise<Extension>
 export function asPromptExtension(id: string, key: string, raw: string | null): Extension | string {
   if (raw === null) return 'does not exist'
   const decoded = decodeExtension(raw)
-  if (!decoded.ok) {
-    skip(key, decoded.reason)
-    return `is stored at ${key} but ${decoded.reason}`
-  }
+  if (!decoded.ok) return unusable(key, decoded.reason)
   if (decoded.value.extensionType !== PROMPT_EXTENSION) {
     return `is not a prompt extension (extensionType '${decoded.value.extensionType}')`
   }

@@ -1,3 +1,4 @@
+import { isObject, setOwn } from '../json'
 import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
 
 /**
@@ -29,9 +30,9 @@ function fromList(entries: ParameterEntry[]): ParametersSchema {
   const required: string[] = []
   for (const { name, type, required: isRequired, ...rest } of entries) {
     const schema: JsonSchema = { ...rest }
-    const jsonType = type === undefined ? undefined : TYPE_ALIASES[type.toLowerCase()]
-    if (jsonType) schema.type = jsonType
-    properties[name] = schema
+    const alias = type?.toLowerCase()
+    if (alias !== undefined && Object.hasOwn(TYPE_ALIASES, alias)) schema.type = TYPE_ALIASES[alias]
+    setOwn(properties, name, schema)
     if (isRequired) required.push(name)
   }
   return objectSchema(properties, required)
@@ -39,7 +40,7 @@ function fromList(entries: ParameterEntry[]): ParametersSchema {
 
 function fromJsonSchema(input: JsonSchema): ParametersSchema {
   const { $schema: _draft, properties, required, ...rest } = input
-  const hoisted = hoistRequired(isRecord(properties) ? properties : {})
+  const hoisted = hoistRequired(isObject(properties) ? properties : {})
   const listed = Array.isArray(required) ? required.map(String) : []
   return { ...rest, ...objectSchema(hoisted.properties, [...listed, ...hoisted.required]) }
 }
@@ -54,12 +55,12 @@ function hoistRequired(properties: Record<string, unknown>) {
   const out: Record<string, JsonSchema | boolean> = {}
   const required: string[] = []
   for (const [name, schema] of Object.entries(properties)) {
-    if (isRecord(schema) && typeof schema.required === 'boolean') {
+    if (isObject(schema) && typeof schema.required === 'boolean') {
       const { required: isRequired, ...rest } = schema
       if (isRequired) required.push(name)
-      out[name] = rest
+      setOwn(out, name, rest)
     } else {
-      out[name] = isRecord(schema) || typeof schema === 'boolean' ? schema : {}
+      setOwn(out, name, isObject(schema) || typeof schema === 'boolean' ? schema : {})
     }
   }
   return { properties: out, required }
@@ -67,10 +68,6 @@ function hoistRequired(properties: Record<string, unknown>) {
 
 function objectSchema(properties: Record<string, JsonSchema | boolean>, required: string[]): ParametersSchema {
   return { type: 'object', properties, required: [...new Set(required)] }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

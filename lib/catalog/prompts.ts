@@ -1,9 +1,9 @@
 import { notFound } from '../http/errors'
-import { keyToPath, kindPrefix, pathToKey } from '../store'
+import { keyToPath, pathToKey } from '../store'
 import type { Store } from '../store'
 import { asPromptExtension, listExtensions } from './extensions'
 import type { Extension } from './extensions'
-import { jsonRecord, readUnder, skip } from './records'
+import { jsonRecord, readKind, skip, unusable } from './records'
 import type { Listing, PromptRecord, Skip } from './types'
 import { validatePrompt } from './validators.generated'
 
@@ -30,22 +30,26 @@ export function promptKind(prompt: Prompt): PromptKind {
  * Every prompt: those contributed by prompt extensions, then those stored
  * directly under shenma:templates:, which override an extension's prompt of
  * the same id. A direct record that fails validation overrides nothing.
+ * Two extensions can contribute one id (extension `a`'s prompt `b.c` and
+ * extension `a.b`'s prompt `c`): the shorter extension id keeps it, as in
+ * getPrompt, and the other is skipped.
  */
 export async function listPrompts(store: Store): Promise<Listing<Prompt>> {
-  const [extensions, direct] = await Promise.all([
-    listExtensions(store),
-    readUnder(store, kindPrefix('templates'), decodePrompt),
-  ])
+  const [extensions, direct] = await Promise.all([listExtensions(store), readKind(store, 'templates', decodePrompt)])
   const byId = new Map<string, Prompt>()
   const skipped: Skip[] = [...extensions.skipped, ...direct.skipped]
   for (const extension of extensions.items) {
-    for (const prompt of contributedPrompts(extension, skipped)) byId.set(prompt.id, prompt)
+    for (const prompt of contributedPrompts(extension, skipped)) {
+      const holder = byId.get(prompt.id)
+      if (holder) skipped.push(skip(prompt.key, `contributes prompt id '${prompt.id}', already taken by ${holder.key}`))
+      else byId.set(prompt.id, prompt)
+    }
   }
   for (const { key, value } of direct.records) {
     const id = keyToPath('templates', key)
     byId.set(id, { id, origin: 'direct', key, record: value })
   }
-  const items = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const items = [...byId.keys()].sort().map((id) => byId.get(id) as Prompt)
   return { items, skipped }
 }
 
@@ -59,21 +63,24 @@ export async function getPrompt(store: Store, id: string): Promise<Prompt> {
   const splits = extensionSplits(id)
   const raws = await store.values([directKey, ...splits.map((s) => s.key)])
 
-  let unusable: string | undefined
+  let why: string | undefined
   const direct = raws[0] ?? null
   if (direct !== null) {
     const decoded = decodePrompt(direct)
     if (decoded.ok) return { id, origin: 'direct', key: directKey, record: decoded.value }
-    unusable = `is stored at ${directKey} but ${decoded.reason}`
-    skip(directKey, decoded.reason)
+    why = unusable(directKey, decoded.reason)
   }
   for (const [i, split] of splits.entries()) {
-    const extension = asPromptExtension(split.extensionId, split.key, raws[i + 1] ?? null)
-    if (typeof extension === 'string') continue
+    const raw = raws[i + 1] ?? null
+    const extension = asPromptExtension(split.extensionId, split.key, raw)
+    if (typeof extension === 'string') {
+      if (raw !== null) why ??= `belongs to extension '${split.extensionId}', which ${extension}`
+      continue
+    }
     const prompt = contributedPrompts(extension, []).find((p) => p.id === id)
     if (prompt) return prompt
   }
-  throw notFound('prompt', id, unusable)
+  throw notFound('prompt', id, why)
 }
 
 /** The prompts an extension contributes; a second prompt of the same name is skipped. */

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv'
 import { log } from '../log'
-import type { Store } from '../store'
+import { keyToPath, kindPrefix, pathToKey } from '../store'
+import type { Kind, Store } from '../store'
 import { explainInvalid } from './validate'
 import type { Skip } from './types'
 
@@ -42,8 +43,15 @@ export const environValue: Decoder<unknown> = (raw) => {
   }
 }
 
+/**
+ * V8's parse errors quote the text around the fault, and a value may hold
+ * secrets or conversation history: keep only where the fault is.
+ */
 function notJson(e: unknown): string {
-  return `is not valid JSON (${e instanceof Error ? e.message : String(e)})`
+  const message = e instanceof Error ? e.message : String(e)
+  const at = /position (\d+)/.exec(message)
+  if (at) return `is not valid JSON (error at position ${at[1]})`
+  return /end of JSON input/.test(message) ? 'is not valid JSON (it ends early)' : 'is not valid JSON'
 }
 
 /** Logs a skipped record and returns it for the answer's `skipped` list. */
@@ -52,22 +60,49 @@ export function skip(key: string, reason: string): Skip {
   return { key, reason }
 }
 
+/** Words why a record found on a lookup by id cannot be served, to follow "tool 'id' ...". */
+export function storedBut(key: string, reason: string): string {
+  return `is stored at ${key} but ${reason}`
+}
+
+/** storedBut, for a record first found unusable here: also logged as skipped. */
+export function unusable(key: string, reason: string): string {
+  skip(key, reason)
+  return storedBut(key, reason)
+}
+
+/**
+ * The keys of a kind whose ids name them: a `.` inside a key segment would
+ * make its id (`:` written as `.`) name another key, so such keys are
+ * skipped. Tool ids are looked up by listing, so any tool key will do.
+ */
+export function addressable(kind: Kind, keys: readonly string[]): { keys: string[]; skipped: Skip[] } {
+  const out: string[] = []
+  const skipped: Skip[] = []
+  for (const key of keys) {
+    if (kind === 'tools' || pathToKey(kind, keyToPath(kind, key)) === key) out.push(key)
+    else skipped.push(skip(key, "has a '.' inside a key segment, so no id can name it"))
+  }
+  return { keys: out, skipped }
+}
+
 export interface KeyedRecord<T> {
   key: string
   value: T
 }
 
 /**
- * Every record under `prefix`: one SCAN walk for the keys, then batched reads
- * of the values. Records that do not decode are skipped and logged.
+ * Every record of a kind: one SCAN walk for the keys, then batched reads of
+ * the values. Records that do not decode are skipped and logged.
  */
-export async function readUnder<T>(
+export async function readKind<T>(
   store: Store,
-  prefix: string,
+  kind: Kind,
   decoder: Decoder<T>,
 ): Promise<{ records: KeyedRecord<T>[]; skipped: Skip[] }> {
-  const keys = await store.keys(prefix)
-  return decodeAll(keys, await store.values(keys), decoder)
+  const { keys, skipped } = addressable(kind, await store.keys(kindPrefix(kind)))
+  const decoded = decodeAll(keys, await store.values(keys), decoder)
+  return { records: decoded.records, skipped: [...skipped, ...decoded.skipped] }
 }
 
 export function decodeAll<T>(

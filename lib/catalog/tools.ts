@@ -1,8 +1,8 @@
 import { notFound } from '../http/errors'
-import { keyToFunc, kindPrefix } from '../store'
+import { keyToFunc } from '../store'
 import type { Store } from '../store'
-import { jsonRecord, readUnder, skip } from './records'
-import type { Listing, Skip, ToolRecord } from './types'
+import { jsonRecord, readKind, skip, storedBut } from './records'
+import type { Listing, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
 
 export interface Tool {
@@ -17,17 +17,16 @@ export interface Tool {
  * both `a_b_c`): the first key in sorted order keeps the name and the other
  * is skipped, so a template function always means one tool.
  */
-export async function listTools(store: Store): Promise<Listing<Tool> & { invalid: Skip[] }> {
-  const { records, skipped } = await readUnder(store, kindPrefix('tools'), jsonRecord<ToolRecord>(validateTool))
+export async function listTools(store: Store): Promise<Listing<Tool>> {
+  const { records, skipped } = await readKind(store, 'tools', jsonRecord<ToolRecord>(validateTool))
   const byId = new Map<string, Tool>()
-  const conflicts: Skip[] = []
   for (const { key, value } of records) {
     const id = keyToFunc(key)
     const holder = byId.get(id)
-    if (holder) conflicts.push(skip(key, `its function name '${id}' is already taken by ${holder.key}`))
+    if (holder) skipped.push(skip(key, `its function name '${id}' is already taken by ${holder.key}`))
     else byId.set(id, { id, key, record: value })
   }
-  return { items: [...byId.values()], skipped: [...skipped, ...conflicts], invalid: skipped }
+  return { items: [...byId.values()], skipped }
 }
 
 /**
@@ -35,9 +34,9 @@ export async function listTools(store: Store): Promise<Listing<Tool> & { invalid
  * (underscores are ambiguous), so this reads the tool list, which is small.
  */
 export async function getTool(store: Store, id: string): Promise<Tool> {
-  const { items, invalid } = await listTools(store)
+  const { items, skipped } = await listTools(store)
   const tool = items.find((t) => t.id === id)
   if (tool) return tool
-  const bad = invalid.find((s) => keyToFunc(s.key) === id)
-  throw notFound('tool', id, bad && `is stored at ${bad.key} but ${bad.reason}`)
+  const bad = skipped.find((s) => keyToFunc(s.key) === id)
+  throw notFound('tool', id, bad && storedBut(bad.key, bad.reason))
 }

@@ -52,7 +52,3 @@ export class ServiceError extends Error {
 export function notFound(what: string, id: string, why?: string): ServiceError {
   return new ServiceError('NOT_FOUND', `${what} '${id}' ${why ?? 'does not exist'}`)
 }
-
-export function isServiceError(e: unknown): e is ServiceError {
-  return e instanceof ServiceError
-}

@@ -1,13 +1,13 @@
 import type { Env } from '../env'
 import { intVar } from '../env'
 import { ServiceError } from '../http/errors'
-import { log } from '../log'
+import { describeError, log } from '../log'
 import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
 import { UpstashStore } from './upstash'
 import type { Store } from './types'
 
-export type { RawRecord, Store, StoreKind } from './types'
+export type { Store, StoreKind } from './types'
 export { EmbeddedStore } from './embedded'
 export { UpstashStore } from './upstash'
 export * from './keys'
@@ -27,7 +27,12 @@ export function openStore(env: Env): Store {
   const url = env.UPSTASH_REDIS_REST_URL
   const token = env.UPSTASH_REDIS_REST_TOKEN
   if (url && token) {
-    return new UpstashStore({ url, token, timeoutMs: intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS) })
+    try {
+      return new UpstashStore({ url, token, timeoutMs: intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS) })
+    } catch (e) {
+      // A bad REDIS_TIMEOUT_MS, or a URL the client refuses: Redis cannot be reached as configured.
+      throw new ServiceError('STORE_UNAVAILABLE', `Redis is misconfigured: ${describeError(e)}`, { cause: e })
+    }
   }
   if (url || token) {
     const missing = url ? 'UPSTASH_REDIS_REST_TOKEN' : 'UPSTASH_REDIS_REST_URL'

@@ -12,9 +12,3 @@ export interface Store {
   /** The raw values of `keys`, in order; null where a key holds no string value. */
   values(keys: readonly string[]): Promise<(string | null)[]>
 }
-
-/** A key and its raw value, as read. */
-export interface RawRecord {
-  key: string
-  raw: string
-}

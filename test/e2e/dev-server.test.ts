@@ -2,8 +2,8 @@
 // machine with no Redis and no configuration serves the example catalogue.
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../support/ports'
 
 let dev: ChildProcess
 let base: string
@@ -14,15 +14,6 @@ const waiters: { pattern: RegExp; resolve: () => void }[] = []
 function outputMatching(pattern: RegExp): Promise<void> {
   if (pattern.test(output)) return Promise.resolve()
   return new Promise((resolve) => waiters.push({ pattern, resolve }))
-}
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 beforeAll(async () => {

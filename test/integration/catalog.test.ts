@@ -163,7 +163,7 @@ describe('tools', () => {
 })
 
 describe('methods and routes', () => {
-  it('answers 405 METHOD_NOT_ALLOWED with Allow on every known route, /health included', async () => {
+  it('answers 405 METHOD_NOT_ALLOWED with Allow on every known route', async () => {
     for (const path of [
       '/api/extensions',
       '/api/prompts/evaluator.evaluate_quality',

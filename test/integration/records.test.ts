@@ -1,5 +1,5 @@
 // What happens with records publishers got wrong, and with overrides.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import evaluator from '../../examples/extensions/evaluator.json'
 import lookupRef from '../../examples/tools/codebase/lookup_ref.json'
 import { freshRedis, get } from '../support/harness'
@@ -169,5 +169,82 @@ describe('tool names', () => {
     expect(body.skipped).toEqual([
       { key: 'shenma:tools:a_b:c', reason: "its function name 'a_b_c' is already taken by shenma:tools:a:b_c" },
     ])
+  })
+})
+
+describe('skips', () => {
+  it('are logged as one structured line each, with the key and the reason, and no part of the value', async () => {
+    await db.redis.set('shenma:tools:leaky', '{"name": "x", "token": "sk-live-SECRET"')
+    const warned = vi.spyOn(console, 'warn')
+    const { body } = await get(db.env, '/api/tools')
+    const lines = warned.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+    warned.mockRestore()
+    expect(lines).toEqual([
+      { level: 'warn', msg: 'record skipped', key: 'shenma:tools:leaky', reason: 'is not valid JSON (error at position 39)' },
+    ])
+    expect(JSON.stringify(body)).not.toContain('SECRET')
+  })
+
+  it('cover keys with a dot inside a segment, which no id could name', async () => {
+    await db.redis.mset({ 'shenma:environs:a.b:c': 1, 'shenma:environs:a:b': 2, 'shenma:extensions:x.y': evaluator })
+    expect((await get(db.env, '/api/environs')).body).toEqual({
+      status: 'success',
+      data: ['a.b'],
+      skipped: [{ key: 'shenma:environs:a.b:c', reason: "has a '.' inside a key segment, so no id can name it" }],
+    })
+    expect((await get(db.env, '/api/extensions')).body.skipped).toEqual([
+      { key: 'shenma:extensions:x.y', reason: "has a '.' inside a key segment, so no id can name it" },
+    ])
+  })
+})
+
+describe('a path and its parent', () => {
+  it('answer the same value: a variable with descendants merges them in', async () => {
+    await db.redis.mset({
+      'shenma:environs:model:default': { name: 'gpt', window: 8 },
+      'shenma:environs:model:default:window': 128,
+    })
+    const parent = await get(db.env, '/api/environs/model')
+    const child = await get(db.env, '/api/environs/model.default')
+    expect(child.body.data).toEqual({ name: 'gpt', window: 128 })
+    expect((parent.body.data as Record<string, unknown>).default).toEqual(child.body.data)
+  })
+
+  it('serve the descendants of a corrupt variable, reporting it', async () => {
+    await db.redis.mset({ 'shenma:environs:chat': '{oops', 'shenma:environs:chat:title': 'Hi' })
+    const { status, body } = await get(db.env, '/api/environs/chat')
+    expect(status).toBe(200)
+    expect(body.data).toEqual({ title: 'Hi' })
+    expect(body.skipped).toEqual([{ key: 'shenma:environs:chat', reason: 'is not valid JSON (error at position 1)' }])
+  })
+})
+
+describe('prompt ids', () => {
+  it('contributed by two extensions go to the shorter extension id, in the list and by id', async () => {
+    const withPrompt = (name: string, text: string) => ({
+      name: 'n',
+      version: '1',
+      extensionType: 'prompt',
+      contributes: { prompts: [{ name, prompt: text }] },
+    })
+    await db.redis.mset({
+      'shenma:extensions:a': withPrompt('b.c', 'from a'),
+      'shenma:extensions:a:b': withPrompt('c', 'from a.b'),
+    })
+    const list = await get(db.env, '/api/prompts')
+    expect((list.body.data as { id: string }[]).map((p) => p.id)).toEqual(['a.b.c'])
+    expect(list.body.skipped).toEqual([
+      { key: 'shenma:extensions:a:b', reason: "contributes prompt id 'a.b.c', already taken by shenma:extensions:a" },
+    ])
+    expect((await get(db.env, '/api/prompts/a.b.c')).body.data).toMatchObject({ prompt: 'from a' })
+  })
+
+  it('of a corrupt extension answer 404 naming the extension and the reason', async () => {
+    await db.redis.set('shenma:extensions:evaluator', '{"name": "evaluator"')
+    const { status, body } = await get(db.env, '/api/prompts/evaluator.evaluate_quality')
+    expect(status).toBe(404)
+    expect(body.message).toBe(
+      "prompt 'evaluator.evaluate_quality' belongs to extension 'evaluator', which is stored at shenma:extensions:evaluator but is not valid JSON (error at position 20)",
+    )
   })
 })

@@ -1,7 +1,7 @@
 // How the service reaches Redis: what it costs in HTTP requests, and what it
 // answers when Redis cannot be reached or is half configured.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freshRedis, get } from '../support/harness'
+import { call, freshRedis, get } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 
 describe('Redis requests', () => {
@@ -64,5 +64,56 @@ describe('an unreachable or misconfigured Redis', () => {
     const { status, body } = await get({ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' }, '/api/environs')
     expect(status).toBe(503)
     expect(body.message).toBe('Redis is half configured: UPSTASH_REDIS_REST_TOKEN is not set')
+  })
+})
+
+describe('listing costs', () => {
+  it('reads 300 tools and 300 extensions cold in at most 10 HTTP requests each', async () => {
+    const db = await freshRedis()
+    const records: Record<string, unknown> = {}
+    const tool = { name: 't', module: 'm', type: 'restful', restful: { url: '/t' }, description: 'd', parameters: {} }
+    for (let i = 0; i < 300; i++) {
+      records[`shenma:tools:m:t${i}`] = tool
+      records[`shenma:extensions:e${i}`] = { name: `e${i}`, version: '1', extensionType: 'prompt', contributes: {} }
+    }
+    await db.redis.mset(records)
+    for (const path of ['/api/tools', '/api/extensions']) {
+      await db.resetRequests()
+      const { body } = await get(db.env, path)
+      expect(body.data).toHaveLength(300)
+      expect(await db.requests()).toBeLessThanOrEqual(10)
+    }
+    await db.release()
+  })
+})
+
+describe('a Redis that stops answering', () => {
+  it('answers 503 STORE_UNAVAILABLE once REDIS_TIMEOUT_MS has passed', async () => {
+    const db = await freshRedis()
+    await db.stall(true)
+    const { status, body } = await get({ ...db.env, REDIS_TIMEOUT_MS: '50' }, '/api/extensions')
+    await db.stall(false)
+    await db.release()
+    expect(status).toBe(503)
+    expect(body.code).toBe('STORE_UNAVAILABLE')
+    expect(body.message).toMatch(/^Redis SCAN failed: .*(timed out|timeout|aborted)/i)
+  })
+})
+
+describe('a misconfigured Redis', () => {
+  it('answers 503 STORE_UNAVAILABLE for a bad REDIS_TIMEOUT_MS or URL, not 500', async () => {
+    const base = { UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1', UPSTASH_REDIS_REST_TOKEN: 't' }
+    const timeout = await get({ ...base, REDIS_TIMEOUT_MS: '2s' }, '/api/tools')
+    expect(timeout.status).toBe(503)
+    expect(timeout.body.message).toBe("Redis is misconfigured: REDIS_TIMEOUT_MS must be a positive integer, got '2s'")
+    const url = await get({ ...base, UPSTASH_REDIS_REST_URL: 'redis.example.com' }, '/api/tools')
+    expect(url.status).toBe(503)
+    expect(url.body.message).toMatch(/^Redis is misconfigured: /)
+  })
+
+  it('does not stand in the way of 404 and 405 answers', async () => {
+    const half = { UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' }
+    expect((await get(half, '/api/nothing')).status).toBe(404)
+    expect((await call(half, 'DELETE', '/api/tools')).status).toBe(405)
   })
 })

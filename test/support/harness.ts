@@ -14,6 +14,8 @@ export interface TestRedis {
   /** Upstash HTTP requests made with this database's token since the last reset. */
   requests(): Promise<number>
   resetRequests(): Promise<void>
+  /** While stalled, Redis takes requests and never answers them. */
+  stall(stalled: boolean): Promise<void>
   release(): Promise<void>
 }
 
@@ -33,6 +35,9 @@ export async function freshRedis(): Promise<TestRedis> {
     },
     async resetRequests() {
       await fetch(`${admin}/stats/reset`, { method: 'POST' })
+    },
+    async stall(stalled) {
+      await fetch(`${admin}/stall`, { method: stalled ? 'POST' : 'DELETE' })
     },
     async release() {
       await fetch(admin, { method: 'DELETE' })

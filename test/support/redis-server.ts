@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { constants } from 'node:fs'
 import { access } from 'node:fs/promises'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { delimiter, join } from 'node:path'
+import { freePort } from './ports'
 
 export interface RedisServer {
   port: number
@@ -106,17 +105,6 @@ function running(child: ChildProcess, port: number): RedisServer {
       await exited
     },
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close((error) => (error ? reject(error) : resolve(port)))
-    })
-  })
 }
 
 async function findOnPath(name: string): Promise<string | undefined> {

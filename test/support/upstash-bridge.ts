@@ -29,6 +29,8 @@ interface Database {
   db: number
   stats: BridgeStats
   client?: Redis
+  /** While set, Upstash requests with this token wait for it: a Redis that stopped answering. */
+  stall?: { until: Promise<void>; release: () => void }
 }
 
 // redis-server is started with --databases 256; 0 is left alone so that a
@@ -101,6 +103,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
   const free = async (token: string): Promise<unknown> => {
     const database = lookup(token)
     databases.delete(token)
+    database.stall?.release()
     await clientFor(database).callBuffer('FLUSHDB')
     await closeClient(database)
     return { ok: true }
@@ -118,6 +121,19 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
         lookup(token).stats = { requests: 0, commands: 0 }
         return { ok: true }
       }
+      if (method === 'POST' && sub === 'stall') {
+        const database = lookup(token)
+        let release = () => {}
+        const until = new Promise<void>((resolve) => (release = resolve))
+        database.stall ??= { until, release }
+        return { ok: true }
+      }
+      if (method === 'DELETE' && sub === 'stall') {
+        const database = lookup(token)
+        database.stall?.release()
+        database.stall = undefined
+        return { ok: true }
+      }
     }
     throw new HttpError(404, `no admin route ${method} ${path}`)
   }
@@ -126,6 +142,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     const database = databases.get(bearerToken(req) ?? '')
     if (!database) return [401, { error: 'Unauthorized' }]
     database.stats.requests++
+    await database.stall?.until
 
     if (req.method !== 'POST') throw new HttpError(405, `method ${req.method} is not allowed`)
     if (path !== '/' && path !== '/pipeline' && path !== '/multi-exec') {
@@ -204,6 +221,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       await closed
       const all = [...databases.values()]
       databases.clear()
+      for (const database of all) database.stall?.release()
       await Promise.all(all.map(closeClient))
     },
   }

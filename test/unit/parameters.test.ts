@@ -87,3 +87,21 @@ describe('normalizeParameters', () => {
     expect(withParameters('a, b')).toBe(false)
   })
 })
+
+describe('normalizeParameters with names from data', () => {
+  it('keeps parameters named like prototype members as plain properties', () => {
+    const schema = normalizeParameters([
+      { name: '__proto__', type: 'string', required: true },
+      { name: 'constructor', type: 'toString' },
+      { name: 'x', type: '__proto__' },
+    ])
+    expect(Object.keys(schema.properties)).toEqual(['__proto__', 'constructor', 'x'])
+    expect(Object.getOwnPropertyDescriptor(schema.properties, '__proto__')?.value).toEqual({ type: 'string' })
+    expect(schema.properties.constructor).toEqual({})
+    expect(schema.properties.x).toEqual({})
+    expect(schema.required).toEqual(['__proto__'])
+    expect(JSON.parse(JSON.stringify(normalizeParameters(JSON.parse('{"__proto__": {"type": "number"}}'))))).toEqual(
+      JSON.parse('{"type": "object", "properties": {"__proto__": {"type": "number"}}, "required": []}'),
+    )
+  })
+})
