@@ -1,0 +1,171 @@
+/**
+ * Go's text/template for Workers: parse once, execute many times, with
+ * functions that may return Promises.
+ *
+ *   const t = parse('greeting', 'Hello {{.name}}{{lookup .id}}', { functions: ['lookup'] })
+ *   await t.execute({ name: 'Ada', id: 7 }, { funcs: { lookup }, missingKey: 'error' })
+ *
+ * A Template is immutable and safe to share between concurrent executions;
+ * each execution keeps its own state.
+ */
+import { analyze } from './analysis'
+import type { Analysis } from './analysis'
+import { BUILTINS } from './builtins'
+import { ExecError, Run, State, joinPieces } from './exec'
+import type { MissingKey, TemplateFunction } from './exec'
+import { isPromise } from './maybe'
+import { ParseError, parseInto } from './parser'
+import type { Tree } from './parser'
+import type { Value } from './value'
+
+export { ExecError } from './exec'
+export type { MissingKey, TemplateFunction } from './exec'
+export { ParseError } from './parser'
+export type { Tree } from './parser'
+export type { Analysis, Path } from './analysis'
+export type { Value, ValueMap } from './value'
+
+export interface ParseOptions {
+  /**
+   * Names of the functions the caller will supply. A call to any other
+   * (builtins aside) is a parse error, as in Go. Omit to check at execution
+   * instead (Go's SkipFuncCheck).
+   */
+  functions?: Iterable<string>
+  /** More named templates, parsed into the same set, for {{template "name"}}. */
+  templates?: Readonly<Record<string, string>>
+  leftDelim?: string
+  rightDelim?: string
+}
+
+export interface ExecuteOptions {
+  funcs?: Readonly<Record<string, TemplateFunction>> | ReadonlyMap<string, TemplateFunction>
+  /** Go's missingkey option: `default` prints "<no value>", `zero` gives nil, `error` fails. Default: `default`. */
+  missingKey?: MissingKey
+  /** Aborts execution and stops waiting for pending calls; the execution rejects with the signal's reason. */
+  signal?: AbortSignal
+  /** Characters of output at most (default 4 MiB of characters). */
+  maxOutput?: number
+  /** Nested {{template}} calls at most (default 1000; Go's is 100000, beyond a JS stack). */
+  maxDepth?: number
+}
+
+const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
+const DEFAULT_MAX_DEPTH = 1000
+
+export class Template {
+  #analysis: Analysis | undefined
+
+  /** @internal Use parse(). */
+  constructor(
+    readonly name: string,
+    readonly trees: ReadonlyMap<string, Tree>,
+  ) {}
+
+  /** What the template reads and calls (computed once). */
+  get analysis(): Analysis {
+    this.#analysis ??= analyze(this.trees, this.name)
+    return this.#analysis
+  }
+
+  /** Renders the template with `data` (JSON values). Rejects with ExecError, or the signal's reason. */
+  async execute(data: unknown, options: ExecuteOptions = {}): Promise<string> {
+    const tree = this.trees.get(this.name)
+    if (!tree)
+      throw new ExecError(
+        this.name,
+        0,
+        0,
+        'incomplete or empty template',
+        `template: ${this.name}: "${this.name}" is an incomplete or empty template`,
+        0,
+      )
+    const funcs = options.funcs instanceof Map ? options.funcs : new Map(Object.entries(options.funcs ?? {}))
+    const signal = options.signal
+    const run = new Run(this.trees, {
+      funcs,
+      missingKey: options.missingKey ?? 'default',
+      signal,
+      maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
+      maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    })
+    // Go's reflect.ValueOf(nil) is the invalid value.
+    const root = (data ?? undefined) as Value
+    const out: (string | Promise<string>)[] = []
+    const state = new State(run, tree, [{ name: '$', value: root, wrapped: false }], 0, out)
+
+    let text: string | undefined
+    let failure: unknown
+    try {
+      const walked = state.walkList({ value: root, wrapped: false }, tree.root)
+      if (isPromise(walked)) await abortable(walked, signal)
+      const joined = joinPieces(out)
+      text = isPromise(joined) ? await abortable(joined, signal) : joined
+    } catch (e) {
+      failure = e
+    }
+    // Calls whose values nothing waited for: their failures are the execution's too.
+    if (run.inflight.length > 0) {
+      const settled = await abortable(Promise.allSettled(run.inflight), signal)
+      for (const r of settled) if (r.status === 'rejected') failure = first(failure, r.reason)
+    }
+    if (failure !== undefined) throw asError(failure, this.name, signal)
+    if ((text as string).length > run.options.maxOutput) {
+      throw state.error(undefined, `output exceeds the limit of ${run.options.maxOutput} characters`)
+    }
+    return text as string
+  }
+}
+
+/**
+ * Parses `text` as template `name`, with the templates it defines and any
+ * extra ones. Throws ParseError with Go's wording and the line.
+ */
+export function parse(name: string, text: string, options: ParseOptions = {}): Template {
+  const trees = new Map<string, Tree>()
+  let hasFunction: ((fn: string) => boolean) | undefined
+  if (options.functions) {
+    const known = new Set(options.functions)
+    hasFunction = (fn) => known.has(fn) || Object.hasOwn(BUILTINS, fn)
+  }
+  const parseOptions = { leftDelim: options.leftDelim, rightDelim: options.rightDelim, hasFunction }
+  for (const [extraName, extraText] of Object.entries(options.templates ?? {})) {
+    parseInto(trees, extraName, extraText, parseOptions)
+  }
+  parseInto(trees, name, text, parseOptions)
+  return new Template(name, trees)
+}
+
+/** Of two failures, the one Go would have met first: the earlier ExecError; anything else wins outright. */
+function first(a: unknown, b: unknown): unknown {
+  if (a === undefined) return b
+  if (!(a instanceof ExecError)) return a
+  if (!(b instanceof ExecError)) return b
+  return b.seq < a.seq ? b : a
+}
+
+function asError(e: unknown, name: string, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return signal.reason
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    return new ExecError(
+      name,
+      0,
+      0,
+      'the template recurses too deeply',
+      `template: ${name}: the template recurses too deeply`,
+      0,
+    )
+  }
+  return e
+}
+
+/** Waits for `p`, or rejects with the signal's reason as soon as it aborts. */
+function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}

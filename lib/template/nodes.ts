@@ -1,0 +1,230 @@
+/**
+ * The parse tree, as Go's text/template/parse defines it. Nodes are plain
+ * immutable objects tagged by `type`; every node carries `pos`, the UTF-16
+ * offset in its template's text where it starts. A parsed tree is shared by
+ * every execution, so nothing here is ever mutated after parsing.
+ */
+export type Node =
+  | ListNode
+  | TextNode
+  | CommentNode
+  | ActionNode
+  | BranchNode
+  | BreakNode
+  | ContinueNode
+  | TemplateNode
+  | PipeNode
+  | CommandNode
+  | ArgNode
+
+/** What can stand as an operand of a command. */
+export type ArgNode =
+  | IdentifierNode
+  | VariableNode
+  | DotNode
+  | NilNode
+  | FieldNode
+  | ChainNode
+  | BoolNode
+  | NumberNode
+  | StringNode
+  | PipeNode
+
+export interface ListNode {
+  readonly type: 'list'
+  readonly pos: number
+  readonly nodes: readonly Node[]
+}
+
+export interface TextNode {
+  readonly type: 'text'
+  readonly pos: number
+  readonly text: string
+}
+
+export interface CommentNode {
+  readonly type: 'comment'
+  readonly pos: number
+  readonly text: string
+}
+
+/** `{{pipeline}}`: a non-control action, such as a field evaluation. */
+export interface ActionNode {
+  readonly type: 'action'
+  readonly pos: number
+  readonly line: number
+  readonly pipe: PipeNode
+}
+
+/** `{{if}}`, `{{range}}` and `{{with}}`: a pipeline, a list, and an optional else list. */
+export interface BranchNode {
+  readonly type: 'if' | 'range' | 'with'
+  readonly pos: number
+  readonly line: number
+  readonly pipe: PipeNode
+  readonly list: ListNode
+  readonly elseList: ListNode | undefined
+}
+
+export interface BreakNode {
+  readonly type: 'break'
+  readonly pos: number
+  readonly line: number
+}
+
+export interface ContinueNode {
+  readonly type: 'continue'
+  readonly pos: number
+  readonly line: number
+}
+
+/** `{{template "name" pipeline}}`, and the call half of `{{block}}`. */
+export interface TemplateNode {
+  readonly type: 'template'
+  readonly pos: number
+  readonly line: number
+  readonly name: string
+  readonly pipe: PipeNode | undefined
+}
+
+/** `$x, $y := cmd | cmd`: optional declarations, then commands. */
+export interface PipeNode {
+  readonly type: 'pipe'
+  readonly pos: number
+  readonly line: number
+  /** `=` rather than `:=`. */
+  readonly isAssign: boolean
+  readonly decl: readonly VariableNode[]
+  readonly cmds: readonly CommandNode[]
+}
+
+/** Space-separated operands; the first may be a function to call with the rest. */
+export interface CommandNode {
+  readonly type: 'command'
+  readonly pos: number
+  readonly args: readonly ArgNode[]
+}
+
+/** A function name. */
+export interface IdentifierNode {
+  readonly type: 'identifier'
+  readonly pos: number
+  readonly ident: string
+}
+
+/** `$x` or `$x.field.chain`; ident[0] is the variable's name, with its `$`. */
+export interface VariableNode {
+  readonly type: 'variable'
+  readonly pos: number
+  readonly ident: readonly string[]
+}
+
+export interface DotNode {
+  readonly type: 'dot'
+  readonly pos: number
+}
+
+export interface NilNode {
+  readonly type: 'nil'
+  readonly pos: number
+}
+
+/** `.a.b.c`: field names without their dots. */
+export interface FieldNode {
+  readonly type: 'field'
+  readonly pos: number
+  readonly ident: readonly string[]
+}
+
+/** `(pipeline).a.b`: fields of a term that is not a field or variable. */
+export interface ChainNode {
+  readonly type: 'chain'
+  readonly pos: number
+  readonly node: ArgNode
+  readonly field: readonly string[]
+}
+
+export interface BoolNode {
+  readonly type: 'bool'
+  readonly pos: number
+  readonly value: boolean
+}
+
+/**
+ * A numeric constant, with every Go type it fits, as Go's NumberNode: `3`
+ * is an int (and a float), `3.5` only a float, `'a'` an int (a rune).
+ */
+export interface NumberNode {
+  readonly type: 'number'
+  readonly pos: number
+  readonly text: string
+  readonly isInt: boolean
+  readonly isUint: boolean
+  readonly isFloat: boolean
+  readonly isComplex: boolean
+  readonly int64: bigint
+  readonly uint64: bigint
+  readonly float64: number
+}
+
+export interface StringNode {
+  readonly type: 'string'
+  readonly pos: number
+  /** As written, quotes included. */
+  readonly quoted: string
+  readonly text: string
+}
+
+/**
+ * The node as Go's String() writes it: the `<...>` context of execution
+ * errors, and the pipelines of parse errors.
+ */
+export function nodeString(n: Node): string {
+  switch (n.type) {
+    case 'list':
+      return n.nodes.map(nodeString).join('')
+    case 'text':
+      return n.text
+    case 'comment':
+      return `{{${n.text}}}`
+    case 'action':
+      return `{{${nodeString(n.pipe)}}}`
+    case 'if':
+    case 'range':
+    case 'with': {
+      const otherwise = n.elseList ? `{{else}}${nodeString(n.elseList)}` : ''
+      return `{{${n.type} ${nodeString(n.pipe)}}}${nodeString(n.list)}${otherwise}{{end}}`
+    }
+    case 'break':
+    case 'continue':
+      return `{{${n.type}}}`
+    case 'template':
+      return `{{template ${JSON.stringify(n.name)}${n.pipe ? ` ${nodeString(n.pipe)}` : ''}}}`
+    case 'pipe': {
+      const decl = n.decl.length > 0 ? `${n.decl.map(nodeString).join(', ')} := ` : ''
+      return decl + n.cmds.map(nodeString).join(' | ')
+    }
+    case 'command':
+      return n.args.map((a) => (a.type === 'pipe' ? `(${nodeString(a)})` : nodeString(a))).join(' ')
+    case 'identifier':
+      return n.ident
+    case 'variable':
+      return n.ident.join('.')
+    case 'dot':
+      return '.'
+    case 'nil':
+      return 'nil'
+    case 'field':
+      return n.ident.map((f) => `.${f}`).join('')
+    case 'chain': {
+      const head = n.node.type === 'pipe' ? `(${nodeString(n.node)})` : nodeString(n.node)
+      return head + n.field.map((f) => `.${f}`).join('')
+    }
+    case 'bool':
+      return String(n.value)
+    case 'number':
+      return n.text
+    case 'string':
+      return n.quoted
+  }
+}
