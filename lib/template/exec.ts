@@ -366,7 +366,8 @@ export class State {
 
   #evalChainNode(dot: Slot, chain: ChainNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
     if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${nodeString(chain)}`)
-    const receiver = this.#evalArg(dot, chain.node, false)
+    // Go evaluates the receiver with no parameter type: a missing value stays missing, not nil.
+    const receiver = this.#evalArg(dot, chain.node, true)
     return this.#evalFieldChain(dot, { value: receiver, wrapped: false }, chain, chain.field, args, final)
   }
 

@@ -14,7 +14,7 @@ import { BUILTINS } from './builtins'
 import { ExecError, Run, State, joinPieces } from './exec'
 import type { MissingKey, TemplateFunction } from './exec'
 import { isPromise } from './maybe'
-import { ParseError, parseInto } from './parser'
+import { ParseError, isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
 
@@ -129,11 +129,21 @@ export function parse(name: string, text: string, options: ParseOptions = {}): T
     hasFunction = (fn) => known.has(fn) || Object.hasOwn(BUILTINS, fn)
   }
   const parseOptions = { leftDelim: options.leftDelim, rightDelim: options.rightDelim, hasFunction }
-  for (const [extraName, extraText] of Object.entries(options.templates ?? {})) {
-    parseInto(trees, extraName, extraText, parseOptions)
+  for (const [extraName, extraText] of [...Object.entries(options.templates ?? {}), [name, text] as const]) {
+    const parsed = new Map<string, Tree>()
+    parseInto(parsed, extraName, extraText, parseOptions)
+    for (const [treeName, tree] of parsed) associate(trees, treeName, tree)
   }
-  parseInto(trees, name, text, parseOptions)
   return new Template(name, trees)
+}
+
+/**
+ * Go's Template.associate: a later parse's definition replaces an earlier
+ * one of the same name, unless it is empty (only space and comments).
+ */
+function associate(trees: Map<string, Tree>, name: string, tree: Tree): void {
+  if (trees.has(name) && isEmptyTree(tree.root)) return
+  trees.set(name, tree)
 }
 
 /** Of two failures, the one Go would have met first: the earlier ExecError; anything else wins outright. */

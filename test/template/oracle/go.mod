@@ -1,0 +1,3 @@
+module oracle
+
+go 1.19

@@ -1,0 +1,213 @@
+// The differential suite: every case of test/template/cases.json, rendered by
+// our engine, against what real Go (test/template/golden.json, written by
+// test/template/oracle) rendered. Go is not needed to run it.
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { parse } from '../../../lib/template'
+import type { MissingKey, TemplateFunction, Value } from '../../../lib/template'
+import { sprint } from '../../../lib/template/fmt'
+import { typeName } from '../../../lib/template/value'
+
+interface Case {
+  name: string
+  template: string
+  data: unknown
+  options?: { missingkey?: MissingKey }
+  templates?: Record<string, string>
+  note?: string
+}
+
+interface GoResult {
+  name: string
+  output: string
+  error?: string
+  phase?: 'parse' | 'exec'
+}
+
+const read = (file: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../template/${file}`, import.meta.url), 'utf8'))
+const cases = read('cases.json') as Case[]
+const golden = read('golden.json') as { go: string; results: GoResult[] }
+
+/** Why a case may differ from Go 1.19; lib/template/README.md explains each. */
+const REASONS = {
+  numbers: 'an int constant and a JSON number (float64) compare by value, and a whole float64 indexes',
+  newerGo: 'a feature of a later Go than the oracle: range over an int (1.22), else with (1.23)',
+  complex: 'complex constants are not supported',
+  bytes: 'a \\x or octal escape above 0x7f is a code point, not a byte',
+  byteType: 'index of a string gives its byte as an int; %T says int, not uint8',
+  typedParams: 'Go converts constants to a Go function parameter type; JS functions take values as they are',
+} as const
+
+/**
+ * Cases where we differ from Go on purpose. Each entry is checked: the case
+ * must really differ, so the list cannot rot.
+ */
+const DELIBERATE: Readonly<Record<string, keyof typeof REASONS>> = {
+  'builtin/index array with JSON number': 'numbers',
+  'builtin/len compared with JSON number': 'numbers',
+  'builtin/slice with JSON number index': 'numbers',
+  'cmp/eq (index `x` 0) 120.0': 'numbers',
+  'cmp/eq .Ptr 1': 'numbers',
+  'cmp/eq .Three 3': 'numbers',
+  'cmp/eq .Three 3 3.0': 'numbers',
+  'cmp/eq 0x10 .Ufour': 'numbers',
+  'cmp/eq 1e2 100': 'numbers',
+  'cmp/eq 2 2.0': 'numbers',
+  'cmp/eq 3 .Three': 'numbers',
+  'cmp/lt -1.5 -1': 'numbers',
+  'cmp/lt .Three 4': 'numbers',
+  'cmp/lt 2 .Three': 'numbers',
+  'cmp/ne .Three 3': 'numbers',
+  'exec/bug18a': 'numbers',
+  'exec/slice with float field index': 'numbers',
+  'execerr/comparison incompatible': 'numbers',
+  'if/if on result of comparison error': 'numbers',
+  'js-pitfall/eq int constant with JSON number errors': 'numbers',
+  'js-pitfall/index of a JSON array with a JSON number: error': 'numbers',
+  'js-pitfall/len result compared with JSON number: error': 'numbers',
+  'js-pitfall/lt mixes int constant and JSON float: error': 'numbers',
+  'range/range element compared with constant': 'numbers',
+  'tmpl/recursion compare float with int constant': 'numbers',
+  'range/over int constant': 'newerGo',
+  'range/over int constant with var': 'newerGo',
+  'range/over int from len': 'newerGo',
+  'with/with else with': 'newerGo',
+  'with/with else with falls through': 'newerGo',
+  'cmp/eq 1+2i 1+2i': 'complex',
+  'cmp/eq 1+2i 1+3i': 'complex',
+  'const/complex': 'complex',
+  'exec/bug16j': 'complex',
+  'exec/ideal complex': 'complex',
+  'exec/if 0i': 'complex',
+  'exec/if 1.5i': 'complex',
+  'exec/printf complex': 'complex',
+  'exec/with 1.5i': 'complex',
+  'const/string escape \\xff is a byte': 'bytes',
+  'const/string escapes build UTF-8 from bytes': 'bytes',
+  'builtin/index string gives byte': 'byteType',
+  'const/exponent constant to int parameter': 'typedParams',
+  'const/float constant to int parameter': 'typedParams',
+  'exec/parens in pipeline': 'typedParams',
+  'exec/parens in pipeline %v': 'typedParams',
+}
+
+/**
+ * The test functions of test/template/oracle/main.go, with the same behaviour
+ * on the values JS can pass, arity included (JS functions check their own).
+ */
+const wrongType = (want: string, v: Value) => new Error(`wrong type for value; expected ${want}; got ${typeName(v)}`)
+function arity(name: string, want: number, args: unknown[], variadic = false): void {
+  if (variadic ? args.length < want : args.length !== want) {
+    throw new Error(`wrong number of args for ${name}: want ${variadic ? 'at least ' : ''}${want} got ${args.length}`)
+  }
+}
+const FUNCS: Record<string, TemplateFunction> = {
+  add: (...args) => {
+    arity('add', 2, args)
+    const [a, b] = args
+    for (const v of [a, b]) if (typeof v !== 'number' && typeof v !== 'bigint') throw wrongType('float64', v)
+    return Number(a) + Number(b)
+  },
+  echo: (...args) => {
+    arity('echo', 1, args)
+    return args[0]
+  },
+  join: (...args) => {
+    arity('join', 1, args, true)
+    const [sep, ...xs] = args
+    if (typeof sep !== 'string') throw wrongType('string', sep)
+    return xs.map((x) => sprint([x])).join(sep)
+  },
+  fail: (...args) => {
+    arity('fail', 1, args)
+    throw new Error(String(args[0]))
+  },
+  count: (...args) => {
+    arity('count', 1, args)
+    const [n] = args
+    if (typeof n !== 'bigint') throw wrongType('int', n)
+    return Array.from({ length: Math.max(0, Number(n)) }, (_, i) => i)
+  },
+  dict: (...kv) => {
+    if (kv.length % 2 !== 0) throw new Error(`dict: odd number of arguments: ${kv.length}`)
+    const out: Record<string, Value> = {}
+    for (let i = 0; i < kv.length; i += 2) {
+      const key = kv[i]
+      if (typeof key !== 'string') throw new Error(`dict: key at position ${i} is ${typeName(key)}, not string`)
+      Object.defineProperty(out, key, { value: kv[i + 1], enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  },
+  // strings.ToUpper maps rune by rune (simple case mapping): ß stays ß, where JS gives SS.
+  upper: (...args) => {
+    arity('upper', 1, args)
+    const [s] = args
+    if (typeof s !== 'string') throw wrongType('string', s)
+    return [...s].map((c) => (c.toUpperCase().length === c.length ? c.toUpperCase() : c)).join('')
+  },
+  zero: (...args) => {
+    arity('zero', 0, args)
+    return null
+  },
+}
+
+interface Outcome {
+  output?: string
+  error?: string
+  phase?: 'parse' | 'exec'
+}
+
+async function render(c: Case): Promise<Outcome> {
+  let template
+  try {
+    template = parse('tpl', c.template, { functions: Object.keys(FUNCS), templates: c.templates })
+  } catch (e) {
+    return { error: (e as Error).message, phase: 'parse' }
+  }
+  try {
+    return { output: await template.execute(c.data, { funcs: FUNCS, missingKey: c.options?.missingkey ?? 'default' }) }
+  } catch (e) {
+    return { error: (e as Error).message, phase: 'exec' }
+  }
+}
+
+describe(`the differential suite against ${golden.go}`, () => {
+  const goByName = new Map(golden.results.map((r) => [r.name, r]))
+
+  it('has Go results for exactly the cases', () => {
+    expect(golden.results.map((r) => r.name)).toEqual(cases.map((c) => c.name))
+  })
+
+  it('renders what Go renders, and fails where Go fails', async () => {
+    const differences: string[] = []
+    const deliberate = new Map<string, number>()
+    let sameMessage = 0
+    let failures = 0
+    for (const c of cases) {
+      const go = goByName.get(c.name) as GoResult
+      const ours = await render(c)
+      const listed = Object.hasOwn(DELIBERATE, c.name)
+      if (listed) deliberate.set(DELIBERATE[c.name] as string, (deliberate.get(DELIBERATE[c.name] as string) ?? 0) + 1)
+      const agree = go.error === undefined ? ours.output === go.output : ours.error !== undefined
+      if (go.error !== undefined && ours.error !== undefined) {
+        failures++
+        if (ours.error === go.error) sameMessage++
+      }
+      if (agree === listed) {
+        differences.push(
+          `${c.name}${listed ? ' (listed as deliberate, but agrees)' : ''}${c.note ? ` [${c.note}]` : ''}\n` +
+            `  template: ${JSON.stringify(c.template)}\n` +
+            `  go:   ${go.error === undefined ? JSON.stringify(go.output) : `error (${go.phase}) ${go.error}`}\n` +
+            `  ours: ${ours.error === undefined ? JSON.stringify(ours.output) : `error (${ours.phase}) ${ours.error}`}`,
+        )
+      }
+    }
+    console.log(
+      `differential: ${cases.length} cases, ${differences.length} unexpected differences; deliberate: ` +
+        `${[...deliberate].map(([reason, n]) => `${n} ${reason}`).join(', ')}; ` +
+        `${sameMessage} of ${failures} shared failures with Go's exact message`,
+    )
+    expect(differences, differences.join('\n')).toEqual([])
+  })
+})
