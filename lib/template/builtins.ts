@@ -19,6 +19,8 @@ export interface Builtin {
   readonly variadic: boolean
   /** Operands arrive as reflect.Values: missing stays undefined rather than becoming nil. */
   readonly raw: boolean
+  /** The first parameter is a Go string (printf's format): the executor checks it as Go converts it. */
+  readonly stringFirst?: boolean
   readonly call: (args: Value[]) => Value
 }
 
@@ -44,7 +46,7 @@ export const BUILTINS: Readonly<Record<string, Builtin>> = {
   slice: variadic(1, ([item, ...indexes]) => slice(item, indexes)),
   call: variadic(1, ([fn]) => call(fn)),
   print: variadic(0, (args) => sprint(args), false),
-  printf: variadic(1, ([format, ...args]) => printf(format, args), false),
+  printf: { ...variadic(1, ([format, ...args]) => sprintf(format as string, args), false), stringFirst: true },
   println: variadic(0, (args) => sprintln(args), false),
   html: variadic(0, (args) => htmlEscape(evalArgs(args)), false),
   js: variadic(0, (args) => jsEscape(evalArgs(args)), false),
@@ -62,14 +64,9 @@ function indirect(v: Value): Value {
   return v === null ? undefined : v
 }
 
-function printf(format: Value, args: Value[]): string {
-  if (typeof format !== 'string') throw new Error(`wrong type for value; expected string; got ${typeName(format)}`)
-  return sprintf(format, args)
-}
-
 function length(v: Value): bigint {
   if (v === null) throw new Error('len of nil pointer')
-  if (v === undefined) throw new Error('len of untyped nil')
+  if (v === undefined) throw new Error('reflect: call of reflect.Value.Type on zero Value')
   if (typeof v === 'string') return BigInt(utf8Length(v))
   if (Array.isArray(v)) return BigInt(v.length)
   if (isMap(v)) return BigInt(Object.keys(v).length)
@@ -178,13 +175,13 @@ function eq(a: Value, others: Value[]): boolean {
     } else {
       // Neither is a basic kind: nil, maps and slices.
       if (x !== undefined && y !== undefined && kindOf(x) !== kindOf(y)) {
-        throw new Error(`non-comparable types ${formatValue(x)}: ${typeName(x)}, ${typeName(y)}: ${formatValue(y)}`)
+        throw new Error(`non-comparable types ${sprintf('%s', [x])}: ${typeName(x)}, ${typeName(y)}: ${formatValue(y)}`)
       }
       if (x === undefined || y === undefined) {
         if (x === y) return true
         continue
       }
-      throw new Error(`non-comparable type ${formatValue(y)}: ${typeName(y)}`)
+      throw new Error(`non-comparable type ${sprintf('%s', [y])}: ${typeName(y)}`)
     }
   }
   return false

@@ -273,14 +273,19 @@ export class State {
         )
     } else if (typeof value === 'bigint') {
       // Go 1.22: range over an integer.
-      if (decl > 1) throw this.error(node, `can't use ${formatValue(value)} to iterate over more than one variable`)
+      if (decl > 1) {
+        throw this.error(
+          lastEvaluated(node.pipe),
+          `can't use ${formatValue(value)} to iterate over more than one variable`,
+        )
+      }
       if (value > 0n)
         return andThen(
           loop(0, Number(value), (i) => iteration(BigInt(i), BigInt(i), false)),
           done,
         )
     } else if (value !== undefined && !Array.isArray(value)) {
-      throw this.error(node, `range can't iterate over ${formatValue(value)}`)
+      throw this.error(lastEvaluated(node.pipe), `range can't iterate over ${formatValue(value)}`)
     }
     return node.elseList ? this.walkList(dot, node.elseList) : undefined
   }
@@ -332,7 +337,7 @@ export class State {
       case 'chain':
         return this.#evalChainNode(dot, first, cmd.args, final)
       case 'identifier':
-        return this.#evalFunction(dot, first, cmd.args, final)
+        return this.#evalFunction(dot, first, cmd, cmd.args, final)
       case 'pipe':
         this.#notAFunction(cmd.args, final)
         return this.#evalPipeline(dot, first)
@@ -428,12 +433,13 @@ export class State {
     throw this.error(node, `can't evaluate field ${name} in type ${typ}`, seq)
   }
 
-  #evalFunction(dot: Slot, node: IdentifierNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
+  /** A call: errors about the call itself are at the name; failures of the function, at the whole command. */
+  #evalFunction(dot: Slot, node: IdentifierNode, cmd: Node, args: readonly ArgNode[], final: Final): Maybe<Value> {
     const name = node.ident
     const user = this.run.options.funcs.get(name)
-    if (user) return this.#callUser(dot, node, name, user, args, final)
+    if (user) return this.#callUser(dot, cmd, name, user, args, final)
     const builtin = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
-    if (builtin) return this.#callBuiltin(dot, node, name, builtin, args, final)
+    if (builtin) return this.#callBuiltin(dot, node, cmd, name, builtin, args, final)
     throw this.error(node, `${sprintf('%q', [name])} is not a defined function`)
   }
 
@@ -448,7 +454,7 @@ export class State {
 
   #callUser(
     dot: Slot,
-    node: IdentifierNode,
+    node: Node,
     name: string,
     fn: TemplateFunction,
     args: readonly ArgNode[],
@@ -478,6 +484,7 @@ export class State {
   #callBuiltin(
     dot: Slot,
     node: IdentifierNode,
+    cmd: Node,
     name: string,
     builtin: Builtin,
     args: readonly ArgNode[],
@@ -495,12 +502,26 @@ export class State {
       throw this.error(node, `wrong number of args for ${name}: want ${builtin.arity} got ${given}`)
     }
     if (name === 'and' || name === 'or') return this.#andOr(dot, name === 'or', args, final)
+    const format = builtin.stringFirst ? (args[1] ?? node) : undefined
+    if (format && isConstant(format) && format.type !== 'string') {
+      throw this.error(
+        format,
+        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${nodeString(format)}`,
+      )
+    }
     const seq = this.#nextSeq()
     return allThen(this.#evalArgs(dot, args, final, builtin.raw), (argv) => {
+      if (format && typeof argv[0] !== 'string') {
+        const got =
+          argv[0] === null
+            ? 'invalid value; expected string'
+            : `wrong type for value; expected string; got ${typeName(argv[0])}`
+        throw this.error(format, got, seq)
+      }
       try {
         return builtin.call(argv)
       } catch (e) {
-        throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
+        throw this.error(cmd, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
       }
     })
   }
@@ -552,7 +573,7 @@ export class State {
         value = this.#evalPipeline(dot, n)
         break
       case 'identifier':
-        value = this.#evalFunction(dot, n, [n], NO_FINAL)
+        value = this.#evalFunction(dot, n, n, [n], NO_FINAL)
         break
       case 'chain':
         value = this.#evalChainNode(dot, n, [n], NO_FINAL)
@@ -566,6 +587,27 @@ export class State {
     }
     return raw ? value : andThen(value, nilForInterface)
   }
+}
+
+/**
+ * The node Go's executor last visited evaluating a pipeline (its `s.at`),
+ * where it reports errors found after evaluation, such as a range over a number.
+ */
+function lastEvaluated(pipe: PipeNode): Node {
+  const cmd = pipe.cmds[pipe.cmds.length - 1] as CommandNode
+  const first = cmd.args[0] as ArgNode
+  if (first.type !== 'identifier') return lastOfOperand(first)
+  return cmd.args.length > 1 ? lastOfOperand(cmd.args[cmd.args.length - 1] as ArgNode) : first
+}
+
+function lastOfOperand(arg: ArgNode): Node {
+  if (arg.type === 'pipe') return lastEvaluated(arg)
+  if (arg.type === 'chain') return arg.node.type === 'pipe' ? lastEvaluated(arg.node) : arg.node
+  return arg
+}
+
+function isConstant(n: Node): boolean {
+  return n.type === 'bool' || n.type === 'number' || n.type === 'nil' || n.type === 'string'
 }
 
 /** Go unwraps an interface{} after each command: a nil one becomes the invalid value. */

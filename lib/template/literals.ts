@@ -183,10 +183,15 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
     float64: 0,
   }
   if (isChar) {
-    const rune = BigInt(unquote(text).codePointAt(0) as number)
+    const { value, next } = unquoteChar(text, 1, "'")
+    if (text.slice(next) !== "'") throw new SyntaxError(`malformed character constant: ${text}`)
+    const rune = BigInt(value.codePointAt(0) as number)
     return { ...n, isInt: true, isUint: true, isFloat: true, int64: rune, uint64: rune, float64: Number(rune) }
   }
-  if (text.endsWith('i')) throw new SyntaxError(`complex constants are not supported: ${text}`)
+  // Imaginary constants (Go parses them as complex): refused, but only where Go would accept them.
+  if (/i$/.test(text) && (text.includes('+') || parseFloat64(text.slice(0, -1)) !== undefined)) {
+    throw new SyntaxError(`complex constants are not supported: ${text}`)
+  }
   const u = parseInteger(text, false)
   if (u !== undefined) Object.assign(n, { isUint: true, uint64: u })
   const i = parseInteger(text, true)
