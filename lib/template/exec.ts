@@ -31,6 +31,8 @@ import type {
   VariableNode,
 } from './nodes'
 import { nodeString } from './nodes'
+import { ExecError, lastEvaluated, location } from './errors'
+import { forkable } from './fork'
 import type { Tree } from './parser'
 import { isMap, isTrue, mapHas, sortedKeys, typeName } from './value'
 import type { Value } from './value'
@@ -48,22 +50,6 @@ export interface ExecOptions {
   maxOutput: number
   /** Nested {{template}} calls deeper than this are an error. */
   maxDepth: number
-}
-
-/** An execution failure, worded as Go words it: `template: NAME:LINE:COL: executing "NAME" at <...>: ...`. */
-export class ExecError extends Error {
-  override readonly name = 'ExecError'
-  constructor(
-    readonly templateName: string,
-    readonly line: number,
-    readonly column: number,
-    readonly detail: string,
-    message: string,
-    /** Execution order, so that the failure Go would have met first is the one reported. */
-    readonly seq: number,
-  ) {
-    super(message)
-  }
 }
 
 type Signal = 'break' | 'continue' | undefined
@@ -589,23 +575,6 @@ export class State {
   }
 }
 
-/**
- * The node Go's executor last visited evaluating a pipeline (its `s.at`),
- * where it reports errors found after evaluation, such as a range over a number.
- */
-function lastEvaluated(pipe: PipeNode): Node {
-  const cmd = pipe.cmds[pipe.cmds.length - 1] as CommandNode
-  const first = cmd.args[0] as ArgNode
-  if (first.type !== 'identifier') return lastOfOperand(first)
-  return cmd.args.length > 1 ? lastOfOperand(cmd.args[cmd.args.length - 1] as ArgNode) : first
-}
-
-function lastOfOperand(arg: ArgNode): Node {
-  if (arg.type === 'pipe') return lastEvaluated(arg)
-  if (arg.type === 'chain') return arg.node.type === 'pipe' ? lastEvaluated(arg.node) : arg.node
-  return arg
-}
-
 function isConstant(n: Node): boolean {
   return n.type === 'bool' || n.type === 'number' || n.type === 'nil' || n.type === 'string'
 }
@@ -636,58 +605,4 @@ function isThenable(v: unknown): v is PromiseLike<Value> {
 /** Joins output pieces, waiting for those still pending, in order. */
 export function joinPieces(pieces: readonly Piece[]): Maybe<string> {
   return pieces.some(isPromise) ? Promise.all(pieces).then((parts) => parts.join('')) : (pieces as string[]).join('')
-}
-
-/** Go's line and column of a position: the column counts UTF-8 bytes from the line's start. */
-export function location(text: string, pos: number): { line: number; column: number } {
-  let line = 1
-  let lineStart = 0
-  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
-    line++
-    lineStart = i + 1
-  }
-  return { line, column: utf8.encode(text.slice(lineStart, pos)).length }
-}
-
-const utf8 = new TextEncoder()
-
-const forkCache = new WeakMap<Node, boolean>()
-
-/**
- * Whether a branch can be rendered out of order: nothing in it assigns (`=`)
- * a variable, and no break or continue in it leaves it.
- */
-export function forkable(node: BranchNode): boolean {
-  let known = forkCache.get(node)
-  if (known === undefined) {
-    known = !assignsOrEscapes(node, false)
-    forkCache.set(node, known)
-  }
-  return known
-}
-
-function assignsOrEscapes(node: Node, inRange: boolean): boolean {
-  switch (node.type) {
-    case 'break':
-    case 'continue':
-      return !inRange
-    case 'action':
-      return node.pipe.isAssign
-    case 'list':
-      return node.nodes.some((n) => assignsOrEscapes(n, inRange))
-    case 'if':
-    case 'with':
-    case 'range': {
-      const nested = inRange || node.type === 'range'
-      return (
-        node.pipe.isAssign ||
-        assignsOrEscapes(node.list, nested) ||
-        (node.elseList !== undefined && assignsOrEscapes(node.elseList, inRange))
-      )
-    }
-    case 'template':
-      return node.pipe?.isAssign ?? false
-    default:
-      return false
-  }
 }
