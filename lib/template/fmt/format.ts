@@ -1,0 +1,246 @@
+/**
+ * The formatting of one operand once the verb is known (Go's fmt/format.go):
+ * padding, strings, integers and floats, under the current verb's flags.
+ */
+import { C, LDIGITS, UDIGITS } from './consts'
+import { formatFloat } from './ftoa'
+import { isPrint } from './isprint'
+import { canBackquote, quote, quoteRune } from './quote'
+import { isPairAt, MAX_RUNE, runeCount, utf8 } from './utf8'
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** fmt's fmt struct: the output buffer and the current verb's flags. */
+export class Formatter {
+  buf = ''
+
+  widPresent = false
+  precPresent = false
+  minus = false
+  plus = false
+  sharp = false
+  space = false
+  zero = false
+  plusV = false
+  sharpV = false
+  wid = 0
+  prec = 0
+
+  clearFlags(): void {
+    this.widPresent = false
+    this.precPresent = false
+    this.minus = false
+    this.plus = false
+    this.sharp = false
+    this.space = false
+    this.zero = false
+    this.plusV = false
+    this.sharpV = false
+    this.wid = 0
+    this.prec = 0
+  }
+
+  // ---- padding (format.go) ----
+
+  writePadding(n: number): void {
+    if (n <= 0) return
+    this.buf += (this.zero ? '0' : ' ').repeat(n)
+  }
+
+  /** Appends s padded to the width with spaces (or zeros), on the left or, with '-', on the right. */
+  pad(s: string): void {
+    if (!this.widPresent || this.wid === 0) {
+      this.buf += s
+      return
+    }
+    const width = this.wid - runeCount(s)
+    if (!this.minus) {
+      this.writePadding(width)
+      this.buf += s
+    } else {
+      this.buf += s
+      this.writePadding(width)
+    }
+  }
+
+  /** pad with the zero flag off. */
+  padSpaces(s: string): void {
+    const zero = this.zero
+    this.zero = false
+    this.pad(s)
+    this.zero = zero
+  }
+
+  // ---- strings ----
+
+  fmtS(s: string): void {
+    this.pad(this.truncate(s))
+  }
+
+  /** The precision limits a string's length in runes. */
+  truncate(s: string): string {
+    if (!this.precPresent) return s
+    let n = this.prec
+    for (let i = 0; i < s.length; i++) {
+      if (--n < 0) return s.slice(0, i)
+      if (isPairAt(s, i)) i++
+    }
+    return s
+  }
+
+  /** %x of a string: its UTF-8 bytes in hex; ' ' separates bytes, '#' adds 0x. */
+  fmtSx(s: string, upper: boolean): void {
+    const bytes = utf8(s)
+    let length = bytes.length
+    if (this.precPresent && this.prec < length) length = this.prec
+    let width = 2 * length
+    if (width > 0) {
+      if (this.space) {
+        if (this.sharp) width *= 2
+        width += length - 1
+      } else if (this.sharp) {
+        width += 2
+      }
+    } else {
+      if (this.widPresent) this.writePadding(this.wid)
+      return
+    }
+    if (this.widPresent && this.wid > width && !this.minus) this.writePadding(this.wid - width)
+    const digits = upper ? UDIGITS : LDIGITS
+    const prefix = upper ? '0X' : '0x'
+    let out = this.sharp ? prefix : ''
+    for (let i = 0; i < length; i++) {
+      if (this.space && i > 0) {
+        out += ' '
+        if (this.sharp) out += prefix
+      }
+      const c = bytes[i] as number
+      out += (digits[c >> 4] as string) + (digits[c & 0xf] as string)
+    }
+    this.buf += out
+    if (this.widPresent && this.wid > width && this.minus) this.writePadding(this.wid - width)
+  }
+
+  /** %q: a double-quoted Go string (ASCII only with '+'), or with '#' backquoted when possible. */
+  fmtQ(s: string): void {
+    s = this.truncate(s)
+    if (this.sharp && canBackquote(s)) {
+      this.pad('`' + s + '`')
+      return
+    }
+    this.pad(quote(s, this.plus))
+  }
+
+  // ---- integers ----
+
+  fmtInt(value: bigint, base: number, verb: number, upper: boolean): void {
+    const v = BigInt.asIntN(64, value)
+    const negative = v < 0n
+    const u = negative ? -v : v
+    let prec = 0
+    if (this.precPresent) {
+      prec = this.prec
+      // Precision 0 and value 0 print nothing but the padding.
+      if (prec === 0 && u === 0n) {
+        const zero = this.zero
+        this.zero = false
+        this.writePadding(this.wid)
+        this.zero = zero
+        return
+      }
+    } else if (this.zero && this.widPresent) {
+      prec = this.wid
+      if (negative || this.plus || this.space) prec-- // leave room for the sign
+    }
+    let s = u <= MAX_SAFE ? Number(u).toString(base) : u.toString(base)
+    if (upper) s = s.toUpperCase()
+    if (prec > s.length) s = '0'.repeat(prec - s.length) + s
+    if (this.sharp) {
+      if (base === 2) s = '0b' + s
+      else if (base === 8) {
+        if (s.charCodeAt(0) !== 0x30) s = '0' + s
+      } else if (base === 16) s = (upper ? '0X' : '0x') + s
+    }
+    if (verb === C.O) s = '0o' + s
+    if (negative) s = '-' + s
+    else if (this.plus) s = '+' + s
+    else if (this.space) s = ' ' + s
+    this.padSpaces(s)
+  }
+
+  fmtQc(c: bigint): void {
+    const r = c > MAX_RUNE ? 0xfffd : Number(c)
+    this.pad(quoteRune(r, this.plus))
+  }
+
+  /** %U: U+0078, or with '#' U+0078 'x' for a printable rune. */
+  fmtUnicode(u: bigint): void {
+    let prec = 4
+    if (this.precPresent && this.prec > 4) prec = this.prec
+    let s = u.toString(16).toUpperCase()
+    if (prec > s.length) s = '0'.repeat(prec - s.length) + s
+    s = 'U+' + s
+    if (this.sharp && u <= MAX_RUNE && isPrint(Number(u))) s += " '" + String.fromCodePoint(Number(u)) + "'"
+    this.padSpaces(s)
+  }
+
+  // ---- floats ----
+
+  fmtFloatPrec(v: number, verb: number, prec: number): void {
+    if (this.precPresent) prec = this.prec
+    // The number with a sign in front: '+' when strconv gives none.
+    let num = formatFloat(v, verb, prec)
+    const c0 = num.charCodeAt(0)
+    if (c0 !== 0x2d && c0 !== 0x2b) num = '+' + num
+    if (this.space && num.charCodeAt(0) === 0x2b && !this.plus) num = ' ' + num.slice(1)
+    // Infinities and NaN are not padded with zeros; NaN has no sign unless asked for.
+    const c1 = num.charCodeAt(1)
+    if (c1 === 0x49 || c1 === 0x4e) {
+      if (c1 === 0x4e && !this.space && !this.plus) num = num.slice(1)
+      this.padSpaces(num)
+      return
+    }
+    // '#' forces a decimal point and keeps trailing zeros.
+    if (this.sharp && verb !== C.b) {
+      let digits = 0
+      if (verb === C.v || verb === C.g || verb === C.G || verb === C.x) {
+        digits = prec
+        if (digits === -1) digits = 6
+      }
+      let tail = ''
+      let hasDecimalPoint = false
+      let sawNonzeroDigit = false
+      for (let i = 1; i < num.length; i++) {
+        const ch = num.charCodeAt(i)
+        if (ch === 0x2e) {
+          hasDecimalPoint = true
+        } else if (ch === 0x70 || ch === 0x50 || ((ch === 0x65 || ch === 0x45) && verb !== C.x && verb !== C.X)) {
+          tail = num.slice(i)
+          num = num.slice(0, i)
+          break
+        } else {
+          if (ch !== 0x30) sawNonzeroDigit = true
+          if (sawNonzeroDigit) digits--
+        }
+      }
+      if (!hasDecimalPoint) {
+        if (num.length === 2 && num.charCodeAt(1) === 0x30) digits--
+        num += '.'
+      }
+      if (digits > 0) num += '0'.repeat(digits)
+      num += tail
+    }
+    if (this.plus || num.charCodeAt(0) !== 0x2b) {
+      // Zero padding goes between the sign and the digits.
+      if (this.zero && this.widPresent && this.wid > num.length) {
+        this.buf += num[0]
+        this.writePadding(this.wid - num.length)
+        this.buf += num.slice(1)
+        return
+      }
+      this.pad(num)
+      return
+    }
+    this.pad(num.slice(1))
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * fmt.Sprint and fmt.Sprintln, and the printing of one operand by its type
+ * and verb (Go's fmt/print.go).
+ */
+import type { Value, ValueMap } from '../value'
+import { sortedKeys, typeName } from '../value'
+import { C } from './consts'
+import { Formatter } from './format'
+import { formatFloatV } from './ftoa'
+import { validRune } from './utf8'
+
+/** fmt.Sprint: the operands' default formats, with a space between two operands when neither is a string. */
+export function sprint(args: readonly Value[]): string {
+  const p = new Printer()
+  let prevString = false
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]
+    const isString = typeof arg === 'string'
+    if (i > 0 && !isString && !prevString) p.buf += ' '
+    if (isString) p.buf += arg
+    else p.printArg(arg, V)
+    prevString = isString
+  }
+  return p.buf
+}
+
+/** fmt.Sprintln: the operands' default formats, always separated by spaces, and a newline. */
+export function sprintln(args: readonly Value[]): string {
+  const p = new Printer()
+  for (let i = 0; i < args.length; i++) {
+    if (i > 0) p.buf += ' '
+    const arg = args[i]
+    if (typeof arg === 'string') p.buf += arg
+    else p.printArg(arg, V)
+  }
+  return p.buf + '\n'
+}
+
+/**
+ * fmt.Sprint(v) for one value (%v), as template output prints it. Undefined
+ * prints "<nil>" as in sprint; text/template itself prints "<no value>" for a
+ * missing value or a nil interface{} at the top of a pipeline, which is the
+ * caller's business.
+ */
+export function formatValue(v: Value): string {
+  switch (typeof v) {
+    case 'string':
+      return v
+    case 'number':
+      return formatFloatV(v)
+    case 'bigint':
+      return BigInt.asIntN(64, v).toString()
+    case 'boolean':
+      return v ? 'true' : 'false'
+    case 'undefined':
+      return NIL_ANGLE
+    default: {
+      if (v === null) return NIL_ANGLE
+      const p = new Printer()
+      p.printArg(v, V)
+      return p.buf
+    }
+  }
+}
+
+export const NIL_ANGLE = '<nil>'
+const V = 0x76 // 'v'
+
+/** fmt's pp struct: a Formatter that chooses, by the operand's type and the verb, how to print it. */
+export class Printer extends Formatter {
+  // ---- printing one operand (print.go) ----
+
+  printArg(arg: Value, verb: number): void {
+    if (arg === undefined || arg === null) {
+      if (verb === C.T || verb === C.v) this.pad(NIL_ANGLE)
+      else this.badVerb(verb, null)
+      return
+    }
+    if (verb === C.T) {
+      this.fmtS(typeName(arg))
+      return
+    }
+    if (verb === C.p) {
+      // Go prints a slice's or map's address, which has no meaning here.
+      this.badVerb(verb, arg)
+      return
+    }
+    this.printValue(arg, verb)
+  }
+
+  /** printValue for a non-nil value; the elements of slices and maps are interface{} values. */
+  printValue(v: Value, verb: number): void {
+    switch (typeof v) {
+      case 'boolean':
+        if (verb === C.t || verb === C.v) this.pad(v ? 'true' : 'false')
+        else this.badVerb(verb, v)
+        return
+      case 'number':
+        if (verb === C.v && !this.widPresent && !this.precPresent && !this.space && !this.plus && !this.sharp) {
+          this.buf += formatFloatV(v)
+        } else {
+          this.fmtFloat(v, verb)
+        }
+        return
+      case 'bigint':
+        if ((verb === C.v || verb === C.d) && !this.widPresent && !this.precPresent && !this.plus && !this.space) {
+          this.buf += BigInt.asIntN(64, v).toString()
+        } else {
+          this.fmtInteger(v, verb)
+        }
+        return
+      case 'string':
+        this.fmtString(v, verb)
+        return
+      case 'undefined':
+        this.printNested(v, verb)
+        return
+      default:
+        if (v === null) this.printNested(v, verb)
+        else if (Array.isArray(v)) this.printSlice(v, verb)
+        else this.printMap(v, verb)
+    }
+  }
+
+  /** An element of a slice or map: an interface{}, which prints "<nil>" (unpadded) when nil. */
+  printNested(v: Value, verb: number): void {
+    if (v === undefined || v === null) this.buf += this.sharpV ? 'interface {}(nil)' : NIL_ANGLE
+    else this.printValue(v, verb)
+  }
+
+  printSlice(a: readonly Value[], verb: number): void {
+    if (this.sharpV) {
+      this.buf += '[]interface {}{'
+      for (let i = 0; i < a.length; i++) {
+        if (i > 0) this.buf += ', '
+        this.printNested(a[i], verb)
+      }
+      this.buf += '}'
+    } else {
+      this.buf += '['
+      for (let i = 0; i < a.length; i++) {
+        if (i > 0) this.buf += ' '
+        this.printNested(a[i], verb)
+      }
+      this.buf += ']'
+    }
+  }
+
+  printMap(m: ValueMap, verb: number): void {
+    const keys = sortedKeys(m)
+    this.buf += this.sharpV ? 'map[string]interface {}{' : 'map['
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string
+      if (i > 0) this.buf += this.sharpV ? ', ' : ' '
+      this.fmtString(key, verb)
+      this.buf += ':'
+      this.printNested(m[key], verb)
+    }
+    this.buf += this.sharpV ? '}' : ']'
+  }
+
+  /** %!verb(type=value), the value printed with %v and the current flags; %!verb(<nil>) for nil. */
+  badVerb(verb: number, v: Value): void {
+    this.buf += '%!' + String.fromCodePoint(verb) + '('
+    if (v === undefined || v === null) {
+      this.buf += NIL_ANGLE
+    } else {
+      this.buf += typeName(v) + '='
+      this.printValue(v, C.v)
+    }
+    this.buf += ')'
+  }
+
+  fmtString(s: string, verb: number): void {
+    switch (verb) {
+      case C.v:
+        if (this.sharpV) this.fmtQ(s)
+        else this.fmtS(s)
+        return
+      case C.s:
+        this.fmtS(s)
+        return
+      case C.x:
+        this.fmtSx(s, false)
+        return
+      case C.X:
+        this.fmtSx(s, true)
+        return
+      case C.q:
+        this.fmtQ(s)
+        return
+      default:
+        this.badVerb(verb, s)
+    }
+  }
+
+  // ---- integers ----
+
+  fmtInteger(v: bigint, verb: number): void {
+    switch (verb) {
+      case C.v:
+      case C.d:
+        this.fmtInt(v, 10, verb, false)
+        return
+      case C.b:
+        this.fmtInt(v, 2, verb, false)
+        return
+      case C.o:
+      case C.O:
+        this.fmtInt(v, 8, verb, false)
+        return
+      case C.x:
+        this.fmtInt(v, 16, verb, false)
+        return
+      case C.X:
+        this.fmtInt(v, 16, verb, true)
+        return
+      case C.c:
+        this.pad(String.fromCodePoint(validRune(BigInt.asUintN(64, v))))
+        return
+      case C.q:
+        this.fmtQc(BigInt.asUintN(64, v))
+        return
+      case C.U:
+        this.fmtUnicode(BigInt.asUintN(64, v))
+        return
+      default:
+        this.badVerb(verb, v)
+    }
+  }
+
+  // ---- floats ----
+
+  fmtFloat(v: number, verb: number): void {
+    switch (verb) {
+      case C.v:
+        this.fmtFloatPrec(v, C.g, -1)
+        return
+      case C.b:
+      case C.g:
+      case C.G:
+      case C.x:
+      case C.X:
+        this.fmtFloatPrec(v, verb, -1)
+        return
+      case C.f:
+      case C.e:
+      case C.E:
+        this.fmtFloatPrec(v, verb, 6)
+        return
+      case C.F:
+        this.fmtFloatPrec(v, C.f, 6)
+        return
+      default:
+        this.badVerb(verb, v)
+    }
+  }
+}

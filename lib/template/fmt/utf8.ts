@@ -1,0 +1,54 @@
+/** Runes in JavaScript strings, as Go's unicode/utf8 sees them. */
+
+export const MAX_RUNE = 0x10ffffn
+
+/** Whether s[i] and s[i+1] are a surrogate pair (one rune; a lone surrogate is one U+FFFD rune, as Go sees it). */
+export function isPairAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i)
+  if (c < 0xd800 || c > 0xdbff) return false
+  const d = s.charCodeAt(i + 1)
+  return d >= 0xdc00 && d <= 0xdfff
+}
+
+/** The number of runes (code points) in s. */
+export function runeCount(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    if (isPairAt(s, i)) {
+      n--
+      i++
+    }
+  }
+  return n
+}
+
+/** The UTF-8 bytes of s; a lone surrogate is U+FFFD, as encoding/json would have made it. */
+export function utf8(s: string): number[] {
+  const out: number[] = []
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i)
+    if (c < 0x80) {
+      out.push(c)
+      continue
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      if (isPairAt(s, i)) {
+        c = s.codePointAt(i) as number
+        i++
+      } else {
+        c = 0xfffd
+      }
+    }
+    if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 0x3f))
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f))
+    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 0x3f), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f))
+  }
+  return out
+}
+
+/** A rune as utf8.EncodeRune writes it: U+FFFD for surrogates and values above U+10FFFF. */
+export function validRune(c: bigint): number {
+  if (c > MAX_RUNE) return 0xfffd
+  const r = Number(c)
+  return r >= 0xd800 && r <= 0xdfff ? 0xfffd : r
+}
