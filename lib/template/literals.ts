@@ -157,6 +157,13 @@ function parseFloat64(text: string): number | undefined {
   return Number.isFinite(value) ? value : undefined
 }
 
+/**
+ * What the lexer's first scanNumber takes of a number item: when a sign
+ * follows it, the item is a complex constant (the lexer's itemComplex).
+ */
+const realPart =
+  /^[+-]?(?:0[xX][0-9a-fA-F_]*(?:\.[0-9a-fA-F_]*)?(?:[pP][+-]?[0-9_]*)?|0[oO][0-7_]*(?:\.[0-7_]*)?|0[bB][01_]*(?:\.[01_]*)?|[0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9_]*)?)i?/
+
 export interface NumberValue {
   isInt: boolean
   isUint: boolean
@@ -188,8 +195,10 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
     const rune = BigInt(value.codePointAt(0) as number)
     return { ...n, isInt: true, isUint: true, isFloat: true, int64: rune, uint64: rune, float64: Number(rune) }
   }
-  // Imaginary constants (Go parses them as complex): refused, but only where Go would accept them.
-  if (/i$/.test(text) && (text.includes('+') || parseFloat64(text.slice(0, -1)) !== undefined)) {
+  // Complex constants (1+2i, Go's itemComplex) and imaginary ones (Go parses them as complex): refused,
+  // but only where Go takes them for such; "1e+i" is an illegal number there.
+  const complex = /[+-]/.test(text.charAt(realPart.exec(text)?.[0].length ?? 0))
+  if (text.endsWith('i') && (complex || parseFloat64(text.slice(0, -1)) !== undefined)) {
     throw new SyntaxError(`complex constants are not supported: ${text}`)
   }
   const u = parseInteger(text, false)

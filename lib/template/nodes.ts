@@ -4,6 +4,8 @@
  * offset in its template's text where it starts. A parsed tree is shared by
  * every execution, so nothing here is ever mutated after parsing.
  */
+import { quote } from './fmt'
+
 export type Node =
   | ListNode
   | TextNode
@@ -199,7 +201,7 @@ export function nodeString(n: Node): string {
     case 'continue':
       return `{{${n.type}}}`
     case 'template':
-      return `{{template ${JSON.stringify(n.name)}${n.pipe ? ` ${nodeString(n.pipe)}` : ''}}}`
+      return `{{template ${quote(n.name)}${n.pipe ? ` ${nodeString(n.pipe)}` : ''}}}`
     case 'pipe': {
       const decl = n.decl.length > 0 ? `${n.decl.map(nodeString).join(', ')} := ` : ''
       return decl + n.cmds.map(nodeString).join(' | ')

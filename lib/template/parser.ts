@@ -524,9 +524,12 @@ class Parser {
     const token = this.#nextNonSpace()
     const name = this.#parseTemplateName(token, context)
     const pipe = this.#pipeline(context, ItemType.RightDelim)
+    // Go reports a wrong end of the body from the enclosing tree, whose last token is the block's right delim.
+    const line = this.#token[0]?.line ?? 0
     this.#define(name, () => {
       const [root, end] = this.#itemList()
-      if (end.type !== 'end') this.#errorf(`unexpected ${controlString(end)} in ${context}`)
+      if (end.type !== 'end')
+        throw new ParseError(this.parseName, line, `unexpected ${controlString(end)} in ${context}`)
       this.#add(name, root)
     })
     return { type: 'template', pos: token.pos, line: token.line, name, pipe }
@@ -709,7 +712,8 @@ export function isEmptyTree(n: Node): boolean {
     case 'list':
       return n.nodes.every(isEmptyTree)
     case 'text':
-      return n.text.trim() === ''
+      // bytes.TrimSpace trims unicode.IsSpace, which is not JS's trim(): U+0085 is a space, U+FEFF is not.
+      return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(n.text)
     default:
       return false
   }

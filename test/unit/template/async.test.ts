@@ -13,10 +13,12 @@ function controlled() {
     new Promise<Value>((resolve, reject) => {
       active++
       maxActive = Math.max(maxActive, active)
-      const settle = <T>(f: (x: T) => void) => (x: T) => {
-        active--
-        f(x)
-      }
+      const settle =
+        <T>(f: (x: T) => void) =>
+        (x: T) => {
+          active--
+          f(x)
+        }
       calls.push({ args, resolve: settle(resolve), reject: settle(reject) })
     })
   return {
@@ -184,7 +186,10 @@ describe('cancellation and limits', () => {
 
 describe('JavaScript internals', () => {
   it('are missing keys, never values', async () => {
-    const t = parse('t', '{{.constructor}}|{{.constructor.constructor}}|{{.__proto__}}|{{.toString}}|{{.hasOwnProperty}}')
+    const t = parse(
+      't',
+      '{{.constructor}}|{{.constructor.constructor}}|{{.__proto__}}|{{.toString}}|{{.hasOwnProperty}}',
+    )
     expect(await t.execute({})).toBe('<no value>|<no value>|<no value>|<no value>|<no value>')
     await expect(t.execute({}, { missingKey: 'error' })).rejects.toThrow('map has no entry for key "constructor"')
     const idx = parse('t', '{{index . "__proto__"}}|{{index . "constructor"}}|{{len .}}')
@@ -200,8 +205,7 @@ describe('JavaScript internals', () => {
 })
 
 describe('static analysis', () => {
-  const analysis = (text: string, templates?: Record<string, string>) =>
-    parse('t', text, { templates }).analysis
+  const analysis = (text: string, templates?: Record<string, string>) => parse('t', text, { templates }).analysis
 
   it('lists the root paths a template reads, minimal, and the functions it calls', () => {
     expect(analysis('{{.vscode.rules}} {{.args.x}} {{if .a.b}}{{.a.b.c}}{{end}} {{lookup .q "k"}}')).toEqual({
