@@ -1,0 +1,109 @@
+/**
+ * Measures how fast lib/template renders the prompt templates in
+ * bench/templates, the same way bench/go/main.go measures Go's text/template.
+ * bench/run.mjs bundles this file with esbuild and runs it:
+ *
+ *   node engine.mjs [--dir bench/templates] [--budget 300] [--runs 5] [--only name,name]
+ *
+ * For each NAME.tmpl with its NAME.json, it parses the template once (as
+ * parse(NAME, text)) and decodes the data once (JSON.parse), then executes it
+ * over and over: one untimed warm-up run, then --runs timed runs of --budget
+ * milliseconds each. A run's rate is renders divided by the elapsed time; the
+ * result is the median run. It prints, on stdout:
+ *
+ *   {"node": "v20.x", "results": {"NAME": {"rendersPerSec": 12345.6, "output": "..."}}}
+ *
+ * A template that fails to parse or execute is reported on stderr with a
+ * non-zero exit status.
+ */
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { parse } from '../lib/template/index'
+import type { Template } from '../lib/template/index'
+
+interface Result {
+  rendersPerSec: number
+  output: string
+}
+
+interface Report {
+  node: string
+  results: Record<string, Result>
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string', default: 'bench/templates' },
+      budget: { type: 'string', default: '300' },
+      runs: { type: 'string', default: '5' },
+      only: { type: 'string', default: '' },
+    },
+  })
+  const dir = values.dir ?? 'bench/templates'
+  const budget = positive('budget', values.budget)
+  const runs = positive('runs', values.runs)
+  const report: Report = { node: process.version, results: {} }
+  for (const name of templateNames(dir, values.only ?? '')) {
+    try {
+      report.results[name] = await benchOne(dir, name, budget, runs)
+    } catch (e) {
+      throw new Error(`${name}: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  process.stdout.write(JSON.stringify(report) + '\n')
+}
+
+function positive(flag: string, text: string | undefined): number {
+  const n = Number(text)
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} must be a positive number, not ${text}`)
+  return n
+}
+
+function templateNames(dir: string, only: string): string[] {
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith('.tmpl'))
+    .map((f) => f.slice(0, -'.tmpl'.length))
+    .sort()
+  if (names.length === 0) throw new Error(`no templates in ${dir}`)
+  if (only === '') return names
+  const picked = only.split(',')
+  for (const name of picked) if (!names.includes(name)) throw new Error(`no template named "${name}" in ${dir}`)
+  return picked
+}
+
+async function benchOne(dir: string, name: string, budget: number, runs: number): Promise<Result> {
+  const text = readFileSync(join(dir, `${name}.tmpl`), 'utf8')
+  const data: unknown = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'))
+  const template = parse(name, text)
+  const output = await template.execute(data)
+  await measure(template, data, budget) // warm-up: lets the JIT compile the hot paths
+  const rates: number[] = []
+  for (let i = 0; i < runs; i++) rates.push(await measure(template, data, budget))
+  return { rendersPerSec: median(rates), output }
+}
+
+/** Executes until the budget (ms) is spent; returns executions per second. */
+async function measure(template: Template, data: unknown, budget: number): Promise<number> {
+  let n = 0
+  const start = performance.now()
+  const deadline = start + budget
+  for (;;) {
+    await template.execute(data)
+    n++
+    const now = performance.now()
+    if (now >= deadline) return (n * 1000) / (now - start)
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,3 @@
+module bench
+
+go 1.19
