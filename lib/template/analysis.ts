@@ -145,6 +145,14 @@ export function analyze(templates: ReadonlyMap<string, Tree>, name: string): Ana
   return { paths: minimal(paths), functions: [...functions].sort() }
 }
 
+/** What several templates read and call, together. */
+export function mergeAnalyses(analyses: readonly Analysis[]): Analysis {
+  return {
+    paths: minimal(analyses.flatMap((a) => a.paths)),
+    functions: [...new Set(analyses.flatMap((a) => a.functions))].sort(),
+  }
+}
+
 /** Sorted, without duplicates or paths under another listed path. */
 function minimal(paths: Path[]): Path[] {
   const sorted = [...paths].sort((a, b) => a.length - b.length)

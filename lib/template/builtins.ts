@@ -10,7 +10,7 @@
  * float64 compare by value, and a whole float64 can index and slice.
  */
 import { formatValue, sprint, sprintf, sprintln } from './fmt'
-import { compareStrings, isMap, isTrue, kindOf, mapHas, typeName } from './value'
+import { Complex128, Uint8, compareStrings, isMap, isTrue, kindOf, mapHas, typeName } from './value'
 import type { Value } from './value'
 
 export interface Builtin {
@@ -77,6 +77,7 @@ function length(v: Value): bigint {
 function indexArg(v: Value, cap: number): number {
   let x: number
   if (typeof v === 'bigint') x = Number(v)
+  else if (v instanceof Uint8) x = v.value
   else if (typeof v === 'number' && Number.isInteger(v)) x = v
   else if (v === undefined || v === null) throw new Error('cannot index slice/array with nil')
   else throw new Error(`cannot index slice/array with type ${typeName(v)}`)
@@ -95,7 +96,7 @@ function index(item: Value, indexes: Value[]): Value {
       const len: number = bytes ? bytes.length : (v as Value[]).length
       const x = indexArg(i, len)
       if (x === len) throw new Error(`reflect: ${bytes ? 'string' : 'slice'} index out of range`)
-      v = bytes ? BigInt(bytes[x] as number) : (v as Value[])[x]
+      v = bytes ? Uint8.of(bytes[x] as number) : (v as Value[])[x]
     } else if (isMap(v)) {
       if (typeof i !== 'string') {
         throw new Error(
@@ -140,16 +141,23 @@ function call(fn: Value): Value {
   throw new Error(`non-function of type ${typeName(f)}`)
 }
 
-type BasicKind = 'bool' | 'number' | 'string' | 'invalid'
+type BasicKind = 'bool' | 'number' | 'complex' | 'string' | 'invalid'
 
-/** Go's basicKind, with int and float64 merged into one numeric kind (see the note at the top). */
+/**
+ * Go's basicKind, with int, uint8 and float64 merged into one numeric kind:
+ * Go itself compares ints with uints by value; floats are the deliberate
+ * difference (see the note at the top).
+ */
 function basicKind(v: Value): BasicKind {
   switch (kindOf(v)) {
     case 'bool':
       return 'bool'
     case 'int':
+    case 'uint8':
     case 'float64':
       return 'number'
+    case 'complex128':
+      return 'complex'
     case 'string':
       return 'string'
     default:
@@ -169,7 +177,12 @@ function eq(a: Value, others: Value[]): boolean {
       continue
     }
     if (k1 === 'number') {
-      if (Number(x) === Number(y) && (typeof x !== 'bigint' || typeof y !== 'bigint' || x === y)) return true
+      if (typeof x === 'number' || typeof y === 'number' ? toNumber(x) === toNumber(y) : toInt(x) === toInt(y)) {
+        return true
+      }
+    } else if (k1 === 'complex') {
+      const [a, b] = [x as Complex128, y as Complex128]
+      if (a.re === b.re && a.im === b.im) return true
     } else if (k1 !== 'invalid') {
       if (x === y) return true
     } else {
@@ -194,10 +207,20 @@ function lt(a: Value, b: Value): boolean {
   const k2 = basicKind(y)
   if (k1 === 'invalid' || k2 === 'invalid') throw new Error('invalid type for comparison')
   if (k1 !== k2) throw new Error('incompatible types for comparison')
-  if (k1 === 'bool') throw new Error('invalid type for comparison')
+  if (k1 === 'bool' || k1 === 'complex') throw new Error('invalid type for comparison')
   if (k1 === 'string') return compareStrings(x as string, y as string) < 0
-  if (typeof x === 'bigint' && typeof y === 'bigint') return x < y
-  return Number(x) < Number(y)
+  if (typeof x === 'number' || typeof y === 'number') return toNumber(x) < toNumber(y)
+  return toInt(x) < toInt(y)
+}
+
+/** An int or uint8, exactly. */
+function toInt(v: Value): bigint {
+  return v instanceof Uint8 ? BigInt(v.value) : (v as bigint)
+}
+
+/** A number of the numeric kind, as a float64. */
+function toNumber(v: Value): number {
+  return v instanceof Uint8 ? v.value : Number(v)
 }
 
 /** html, js and urlquery: one string operand as it is, anything else as fmt.Sprint prints it (nil as "<no value>"). */

@@ -50,6 +50,8 @@ export interface ExecOptions {
   maxOutput: number
   /** Nested {{template}} calls deeper than this are an error. */
   maxDepth: number
+  /** Date.now() past which execution stops with a TimeoutError, pending or not. */
+  deadline: number | undefined
 }
 
 type Signal = 'break' | 'continue' | undefined
@@ -74,6 +76,7 @@ export class Run {
   #seq = 0
   readonly inflight: Promise<unknown>[] = []
   outputLength = 0
+  steps = 0
 
   constructor(
     readonly templates: ReadonlyMap<string, Tree>,
@@ -114,9 +117,16 @@ export class State {
     return new ExecError(name, line, column, detail, message, seq)
   }
 
+  /**
+   * Stops a cancelled or overdue execution. A synchronous walk never lets a
+   * timer fire, so the deadline is also read off the clock, every 256 steps.
+   */
   #check(): void {
-    const signal = this.run.options.signal
+    const { signal, deadline } = this.run.options
     if (signal?.aborted) throw signal.reason
+    if (deadline !== undefined && (++this.run.steps & 255) === 0 && Date.now() > deadline) {
+      throw new DOMException('the execution passed its deadline', 'TimeoutError')
+    }
   }
 
   // Output.
@@ -345,9 +355,9 @@ export class State {
     }
   }
 
-  /** A number constant's Go type is what its syntax says: `3` is an int, `3.0` and `1e3` are float64. */
+  /** A number constant's Go type is what its syntax says: `3` is an int, `3.0` and `1e3` are float64, `1i` complex128. */
   #idealConstant(n: NumberNode): Value {
-    if (n.isComplex) throw this.error(n, `complex constants are not supported: ${n.text}`)
+    if (n.isComplex) return n.complex128
     const hexInt = /^0[xX]/.test(n.text) && !/[pP]/.test(n.text)
     if (n.isFloat && !hexInt && !n.text.startsWith("'") && /[.eEpP]/.test(n.text)) return n.float64
     if (n.isInt) return n.int64

@@ -23,6 +23,7 @@ export { ExecError } from './errors'
 export type { MissingKey, TemplateFunction } from './exec'
 export { ParseError } from './parser'
 export type { Tree } from './parser'
+export { mergeAnalyses } from './analysis'
 export type { Analysis, Path } from './analysis'
 export type { Value, ValueMap } from './value'
 
@@ -49,6 +50,11 @@ export interface ExecuteOptions {
   maxOutput?: number
   /** Nested {{template}} calls at most (default 1000; Go's is 100000, beyond a JS stack). */
   maxDepth?: number
+  /**
+   * A Date.now() after which execution rejects with a TimeoutError, even in
+   * the middle of synchronous work (where a signal's timer cannot fire).
+   */
+  deadline?: number
 }
 
 const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
@@ -62,6 +68,11 @@ export class Template {
     readonly name: string,
     readonly trees: ReadonlyMap<string, Tree>,
   ) {}
+
+  /** Another template of the same set, as Go's Lookup: {{define}}s and extra templates share one set. */
+  lookup(name: string): Template | undefined {
+    return this.trees.has(name) ? new Template(name, this.trees) : undefined
+  }
 
   /** What the template reads and calls (computed once). */
   get analysis(): Analysis {
@@ -89,6 +100,7 @@ export class Template {
       signal,
       maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
       maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+      deadline: options.deadline,
     })
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value

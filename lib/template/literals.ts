@@ -1,41 +1,43 @@
 /**
  * Go's literal syntax, as the parser needs it: strconv.Unquote for string and
  * char constants, and strconv.ParseInt/ParseUint/ParseFloat (base 0, Go
- * syntax) for numbers. Errors carry Go's wording ("invalid syntax").
+ * syntax) and fmt.Sscan (complex constants) for numbers. Errors carry Go's wording ("invalid syntax").
  */
+import { Complex128 } from './value'
+
 export class SyntaxError extends Error {
   constructor(message = 'invalid syntax') {
     super(message)
   }
 }
 
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  a: '\x07',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  v: '\v',
-  '\\': '\\',
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
+  a: 0x07,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+  v: 0x0b,
+  '\\': 0x5c,
 }
 
 /**
- * One character of a quoted literal at `i`: its value and where the next
- * starts. A `\x` or octal escape above 0x7f stands for a byte, which a JS
- * string cannot hold alone; it becomes the code point of that value.
+ * strconv.UnquoteChar: the character of a quoted literal at `i`, and where the
+ * next starts. `value` is a code point, except after a `\x` or octal escape,
+ * where it is a byte (`multibyte` false), as Go's.
  */
-export function unquoteChar(s: string, i: number, quote: string): { value: string; next: number } {
+export function unquoteChar(s: string, i: number, quote: string): { value: number; multibyte: boolean; next: number } {
   const c = s[i]
   if (c === undefined) throw new SyntaxError()
   if (c === quote && (quote === "'" || quote === '"')) throw new SyntaxError()
   if (c !== '\\') {
     const cp = s.codePointAt(i) as number
-    return { value: String.fromCodePoint(cp), next: i + (cp > 0xffff ? 2 : 1) }
+    return { value: cp, multibyte: cp >= 0x80, next: i + (cp > 0xffff ? 2 : 1) }
   }
   const e = s[i + 1]
   if (e === undefined) throw new SyntaxError()
-  if (Object.hasOwn(SIMPLE_ESCAPES, e)) return { value: SIMPLE_ESCAPES[e] as string, next: i + 2 }
+  if (Object.hasOwn(SIMPLE_ESCAPES, e)) return { value: SIMPLE_ESCAPES[e] as number, multibyte: false, next: i + 2 }
   switch (e) {
     case 'x':
     case 'u':
@@ -44,25 +46,42 @@ export function unquoteChar(s: string, i: number, quote: string): { value: strin
       const hex = s.slice(i + 2, i + 2 + n)
       if (hex.length < n || !/^[0-9a-fA-F]+$/.test(hex)) throw new SyntaxError()
       const v = parseInt(hex, 16)
-      if (e !== 'x' && (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))) throw new SyntaxError()
-      return { value: String.fromCodePoint(v), next: i + 2 + n }
+      if (e === 'x') return { value: v, multibyte: false, next: i + 2 + n }
+      if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) throw new SyntaxError()
+      return { value: v, multibyte: true, next: i + 2 + n }
     }
     case "'":
     case '"':
       if (e !== quote) throw new SyntaxError()
-      return { value: e, next: i + 2 }
+      return { value: e.charCodeAt(0), multibyte: false, next: i + 2 }
     default: {
       if (e < '0' || e > '7') throw new SyntaxError()
       const oct = s.slice(i + 1, i + 4)
       if (!/^[0-7]{3}$/.test(oct)) throw new SyntaxError()
       const v = parseInt(oct, 8)
       if (v > 255) throw new SyntaxError()
-      return { value: String.fromCodePoint(v), next: i + 4 }
+      return { value: v, multibyte: false, next: i + 4 }
     }
   }
 }
 
-/** strconv.Unquote of a "double-quoted", `raw` or 'c'har literal. */
+const utf8Decoder = new TextDecoder()
+
+/** Appends the UTF-8 encoding of code point `cp`. */
+function appendUtf8(out: number[], cp: number): void {
+  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd // a lone surrogate of the template's text, as Go reads it
+  if (cp < 0x80) out.push(cp)
+  else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f))
+  else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f))
+  else out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f))
+}
+
+/**
+ * strconv.Unquote of a "double-quoted", `raw` or 'c'har literal. Go builds
+ * the string from bytes: a `\x` or octal escape is one byte, anything else
+ * its UTF-8. The bytes are decoded as UTF-8, so "\xc3\xa9" is "é"; a JS
+ * string cannot hold invalid UTF-8 ("\xff"), which becomes U+FFFD.
+ */
 export function unquote(s: string): string {
   const quote = s[0]
   if (s.length < 2 || quote !== s[s.length - 1]) throw new SyntaxError()
@@ -77,16 +96,17 @@ export function unquote(s: string): string {
     if (quote === '"') return body
     if ([...body].length === 1) return body
   }
-  let out = ''
+  const bytes: number[] = []
   let count = 0
   for (let i = 0; i < body.length; count++) {
-    const { value, next } = unquoteChar(body, i, quote)
-    out += value
+    const { value, multibyte, next } = unquoteChar(body, i, quote)
+    if (value < 0x80 || !multibyte) bytes.push(value)
+    else appendUtf8(bytes, value)
     i = next
     if (quote === "'" && next !== body.length) throw new SyntaxError()
   }
   if (quote === "'" && count !== 1) throw new SyntaxError()
-  return out
+  return utf8Decoder.decode(Uint8Array.from(bytes))
 }
 
 const INT64_MIN = -(2n ** 63n)
@@ -138,23 +158,29 @@ function parseInteger(text: string, signed: boolean): bigint | undefined {
   return value
 }
 
-/** strconv.ParseFloat(s, 64) on Go syntax, or undefined when it fails (or overflows). */
-function parseFloat64(text: string): number | undefined {
-  if (!underscoreOK(text)) return undefined
+/** strconv.ParseFloat(s, 64) on Go syntax: the value, or Go's reason for refusing it. */
+function parseFloatChecked(text: string): number | 'invalid syntax' | 'value out of range' {
+  if (!underscoreOK(text)) return 'invalid syntax'
   const s = text.replaceAll('_', '')
   const hex = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)$/.exec(s)
   let value: number
   if (hex) {
     const [, sign, int = '', frac = '', exp = '0'] = hex
-    if (int === '' && frac === '') return undefined
+    if (int === '' && frac === '') return 'invalid syntax'
     const mantissa = BigInt(`0x${int}${frac}` === '0x' ? '0' : `0x${int}${frac}`)
     value = Number(mantissa) * 2 ** (Number(exp) - 4 * frac.length)
     if (sign === '-') value = -value
   } else {
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return undefined
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return 'invalid syntax'
     value = Number(s)
   }
-  return Number.isFinite(value) ? value : undefined
+  return Number.isFinite(value) ? value : 'value out of range'
+}
+
+/** strconv.ParseFloat(s, 64) on Go syntax, or undefined when it fails (or overflows). */
+function parseFloat64(text: string): number | undefined {
+  const f = parseFloatChecked(text)
+  return typeof f === 'number' ? f : undefined
 }
 
 /**
@@ -164,6 +190,68 @@ function parseFloat64(text: string): number | undefined {
 const realPart =
   /^[+-]?(?:0[xX][0-9a-fA-F_]*(?:\.[0-9a-fA-F_]*)?(?:[pP][+-]?[0-9_]*)?|0[oO][0-7_]*(?:\.[0-7_]*)?|0[bB][01_]*(?:\.[01_]*)?|[0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9_]*)?)i?/
 
+/**
+ * fmt.Sscan(text, &complex128), which Go's parser lets read a complex constant
+ * (itemComplex): ss.complexTokens, ss.floatToken and ss.convertFloat. Like
+ * Sscan, it reads what it can and ignores the rest.
+ */
+function scanComplex(text: string): Complex128 {
+  let i = 0
+  const accept = (chars: string): boolean => {
+    if (i < text.length && chars.includes(text[i] as string)) {
+      i++
+      return true
+    }
+    return false
+  }
+  const floatToken = (): string => {
+    const start = i
+    if (accept('nN') && accept('aA') && accept('nN')) return text.slice(start, i)
+    accept('+-')
+    if (accept('iI') && accept('nN') && accept('fF')) return text.slice(start, i)
+    let digits = '0123456789_'
+    let exp = 'eEpP'
+    if (accept('0') && accept('xX')) {
+      digits = '0123456789aAbBcCdDeEfF_'
+      exp = 'pP'
+    }
+    while (accept(digits));
+    if (accept('.')) while (accept(digits));
+    if (accept(exp)) {
+      accept('+-')
+      while (accept('0123456789_'));
+    }
+    return text.slice(start, i)
+  }
+  const complexError = (): never => {
+    throw new SyntaxError('syntax error scanning complex number')
+  }
+  const parens = accept('(')
+  const real = floatToken()
+  if (!accept('+-')) complexError()
+  const imag = text.charAt(i - 1) + floatToken()
+  if (!accept('i')) complexError()
+  if (parens && !accept(')')) complexError()
+  return new Complex128(convertFloat(real), convertFloat(imag))
+}
+
+/** fmt's convertFloat: strconv.ParseFloat, and a decimal mantissa with a binary exponent (1.5p3). */
+function convertFloat(str: string): number {
+  const fail = (fn: string, reason: string): never => {
+    throw new SyntaxError(`strconv.${fn}: parsing ${JSON.stringify(str)}: ${reason}`)
+  }
+  const p = str.indexOf('p')
+  if (p >= 0 && !/[xX]/.test(str)) {
+    const f = parseFloatChecked(str.slice(0, p))
+    if (typeof f !== 'number') return fail('ParseFloat', f)
+    const m = str.slice(p + 1)
+    if (!/^[+-]?[0-9]+$/.test(m)) return fail('Atoi', 'invalid syntax')
+    return f * 2 ** Number(m)
+  }
+  const f = parseFloatChecked(str)
+  return typeof f === 'number' ? f : fail('ParseFloat', f)
+}
+
 export interface NumberValue {
   isInt: boolean
   isUint: boolean
@@ -172,12 +260,15 @@ export interface NumberValue {
   int64: bigint
   uint64: bigint
   float64: number
+  complex128: Complex128
 }
 
+const COMPLEX_ZERO = new Complex128(0, 0)
+
 /**
- * The types a numeric constant fits, by Go's rules (parse.Tree.newNumber).
- * Imaginary and complex constants are recognised but not supported: JSON
- * has no complex numbers, and no prompt needs them.
+ * The types a numeric constant fits, by Go's rules (parse.Tree.newNumber):
+ * a complex constant (`1+2i`, `1.5i`) with no imaginary part is also a
+ * float, and maybe an integer.
  */
 export function parseNumber(text: string, isChar: boolean): NumberValue {
   const n: NumberValue = {
@@ -188,18 +279,20 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
     int64: 0n,
     uint64: 0n,
     float64: 0,
+    complex128: COMPLEX_ZERO,
   }
   if (isChar) {
     const { value, next } = unquoteChar(text, 1, "'")
     if (text.slice(next) !== "'") throw new SyntaxError(`malformed character constant: ${text}`)
-    const rune = BigInt(value.codePointAt(0) as number)
-    return { ...n, isInt: true, isUint: true, isFloat: true, int64: rune, uint64: rune, float64: Number(rune) }
+    const rune = BigInt(value)
+    return { ...n, isInt: true, isUint: true, isFloat: true, int64: rune, uint64: rune, float64: value }
   }
-  // Complex constants (1+2i, Go's itemComplex) and imaginary ones (Go parses them as complex): refused,
-  // but only where Go takes them for such; "1e+i" is an illegal number there.
-  const complex = /[+-]/.test(text.charAt(realPart.exec(text)?.[0].length ?? 0))
-  if (text.endsWith('i') && (complex || parseFloat64(text.slice(0, -1)) !== undefined)) {
-    throw new SyntaxError(`complex constants are not supported: ${text}`)
+  if (text.endsWith('i')) {
+    // Complex constants (1+2i, Go's itemComplex): the lexer's first number is followed by a sign.
+    if (/[+-]/.test(text.charAt(realPart.exec(text)?.[0].length ?? 0))) return simplifyComplex(n, scanComplex(text))
+    // Imaginary constants are complex, and also float when zero; "1e+i" is an illegal number.
+    const f = parseFloat64(text.slice(0, -1))
+    if (f !== undefined) return simplifyComplex(n, new Complex128(0, f))
   }
   const u = parseInteger(text, false)
   if (u !== undefined) Object.assign(n, { isUint: true, uint64: u })
@@ -215,10 +308,35 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
     if (f !== undefined) {
       if (!/[.eEpP]/.test(text)) throw new SyntaxError(`integer overflow: ${JSON.stringify(text)}`)
       Object.assign(n, { isFloat: true, float64: f })
-      if (Number.isInteger(f) && f >= -(2 ** 63) && f < 2 ** 63) Object.assign(n, { isInt: true, int64: BigInt(f) })
-      if (Number.isInteger(f) && f >= 0 && f < 2 ** 64) Object.assign(n, { isUint: true, uint64: BigInt(f) })
+      if (isInt64(f)) Object.assign(n, { isInt: true, int64: BigInt(f) })
+      if (isUint64(f)) Object.assign(n, { isUint: true, uint64: BigInt(f) })
     }
   }
   if (!n.isInt && !n.isUint && !n.isFloat) throw new SyntaxError(`illegal number syntax: ${JSON.stringify(text)}`)
+  return n
+}
+
+/** float64(int64(f)) == f, as Go computes it. */
+function isInt64(f: number): boolean {
+  return Number.isInteger(f) && f >= -(2 ** 63) && f < 2 ** 63
+}
+
+/** float64(uint64(f)) == f, as Go computes it (-0 included). */
+function isUint64(f: number): boolean {
+  return Number.isInteger(f) && f >= 0 && f < 2 ** 64
+}
+
+/** NumberNode.simplifyComplex: a complex constant with no imaginary part is also a float, and maybe an integer. */
+function simplifyComplex(n: NumberValue, c: Complex128): NumberValue {
+  n.isComplex = true
+  n.complex128 = c
+  n.isFloat = c.im === 0
+  if (n.isFloat) {
+    n.float64 = c.re
+    n.isInt = isInt64(c.re)
+    if (n.isInt) n.int64 = BigInt(c.re)
+    n.isUint = isUint64(c.re)
+    if (n.isUint) n.uint64 = BigInt(c.re)
+  }
   return n
 }

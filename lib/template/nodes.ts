@@ -5,6 +5,7 @@
  * every execution, so nothing here is ever mutated after parsing.
  */
 import { quote } from './fmt'
+import type { Complex128 } from './value'
 
 export type Node =
   | ListNode
@@ -154,7 +155,8 @@ export interface BoolNode {
 
 /**
  * A numeric constant, with every Go type it fits, as Go's NumberNode: `3`
- * is an int (and a float), `3.5` only a float, `'a'` an int (a rune).
+ * is an int (and a float), `3.5` only a float, `'a'` an int (a rune), `1+2i`
+ * only a complex, `0i` a complex and also an int and a float.
  */
 export interface NumberNode {
   readonly type: 'number'
@@ -167,6 +169,7 @@ export interface NumberNode {
   readonly int64: bigint
   readonly uint64: bigint
   readonly float64: number
+  readonly complex128: Complex128
 }
 
 export interface StringNode {

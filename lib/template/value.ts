@@ -11,14 +11,63 @@
  *   string                      string
  *   []interface{}               Value[]
  *   map[string]interface{}      ValueMap    (own properties only; keys iterate sorted, as Go does)
+ *   complex128 (1i, 1+2i)       Complex128
+ *   uint8 (index of a string)   Uint8
  */
-export type Value = undefined | null | boolean | number | bigint | string | Value[] | ValueMap
+export type Value = undefined | null | boolean | number | bigint | string | Value[] | ValueMap | Complex128 | Uint8
 
 export interface ValueMap {
   [key: string]: Value
 }
 
-export type Kind = 'invalid' | 'nil' | 'bool' | 'float64' | 'int' | 'string' | 'slice' | 'map'
+/** The Go scalars JSON has no form for; never a map. */
+abstract class Scalar {
+  abstract readonly kind: 'uint8' | 'complex128'
+  /** Go's truth: not zero. */
+  abstract isTrue(): boolean
+}
+
+/** Go's complex128: a complex template constant (`1i`, `1+2i`). */
+export class Complex128 extends Scalar {
+  constructor(
+    readonly re: number,
+    readonly im: number,
+  ) {
+    super()
+  }
+
+  get kind(): 'complex128' {
+    return 'complex128'
+  }
+
+  isTrue(): boolean {
+    return this.re !== 0 || this.im !== 0
+  }
+}
+
+/** Go's uint8 (byte): what `index` gives of a string. */
+export class Uint8 extends Scalar {
+  private constructor(readonly value: number) {
+    super()
+  }
+
+  static readonly #all: readonly Uint8[] = Array.from({ length: 256 }, (_, i) => new Uint8(i))
+
+  /** The byte `b` (0 to 255). */
+  static of(b: number): Uint8 {
+    return Uint8.#all[b & 0xff] as Uint8
+  }
+
+  get kind(): 'uint8' {
+    return 'uint8'
+  }
+
+  isTrue(): boolean {
+    return this.value !== 0
+  }
+}
+
+export type Kind = 'invalid' | 'nil' | 'bool' | 'float64' | 'int' | 'uint8' | 'complex128' | 'string' | 'slice' | 'map'
 
 export function kindOf(v: Value): Kind {
   switch (typeof v) {
@@ -34,7 +83,8 @@ export function kindOf(v: Value): Kind {
       return 'string'
     default:
       if (v === null) return 'nil'
-      return Array.isArray(v) ? 'slice' : 'map'
+      if (Array.isArray(v)) return 'slice'
+      return v instanceof Scalar ? v.kind : 'map'
   }
 }
 
@@ -50,6 +100,10 @@ export function typeName(v: Value): string {
       return 'float64'
     case 'int':
       return 'int'
+    case 'uint8':
+      return 'uint8'
+    case 'complex128':
+      return 'complex128'
     case 'string':
       return 'string'
     case 'slice':
@@ -60,7 +114,7 @@ export function typeName(v: Value): string {
 }
 
 export function isMap(v: Value): v is ValueMap {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Scalar)
 }
 
 /** A map's keys in Go's iteration order for printing and range: sorted by bytes. */
@@ -99,21 +153,21 @@ export function mapHas(m: ValueMap, key: string): boolean {
  * and maps are false; an invalid value is not true.
  */
 export function isTrue(v: Value): boolean {
-  switch (kindOf(v)) {
-    case 'invalid':
-    case 'nil':
+  switch (typeof v) {
+    case 'undefined':
       return false
-    case 'bool':
-      return v as boolean
-    case 'float64':
-      return (v as number) !== 0
-    case 'int':
-      return (v as bigint) !== 0n
+    case 'boolean':
+      return v
+    case 'number':
+      return v !== 0
+    case 'bigint':
+      return v !== 0n
     case 'string':
-      return (v as string).length > 0
-    case 'slice':
-      return (v as Value[]).length > 0
-    case 'map':
-      return Object.keys(v as ValueMap).length > 0
+      return v.length > 0
+    default:
+      if (v === null) return false
+      if (Array.isArray(v)) return v.length > 0
+      if (v instanceof Scalar) return v.isTrue()
+      return Object.keys(v).length > 0
   }
 }

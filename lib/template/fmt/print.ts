@@ -3,7 +3,7 @@
  * and verb (Go's fmt/print.go).
  */
 import type { Value, ValueMap } from '../value'
-import { sortedKeys, typeName } from '../value'
+import { Complex128, Uint8, sortedKeys, typeName } from '../value'
 import { C } from './consts'
 import { Formatter } from './format'
 import { formatFloatV } from './ftoa'
@@ -118,6 +118,8 @@ export class Printer extends Formatter {
       default:
         if (v === null) this.printNested(v, verb)
         else if (Array.isArray(v)) this.printSlice(v, verb)
+        else if (v instanceof Uint8) this.fmtInteger(BigInt(v.value), verb, v)
+        else if (v instanceof Complex128) this.fmtComplex(v, verb)
         else this.printMap(v, verb)
     }
   }
@@ -196,9 +198,20 @@ export class Printer extends Formatter {
 
   // ---- integers ----
 
-  fmtInteger(v: bigint, verb: number): void {
+  /** An int, or the uint8 `unsigned` (whose value is v), which %#v prints in hex. */
+  fmtInteger(v: bigint, verb: number, unsigned?: Uint8): void {
     switch (verb) {
       case C.v:
+        if (this.sharpV && unsigned) {
+          // fmt0x64
+          const sharp = this.sharp
+          this.sharp = true
+          this.fmtInt(v, 16, verb, false)
+          this.sharp = sharp
+        } else {
+          this.fmtInt(v, 10, verb, false)
+        }
+        return
       case C.d:
         this.fmtInt(v, 10, verb, false)
         return
@@ -225,7 +238,7 @@ export class Printer extends Formatter {
         this.fmtUnicode(BigInt.asUintN(64, v))
         return
       default:
-        this.badVerb(verb, v)
+        this.badVerb(verb, unsigned ?? v)
     }
   }
 
@@ -251,6 +264,35 @@ export class Printer extends Formatter {
       case C.F:
         this.fmtFloatPrec(v, C.f, 6)
         return
+      default:
+        this.badVerb(verb, v)
+    }
+  }
+
+  // ---- complex numbers ----
+
+  /** (re+imi): each part printed as a float with the verb, flags, width and precision; the imaginary part signed. */
+  fmtComplex(v: Complex128, verb: number): void {
+    switch (verb) {
+      case C.v:
+      case C.b:
+      case C.g:
+      case C.G:
+      case C.x:
+      case C.X:
+      case C.f:
+      case C.F:
+      case C.e:
+      case C.E: {
+        const oldPlus = this.plus
+        this.buf += '('
+        this.fmtFloat(v.re, verb)
+        this.plus = true
+        this.fmtFloat(v.im, verb)
+        this.buf += 'i)'
+        this.plus = oldPlus
+        return
+      }
       default:
         this.badVerb(verb, v)
     }

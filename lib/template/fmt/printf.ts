@@ -1,6 +1,6 @@
 /** fmt.Sprintf: the format string's verbs, flags, widths, precisions and argument indexes (Go's fmt/print.go). */
 import type { Value } from '../value'
-import { typeName } from '../value'
+import { Uint8, typeName } from '../value'
 import { C } from './consts'
 import { NIL_ANGLE, Printer } from './print'
 
@@ -63,6 +63,9 @@ class FormatPrinter extends Printer {
           this.num = n
           this.isNum = true
         }
+      } else if (v instanceof Uint8) {
+        this.num = v.value
+        this.isNum = true
       }
       return argNum + 1
     }

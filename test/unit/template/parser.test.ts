@@ -136,13 +136,11 @@ const parseTests: ParseTest[] = [
   ['range 2 vars', '{{range $x, $y := .SI}}{{.}}{{end}}', noError, `{{range $x, $y := .SI}}{{.}}{{end}}`],
   ['range with break', '{{range .SI}}{{.}}{{break}}{{end}}', noError, `{{range .SI}}{{.}}{{break}}{{end}}`],
   ['range with continue', '{{range .SI}}{{.}}{{continue}}{{end}}', noError, `{{range .SI}}{{.}}{{continue}}{{end}}`],
-  // DIFFERENCE: Go prints `{{range .SI 1 -3.2i true false 'a' nil}}{{end}}`; this engine rejects
-  // complex constants on purpose (JSON has no complex numbers). The same case without -3.2i is below.
   [
     'constants',
     "{{range .SI 1 -3.2i true false 'a' nil}}{{end}}",
-    hasError,
-    'template: constants:1: complex constants are not supported: -3.2i',
+    noError,
+    "{{range .SI 1 -3.2i true false 'a' nil}}{{end}}",
   ],
   ['template', '{{template `x`}}', noError, `{{template "x"}}`],
   ['template with arg', '{{template `x` .Y}}', noError, `{{template "x" .Y}}`],
@@ -360,13 +358,6 @@ const parseTests: ParseTest[] = [
 
 // Cases of our own, in the same form, with the functions of Go's tests.
 const moreParseTests: ParseTest[] = [
-  // "constants" without the complex constant.
-  [
-    'constants',
-    "{{range .SI 1 -3.2 true false 'a' nil}}{{end}}",
-    noError,
-    "{{range .SI 1 -3.2 true false 'a' nil}}{{end}}",
-  ],
   // Go 1.19 prints = as := (PipeNode.String has no IsAssign).
   ['assign', '{{$x := 0}}{{$x = 1}}', noError, '{{$x := 0}}{{$x := 1}}'],
   ['assign in range', '{{range $i, $e := .}}{{$i = 1}}{{end}}', noError, '{{range $i, $e := .}}{{$i := 1}}{{end}}'],
@@ -478,22 +469,19 @@ const moreParseTests: ParseTest[] = [
   ['bad underscore', '{{1__0}}', hasError, 'template: bad underscore:1: illegal number syntax: "1__0"'],
   ['trailing underscore', '{{1_}}', hasError, 'template: trailing underscore:1: illegal number syntax: "1_"'],
   ['bad imaginary', '{{1e+i}}', hasError, 'template: bad imaginary:1: illegal number syntax: "1e+i"'],
-  // DIFFERENCE: Go accepts these complex constants; this engine rejects them on purpose.
-  ['imaginary zero', '{{0i}}', hasError, 'template: imaginary zero:1: complex constants are not supported: 0i'],
-  ['complex', '{{1+2i}}', hasError, 'template: complex:1: complex constants are not supported: 1+2i'],
-  ['hex imaginary', '{{0x1p3i}}', hasError, 'template: hex imaginary:1: complex constants are not supported: 0x1p3i'],
-  ['minus complex', '{{1-2i}}', hasError, 'template: minus complex:1: complex constants are not supported: 1-2i'],
+  ['imaginary zero', '{{0i}}', noError, '{{0i}}'],
+  ['complex', '{{1+2i}}', noError, '{{1+2i}}'],
+  ['hex imaginary', '{{0x1p3i}}', noError, '{{0x1p3i}}'],
+  ['minus complex', '{{1-2i}}', noError, '{{1-2i}}'],
+  ['exponent imaginary', '{{1e+2i}}', noError, '{{1e+2i}}'],
+  ['negative imaginary', '{{-1i}}', noError, '{{-1i}}'],
+  // Go's fmt.Sscan reads the complex constant: an octal real part is not a number to it.
+  ['octal complex', '{{0o17+2i}}', hasError, 'template: octal complex:1: syntax error scanning complex number'],
   [
-    'exponent imaginary',
-    '{{1e+2i}}',
+    'hex complex without exponent',
+    '{{1+0x1i}}',
     hasError,
-    'template: exponent imaginary:1: complex constants are not supported: 1e+2i',
-  ],
-  [
-    'negative imaginary',
-    '{{-1i}}',
-    hasError,
-    'template: negative imaginary:1: complex constants are not supported: -1i',
+    'template: hex complex without exponent:1: strconv.ParseFloat: parsing "+0x1": invalid syntax',
   ],
   ['bad imaginary exponent', '{{1e-i}}', hasError, 'template: bad imaginary exponent:1: illegal number syntax: "1e-i"'],
   [
@@ -581,8 +569,8 @@ describe('TestSkipFuncCheck', () => {
   })
 })
 
-// [text, isInt, isUint, isFloat, isComplex, int64, uint64, float64], or [text, error] where Go fails too
-// (Go's table has no message; these are Go 1.19's). Go's complex128 column is gone with complex support.
+// [text, isInt, isUint, isFloat, isComplex, int64, uint64, float64, complex128 as [re, im]], or
+// [text, error] where Go fails too (Go's table has no message; these are Go 1.19's).
 type NumberTest =
   | [
       text: string,
@@ -593,6 +581,7 @@ type NumberTest =
       i: bigint,
       u: bigint,
       f: number,
+      c?: [re: number, im: number],
     ]
   | [text: string, error: string]
 
@@ -623,22 +612,14 @@ const numberTests: NumberTest[] = [
   ['0x_1p4', true, true, true, false, 16n, 16n, 16],
   ['0X_1P4', true, true, true, false, 16n, 16n, 16],
   ['0x_1p-4', false, false, true, false, 0n, 0n, 1 / 16],
-  // DIFFERENCE: Go accepts complex constants; this engine rejects them on purpose. Go's rows:
-  //	{"4i", false, false, false, true, 0, 0, 0, 4i},
-  //	{"-1.2+4.2i", false, false, false, true, 0, 0, 0, -1.2 + 4.2i},
-  //	{"073i", false, false, false, true, 0, 0, 0, 73i}, // not octal!
-  //	// complex with 0 imaginary are float (and maybe integer)
-  //	{"0i", true, true, true, true, 0, 0, 0, 0},
-  //	{"-1.2+0i", false, false, true, true, 0, 0, -1.2, -1.2},
-  //	{"-12+0i", true, false, true, true, -12, 0, -12, -12},
-  //	{"13+0i", true, true, true, true, 13, 13, 13, 13},
-  ['4i', 'complex constants are not supported: 4i'],
-  ['-1.2+4.2i', 'complex constants are not supported: -1.2+4.2i'],
-  ['073i', 'complex constants are not supported: 073i'],
-  ['0i', 'complex constants are not supported: 0i'],
-  ['-1.2+0i', 'complex constants are not supported: -1.2+0i'],
-  ['-12+0i', 'complex constants are not supported: -12+0i'],
-  ['13+0i', 'complex constants are not supported: 13+0i'],
+  ['4i', false, false, false, true, 0n, 0n, 0, [0, 4]],
+  ['-1.2+4.2i', false, false, false, true, 0n, 0n, 0, [-1.2, 4.2]],
+  ['073i', false, false, false, true, 0n, 0n, 0, [0, 73]], // not octal!
+  // complex with 0 imaginary are float (and maybe integer)
+  ['0i', true, true, true, true, 0n, 0n, 0, [0, 0]],
+  ['-1.2+0i', false, false, true, true, 0n, 0n, -1.2, [-1.2, 0]],
+  ['-12+0i', true, false, true, true, -12n, 0n, -12, [-12, 0]],
+  ['13+0i', true, true, true, true, 13n, 13n, 13, [13, 0]],
   // funny bases
   ['0123', true, true, true, false, 0o123n, 0o123n, 0o123],
   ['-0x0', true, true, true, false, 0n, 0n, 0],
@@ -681,7 +662,7 @@ describe('TestNumberParse', () => {
       })
       continue
     }
-    const [, isInt, isUint, isFloat, isComplex, int64, uint64, float64] = test
+    const [, isInt, isUint, isFloat, isComplex, int64, uint64, float64, complex128] = test
     it(text, () => {
       const n = parseNumber(text, isChar)
       // As Go's test: the values are only checked where the type applies.
@@ -694,6 +675,7 @@ describe('TestNumberParse', () => {
       if (isInt) expect(n.int64).toBe(int64)
       if (isUint) expect(n.uint64).toBe(uint64)
       if (isFloat) expect(n.float64).toBe(float64)
+      if (isComplex) expect([n.complex128.re, n.complex128.im]).toEqual(complex128)
       // And the parser makes the same number of the same text.
       const action = parseTree('n', `{{${text}}}`).tree.root.nodes[0] as ActionNode
       expect(action.pipe.cmds[0]?.args[0]).toEqual({ type: 'number', pos: 2, text, ...n })
