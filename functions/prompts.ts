@@ -1,7 +1,10 @@
 import { Hono } from 'hono'
+import { z } from 'zod'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { storeOf, success } from '../lib/http'
+import { intVar } from '../lib/env'
+import { freshStoreOf, jsonBody, storeOf, success } from '../lib/http'
+import { renderPrompt } from '../lib/render'
 import type { AppEnv } from '../lib/http'
 
 /**
@@ -29,6 +32,19 @@ export const prompts = new Hono<AppEnv>()
     const prompt = await getPrompt(storeOf(c), c.req.param('prompt_id'))
     return success(c, detail(prompt))
   })
+  .post('/:prompt_id/render', async (c) => {
+    const { args } = await jsonBody(c, RenderBody)
+    const deadlineMs = intVar(c.env, 'RENDER_TIMEOUT_MS', DEFAULT_RENDER_TIMEOUT_MS)
+    const rendered = await renderPrompt(await freshStoreOf(c), c.req.param('prompt_id'), args ?? {}, { deadlineMs })
+    c.header('Server-Timing', rendered.timing.header())
+    const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
+    return c.json({ status: 'success', rendered_prompt: rendered.prompt, ...warnings })
+  })
+
+const DEFAULT_RENDER_TIMEOUT_MS = 500
+
+/** POST /render: `{"args": {...}}`, args optional. */
+const RenderBody = z.object({ args: z.record(z.string(), z.unknown()).optional() })
 
 function summary(prompt: Prompt) {
   return {

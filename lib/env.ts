@@ -9,6 +9,8 @@ export interface Env {
   UPSTASH_REDIS_REST_TOKEN?: string
   /** Bound on one Redis HTTP request, retries included, in ms (default 2000). */
   REDIS_TIMEOUT_MS?: string
+  /** Deadline of a whole render, in ms (default 500). */
+  RENDER_TIMEOUT_MS?: string
 }
 
 /** A positive integer from a variable, or the default when unset. A bad value is a configuration error. */

@@ -1,7 +1,9 @@
 import type { Context } from 'hono'
+import type { z } from 'zod'
 import type { Skip } from '../catalog/types'
 import type { Env } from '../env'
-import { openStore } from '../store'
+import { openFreshStore, openStore } from '../store'
+import { ServiceError } from './errors'
 import type { Store } from '../store'
 
 export { ServiceError, ERROR_STATUS, notFound } from './errors'
@@ -30,4 +32,31 @@ export function storeOf(c: Context<AppEnv>): Store {
 /** `{"status": "success", "data": ...}`, with `skipped` when the source had records it could not use. */
 export function success(c: Context, data: unknown, skipped: readonly Skip[] = []): Response {
   return c.json(skipped.length > 0 ? { status: 'success', data, skipped } : { status: 'success', data })
+}
+
+/** The store with 5-second freshness, for the render path (see lib/store/cached.ts). */
+export function freshStoreOf(c: Context<AppEnv>): Promise<Store> {
+  return openFreshStore(c.env, (p) => c.executionCtx.waitUntil(p))
+}
+
+/**
+ * The request's JSON body, checked against `schema`: 400 BAD_REQUEST naming
+ * what is wrong when it is not JSON or does not fit. An empty body is `{}`.
+ */
+export async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const text = await c.req.text()
+  let body: unknown = {}
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text)
+    } catch (e) {
+      throw new ServiceError('BAD_REQUEST', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+    }
+  }
+  const parsed = schema.safeParse(body)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'body'}: ${i.message}`)
+    throw new ServiceError('BAD_REQUEST', `the body is not valid: ${problems.join('; ')}`)
+  }
+  return parsed.data
 }

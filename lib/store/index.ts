@@ -2,6 +2,7 @@ import type { Env } from '../env'
 import { intVar } from '../env'
 import { ServiceError } from '../http/errors'
 import { describeError, log } from '../log'
+import { CachedStore, namespaceOf } from './cached'
 import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
 import { UpstashStore } from './upstash'
@@ -9,6 +10,7 @@ import type { Store } from './types'
 
 export type { Store, StoreKind } from './types'
 export { EmbeddedStore } from './embedded'
+export { CachedStore, FRESH_MS } from './cached'
 export { UpstashStore } from './upstash'
 export * from './keys'
 
@@ -46,4 +48,25 @@ export function openStore(env: Env): Store {
     })
   }
   return embedded
+}
+
+/** Namespaces by endpoint and token, digested once per isolate. */
+const namespaces = new Map<string, Promise<string>>()
+
+/**
+ * The store with 5-second freshness (see cached.ts), for the render path:
+ * reads of prompts, tools and variables within 5 s of each other cost no
+ * Redis request. The embedded store is memory already and is returned as it is.
+ */
+export async function openFreshStore(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<Store> {
+  const store = openStore(env)
+  if (store.kind !== 'upstash') return store
+  const id = `${env.UPSTASH_REDIS_REST_URL}\n${env.UPSTASH_REDIS_REST_TOKEN}`
+  let namespace = namespaces.get(id)
+  if (!namespace) {
+    namespace = namespaceOf(env.UPSTASH_REDIS_REST_URL as string, env.UPSTASH_REDIS_REST_TOKEN as string)
+    namespaces.set(id, namespace)
+  }
+  const shared = typeof caches === 'undefined' ? undefined : (caches as unknown as { default: Cache }).default
+  return new CachedStore(store, { namespace: await namespace, shared, waitUntil })
 }

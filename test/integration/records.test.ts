@@ -180,7 +180,12 @@ describe('skips', () => {
     const lines = warned.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
     warned.mockRestore()
     expect(lines).toEqual([
-      { level: 'warn', msg: 'record skipped', key: 'shenma:tools:leaky', reason: 'is not valid JSON (error at position 39)' },
+      {
+        level: 'warn',
+        msg: 'record skipped',
+        key: 'shenma:tools:leaky',
+        reason: 'is not valid JSON (error at position 39)',
+      },
     ])
     expect(JSON.stringify(body)).not.toContain('SECRET')
   })

@@ -51,11 +51,11 @@ export interface Answer {
   body: Record<string, unknown>
 }
 
-/** One request to the Worker, answered as parsed JSON. */
-export async function call(env: Env, method: string, path: string, body?: unknown): Promise<Answer> {
+/** One request to the Worker, answered as parsed JSON. `raw` sends a body as it is, JSON or not. */
+export async function call(env: Env, method: string, path: string, body?: unknown, raw?: string): Promise<Answer> {
   const init: RequestInit = { method }
-  if (body !== undefined) {
-    init.body = JSON.stringify(body)
+  if (body !== undefined || raw !== undefined) {
+    init.body = raw ?? JSON.stringify(body)
     init.headers = { 'content-type': 'application/json' }
   }
   const ctx = createExecutionContext()

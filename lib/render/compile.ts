@@ -1,0 +1,64 @@
+import { normalizeParameters } from '../catalog'
+import type { Message, Prompt } from '../catalog'
+import { ServiceError } from '../http/errors'
+import { ParseError, mergeAnalyses, parse } from '../template'
+import type { Analysis, Template } from '../template'
+import { argsChecker } from './args'
+import type { Args } from './args'
+import { Lru } from './lru'
+
+/** A prompt made ready to render: its templates parsed, what they read, and its args checker. */
+export interface CompiledPrompt {
+  /** One template for a `prompt`; one per message, in one template set, for `messages`. */
+  readonly templates: readonly Template[]
+  /** The messages' roles; undefined for a `prompt`. */
+  readonly roles: readonly Message['role'][] | undefined
+  readonly analysis: Analysis
+  readonly checkArgs: (args: Args) => Args
+}
+
+/**
+ * Parsed prompts, by everything that makes them: a prompt changed in Redis
+ * has a new key and is parsed at its next use; an unchanged one never again.
+ * A prompt that does not parse is remembered as its error.
+ */
+const compiled = new Lru<string, CompiledPrompt | ServiceError>(100)
+
+export function compile(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
+  const { prompt: text, messages, parameters } = prompt.record
+  const key = JSON.stringify([prompt.id, text, messages, parameters, functions])
+  let entry = compiled.get(key)
+  if (!entry) {
+    try {
+      entry = build(prompt, functions)
+    } catch (e) {
+      if (!(e instanceof ParseError)) throw e
+      entry = new ServiceError('TEMPLATE_SYNTAX', e.message, { extra: { template: e.templateName, line: e.line } })
+    }
+    compiled.set(key, entry)
+  }
+  if (entry instanceof ServiceError) throw entry
+  return entry
+}
+
+function build(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
+  const { prompt: text, messages, parameters } = prompt.record
+  const checkArgs = argsChecker(normalizeParameters(parameters))
+  if (messages === undefined) {
+    const template = parse(prompt.id, text ?? '', { functions })
+    return { templates: [template], roles: undefined, analysis: template.analysis, checkArgs }
+  }
+  // All messages share one template set: a {{define}} in one is usable in the others.
+  const names = messages.map((_, i) => `${prompt.id}.messages[${i}]`)
+  const set = parse(names[0] as string, messages[0]?.content ?? '', {
+    functions,
+    templates: Object.fromEntries(messages.slice(1).map((m, i) => [names[i + 1], m.content])),
+  })
+  const templates = names.map((name) => set.lookup(name) as Template)
+  return {
+    templates,
+    roles: messages.map((m) => m.role),
+    analysis: mergeAnalyses(templates.map((t) => t.analysis)),
+    checkArgs,
+  }
+}

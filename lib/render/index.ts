@@ -1,0 +1,7 @@
+/**
+ * The render pipeline: a prompt, the request's args and the shared variables
+ * in; the rendered prompt out. See pipeline.ts.
+ */
+export { renderPrompt } from './pipeline'
+export type { Rendered, RenderOptions, Warning } from './pipeline'
+export type { Args } from './args'

@@ -1,0 +1,116 @@
+import type { Store, StoreKind } from './types'
+
+/** How long a read stays fresh: the spec's 5-second variable cache. */
+export const FRESH_MS = 5000
+/** Entries one isolate keeps at most; the oldest go first. */
+const MAX_ENTRIES = 20_000
+/** Never resolved: a URL only the Cache API sees. */
+const CACHE_ORIGIN = 'https://cache.ai-prompt-shell.invalid'
+
+interface Entry<T> {
+  value: T
+  fetchedAt: number
+}
+
+/**
+ * One isolate's reads, shared by its requests. Module state lives as long as
+ * the isolate: a cache, never the truth. Keyed by store namespace, so that two
+ * Redis databases (two tenants, two test runs) never share an entry.
+ */
+const isolate = new Map<string, Entry<unknown>>()
+
+function remember(key: string, entry: Entry<unknown>): void {
+  isolate.delete(key)
+  isolate.set(key, entry)
+  if (isolate.size > MAX_ENTRIES) isolate.delete(isolate.keys().next().value as string)
+}
+
+function fresh<T>(entry: Entry<T> | undefined): entry is Entry<T> {
+  return entry !== undefined && Date.now() - entry.fetchedAt < FRESH_MS
+}
+
+export interface CacheOptions {
+  /** Distinguishes this store's data from every other's; a digest, never a secret. */
+  namespace: string
+  /** The location's shared cache (caches.default), when there is one. */
+  shared: Cache | undefined
+  /** Keeps the isolate alive for background cache writes. */
+  waitUntil: (p: Promise<unknown>) => void
+}
+
+/**
+ * A store whose reads stay fresh for 5 seconds: first in this isolate, then
+ * in the location's Cache API (shared by the isolates of one location),
+ * then from Redis. KV cannot hold an entry for 5 s (its least TTL is 60 s).
+ * Freshness is judged by the time stored with each entry, so every layer
+ * agrees on when an entry expired.
+ */
+export class CachedStore implements Store {
+  readonly kind: StoreKind
+
+  constructor(
+    readonly inner: Store,
+    readonly options: CacheOptions,
+  ) {
+    this.kind = inner.kind
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const id = `${this.options.namespace}/keys/${prefix}`
+    const [hit] = await this.#lookup<string[]>([id])
+    if (hit) return hit.value
+    const keys = await this.inner.keys(prefix)
+    this.#store(id, keys)
+    return keys
+  }
+
+  async values(keys: readonly string[]): Promise<(string | null)[]> {
+    const ids = keys.map((key) => `${this.options.namespace}/value/${key}`)
+    const hits = await this.#lookup<string | null>(ids)
+    const missing = keys.filter((_, i) => hits[i] === undefined)
+    const fetched = missing.length > 0 ? await this.inner.values(missing) : []
+    missing.forEach((key, i) => this.#store(`${this.options.namespace}/value/${key}`, fetched[i] ?? null))
+    let next = 0
+    return hits.map((hit) => (hit ? hit.value : (fetched[next++] ?? null)))
+  }
+
+  /** Fresh entries for `ids`, from this isolate or the shared cache; undefined where there is none. */
+  async #lookup<T>(ids: readonly string[]): Promise<(Entry<T> | undefined)[]> {
+    const found = ids.map((id) => isolate.get(id) as Entry<T> | undefined).map((e) => (fresh(e) ? e : undefined))
+    const shared = this.options.shared
+    if (!shared || found.every((e) => e !== undefined)) return found
+    return Promise.all(
+      found.map(async (entry, i) => {
+        if (entry) return entry
+        const id = ids[i] as string
+        const response = await shared.match(cacheUrl(id))
+        const stored = response ? ((await response.json()) as Entry<T>) : undefined
+        if (!fresh(stored)) return undefined
+        remember(id, stored)
+        return stored
+      }),
+    )
+  }
+
+  #store(id: string, value: unknown): void {
+    const entry = { value, fetchedAt: Date.now() }
+    remember(id, entry)
+    const shared = this.options.shared
+    if (!shared) return
+    const response = new Response(JSON.stringify(entry), {
+      headers: { 'content-type': 'application/json', 'cache-control': `max-age=${FRESH_MS / 1000}` },
+    })
+    // A failed cache write costs only a later Redis read.
+    this.options.waitUntil(shared.put(cacheUrl(id), response).catch(() => undefined))
+  }
+}
+
+function cacheUrl(id: string): string {
+  return `${CACHE_ORIGIN}/${encodeURIComponent(id)}`
+}
+
+/** A namespace for a Redis endpoint and token: their SHA-256, so no cache key holds the token. */
+export async function namespaceOf(url: string, token: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${url}\n${token}`))
+  return [...new Uint8Array(digest.slice(0, 16))].map((b) => b.toString(16).padStart(2, '0')).join('')
+}

@@ -1,0 +1,276 @@
+// POST /api/prompts/{id}/render against a real Redis, with records written
+// through the real Upstash client.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import evaluator from '../../examples/extensions/evaluator.json'
+import { call, freshRedis } from '../support/harness'
+import type { TestRedis } from '../support/harness'
+
+const RULES = ['readability', 'error handling']
+const PROJECT = { name: 'shop-api', files: ['main.go'] }
+
+let db: TestRedis
+
+beforeAll(async () => {
+  db = await freshRedis()
+  await db.redis.mset({
+    'shenma:extensions:evaluator': evaluator,
+    'shenma:environs:vscode:rules': RULES,
+    'shenma:environs:vscode:frameworks': ['gin', 'gorm'],
+    'shenma:environs:vscode:programming_language': 'go',
+    'shenma:environs:codebase:current_project': PROJECT,
+    'shenma:templates:team:summary': {
+      prompt: 'Summarise {{.args.topic}} in {{.vscode.programming_language}}.',
+      parameters: [{ name: 'topic', type: 'string', required: true }],
+    },
+  })
+})
+afterAll(() => db.release())
+afterEach(() => vi.useRealTimers())
+
+const render = (id: string, body: unknown = {}, env = db.env) =>
+  call(
+    env,
+    'POST',
+    `/api/prompts/${id}/render`,
+    typeof body === 'string' ? undefined : body,
+    typeof body === 'string' ? body : undefined,
+  )
+
+/** A prompt stored directly under `team`, rendered once. */
+async function renderDirect(name: string, record: unknown, body: unknown = {}) {
+  await db.redis.set(`shenma:templates:team:${name}`, record)
+  return render(`team.${name}`, body)
+}
+
+describe('rendering', () => {
+  it("renders the spec's evaluate_quality messages with the shared variables substituted", async () => {
+    const { status, body, headers } = await render('evaluator.evaluate_quality')
+    expect(status).toBe(200)
+    expect(body).toEqual({
+      status: 'success',
+      rendered_prompt: [
+        { role: 'system', content: evaluator.contributes.prompts[0]?.messages[0]?.content },
+        {
+          role: 'user',
+          content:
+            'Evaluate the project code from the following dimensions and give a quality assessment report.\n' +
+            'Evaluation dimensions:\n[readability error handling]\nCode context:\nmap[files:[main.go] name:shop-api]',
+        },
+      ],
+    })
+    expect(headers.get('server-timing')).toMatch(/^redis;dur=\d+, tools;dur=\d+, render;dur=\d+, total;dur=\d+$/)
+  })
+
+  it('returns a string for a prompt-kind template', async () => {
+    const { status, body } = await render('team.summary', { args: { topic: 'caching' } })
+    expect(status).toBe(200)
+    expect(body).toEqual({ status: 'success', rendered_prompt: 'Summarise caching in go.' })
+  })
+
+  it('prints an arg holding template syntax literally', async () => {
+    const { body } = await render('team.summary', { args: { topic: '{{.vscode.rules}}' } })
+    expect(body.rendered_prompt).toBe('Summarise {{.vscode.rules}} in go.')
+  })
+
+  it('applies defaults and gives omitted optional parameters null', async () => {
+    const { body } = await renderDirect('defaults', {
+      prompt: '{{.args.lang}} {{if .args.extra}}extra{{else}}none{{end}} {{.args.n}}',
+      parameters: {
+        lang: { type: 'string', default: 'go' },
+        extra: { type: 'string' },
+        n: { type: 'integer', default: 3 },
+      },
+    })
+    expect(body.rendered_prompt).toBe('go none 3')
+  })
+
+  it('shares one template namespace between the messages of a prompt', async () => {
+    const { body } = await renderDirect(
+      'shared_define',
+      {
+        messages: [
+          { role: 'system', content: '{{define "greet"}}Hello, {{.}}!{{end}}You are helpful.' },
+          { role: 'user', content: '{{template "greet" .args.name}}' },
+        ],
+      },
+      { args: { name: 'Ada' } },
+    )
+    expect(body.rendered_prompt).toEqual([
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'user', content: 'Hello, Ada!' },
+    ])
+  })
+
+  it('reads a whole subtree, and warns about a corrupt record in it without failing', async () => {
+    await db.redis.mset({ 'shenma:environs:chat:title': 'Login bug', 'shenma:environs:chat:history': '[{"oops"' })
+    const { status, body } = await renderDirect('chat', { prompt: '{{range $k, $v := .chat}}{{$k}}={{$v}};{{end}}' })
+    expect(status).toBe(200)
+    expect(body.rendered_prompt).toBe('title=Login bug;')
+    expect(body.warnings).toEqual([
+      expect.objectContaining({ code: 'RECORD_SKIPPED', key: 'shenma:environs:chat:history' }),
+    ])
+  })
+
+  it('never writes the args to the log', async () => {
+    const lines: string[] = []
+    const spies = (['log', 'warn', 'error'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...parts: unknown[]) => void lines.push(parts.join(' '))),
+    )
+    await render('team.summary', { args: { topic: 'sk-secret-value' } })
+    await render('team.summary', { args: { topic: 42 } })
+    for (const spy of spies) spy.mockRestore()
+    expect(lines.join('\n')).not.toContain('sk-secret-value')
+  })
+})
+
+describe('caching', () => {
+  it('makes no Redis request for a second render within 5 s, and sees a change 5 s later', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    await db.redis.set('shenma:environs:vscode:programming_language', 'go')
+    await render('team.summary', { args: { topic: 'a' } })
+
+    await db.resetRequests()
+    const again = await render('team.summary', { args: { topic: 'b' } })
+    expect(again.body.rendered_prompt).toBe('Summarise b in go.')
+    expect(await db.requests()).toBe(0)
+
+    await db.redis.set('shenma:environs:vscode:programming_language', 'rust')
+    vi.setSystemTime(Date.now() + 4000)
+    expect((await render('team.summary', { args: { topic: 'c' } })).body.rendered_prompt).toBe('Summarise c in go.')
+    vi.setSystemTime(Date.now() + 1001)
+    expect((await render('team.summary', { args: { topic: 'd' } })).body.rendered_prompt).toBe('Summarise d in rust.')
+    await db.redis.set('shenma:environs:vscode:programming_language', 'go')
+  })
+
+  it('reads the variables of a cold render in one Redis round trip', async () => {
+    const cold = await freshRedis()
+    await cold.redis.mset({
+      'shenma:templates:team:two': { prompt: '{{.a.x}} {{.b.y.z}}' },
+      'shenma:environs:a:x': 1,
+      'shenma:environs:b:y': { z: 2 },
+    })
+    await cold.resetRequests()
+    const { body } = await render('team.two', {}, cold.env)
+    expect(body.rendered_prompt).toBe('1 2')
+    // One for the prompt, one for the variables.
+    expect(await cold.requests()).toBe(2)
+    await cold.release()
+  })
+})
+
+describe('errors', () => {
+  const cases: {
+    name: string
+    id: string
+    record?: unknown
+    body?: unknown
+    status: number
+    code: string
+    message?: RegExp
+  }[] = [
+    { name: 'unknown prompt', id: 'team.nope', status: 404, code: 'NOT_FOUND' },
+    {
+      name: 'malformed body',
+      id: 'team.summary',
+      body: '{bad',
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /not valid JSON/,
+    },
+    {
+      name: 'args not an object',
+      id: 'team.summary',
+      body: { args: [1] },
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /args/,
+    },
+    {
+      name: 'missing required arg',
+      id: 'team.summary',
+      body: {},
+      status: 400,
+      code: 'INVALID_ARGS',
+      message: /topic is required/,
+    },
+    {
+      name: 'wrong arg type',
+      id: 'team.summary',
+      body: { args: { topic: 7 } },
+      status: 400,
+      code: 'INVALID_ARGS',
+      message: /topic must be string, not number/,
+    },
+    {
+      name: 'template syntax',
+      id: 'team.bad_syntax',
+      record: { prompt: 'line one\n{{.a' },
+      status: 400,
+      code: 'TEMPLATE_SYNTAX',
+      message: /^template: team\.bad_syntax:2: unclosed action/,
+    },
+    {
+      name: 'variable that exists nowhere, found before execution',
+      id: 'team.missing',
+      record: { prompt: '{{.vscode.nope}}' },
+      status: 400,
+      code: 'MISSING_VARIABLE',
+      message: /\.vscode\.nope/,
+    },
+    {
+      name: 'variable missing at execution',
+      id: 'team.missing_dynamic',
+      record: { prompt: '{{range .vscode.rules}}{{.nope}}{{end}}' },
+      status: 500,
+      code: 'RENDER_FAILED',
+    },
+    {
+      name: 'key missing under a range, by missingkey=error',
+      id: 'team.missing_key',
+      record: { prompt: '{{range $k, $v := .codebase}}{{$v.nope}}{{end}}' },
+      status: 400,
+      code: 'MISSING_VARIABLE',
+      message: /map has no entry for key "nope"/,
+    },
+    {
+      name: 'execution error',
+      id: 'team.exec',
+      record: { prompt: '{{index .vscode.rules 10}}' },
+      status: 500,
+      code: 'RENDER_FAILED',
+      message: /index out of range: 10/,
+    },
+  ]
+  for (const c of cases) {
+    it(`${c.name}: ${c.status} ${c.code}`, async () => {
+      if (c.record) await db.redis.set(`shenma:templates:${c.id.replace('.', ':')}`, c.record)
+      const { status, body } = await render(c.id, c.body ?? {})
+      expect({ status, code: body.code }).toEqual({ status: c.status, code: c.code })
+      if (c.message) expect(body.message).toMatch(c.message)
+    })
+  }
+
+  it('unreachable Redis: 503 STORE_UNAVAILABLE', async () => {
+    const env = { UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1', UPSTASH_REDIS_REST_TOKEN: 't' }
+    const { status, body } = await render('team.summary', {}, env)
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'STORE_UNAVAILABLE' })
+  })
+
+  it('a template that never finishes: 503 RENDER_TIMEOUT at the deadline', async () => {
+    // Each level calls the next twice: 2^200 calls, far past any deadline.
+    const record = {
+      prompt:
+        '{{define "r"}}{{if lt (len .) 200}}{{template "r" (printf "%s." .)}}{{template "r" (printf "%s." .)}}{{end}}{{end}}{{template "r" ""}}',
+    }
+    await db.redis.set('shenma:templates:team:forever', record)
+    const { status, body } = await render('team.forever', {}, { ...db.env, RENDER_TIMEOUT_MS: '100' })
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
+    expect(body.message).toBe('rendering did not finish within 100 ms')
+  })
+
+  it('answers 405 with Allow: POST on GET /render', async () => {
+    const { status, headers } = await call(db.env, 'GET', '/api/prompts/team.summary/render')
+    expect(status).toBe(405)
+    expect(headers.get('allow')).toBe('POST')
+  })
+})
