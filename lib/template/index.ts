@@ -8,6 +8,7 @@
  * A Template is immutable and safe to share between concurrent executions;
  * each execution keeps its own state.
  */
+import { abortable } from '../abort'
 import { analyze } from './analysis'
 import type { Analysis } from './analysis'
 import { BUILTINS } from './builtins'
@@ -180,15 +181,4 @@ function asError(e: unknown, name: string, signal: AbortSignal | undefined): unk
     )
   }
   return e
-}
-
-/** Waits for `p`, or rejects with the signal's reason as soon as it aborts. */
-function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
 }
