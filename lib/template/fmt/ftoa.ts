@@ -113,14 +113,7 @@ function fmtE(neg: boolean, d: Decimal, prec: number, fmt: number): string {
     if (zeros > 0) s += '0'.repeat(zeros)
   }
   s += fmt === C.E ? 'E' : 'e'
-  let exp = d.d.length === 0 ? 0 : d.dp - 1
-  if (exp < 0) {
-    s += '-'
-    exp = -exp
-  } else {
-    s += '+'
-  }
-  return s + (exp < 10 ? '0' + exp : String(exp))
+  return s + exponent(d.d.length === 0 ? 0 : d.dp - 1)
 }
 
 /** %f: -ddddddd.ddddd */
@@ -194,13 +187,13 @@ function fmtX(neg: boolean, mant: bigint, exp: number, prec: number, upper: bool
     }
   }
   s += upper ? 'P' : 'p'
-  if (exp < 0) {
-    s += '-'
-    exp = -exp
-  } else {
-    s += '+'
-  }
-  return s + (exp < 10 ? '0' + exp : String(exp))
+  return s + exponent(exp)
+}
+
+/** An exponent as strconv writes it: a sign, then at least two digits. */
+function exponent(exp: number): string {
+  const digits = String(Math.abs(exp))
+  return (exp < 0 ? '-' : '+') + (digits.length < 2 ? '0' + digits : digits)
 }
 
 /** The shortest decimal that reads back as a: JavaScript's, which is also Go's. */

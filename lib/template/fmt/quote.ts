@@ -1,6 +1,6 @@
 /** strconv.Quote and its relatives (Go's strconv/quote.go). */
 import { isPrint } from './isprint'
-import { isPairAt } from './utf8'
+import { runeAt } from './utf8'
 
 /** strconv.Quote, or strconv.QuoteToASCII when asciiOnly. */
 export function quote(s: string, asciiOnly = false): string {
@@ -11,15 +11,8 @@ export function quote(s: string, asciiOnly = false): string {
     // Printable ASCII other than the quote and the backslash is copied as is.
     if (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c) continue
     if (i > start) out += s.slice(start, i)
-    let r = c
-    if (c >= 0xd800 && c <= 0xdfff) {
-      if (isPairAt(s, i)) {
-        r = s.codePointAt(i) as number
-        i++
-      } else {
-        r = 0xfffd
-      }
-    }
+    const r = runeAt(s, i)
+    if (r > 0xffff) i++
     out += escapeRune(r, 0x22, asciiOnly)
     start = i + 1
   }

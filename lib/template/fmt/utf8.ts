@@ -10,6 +10,13 @@ export function isPairAt(s: string, i: number): boolean {
   return d >= 0xdc00 && d <= 0xdfff
 }
 
+/** The rune at s[i] as Go sees it (a lone surrogate is U+FFFD); above U+FFFF it spans s[i] and s[i+1]. */
+export function runeAt(s: string, i: number): number {
+  const c = s.charCodeAt(i)
+  if (c < 0xd800 || c > 0xdfff) return c
+  return isPairAt(s, i) ? (s.codePointAt(i) as number) : 0xfffd
+}
+
 /** The number of runes (code points) in s. */
 export function runeCount(s: string): number {
   let n = s.length
@@ -26,19 +33,12 @@ export function runeCount(s: string): number {
 export function utf8(s: string): number[] {
   const out: number[] = []
   for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i)
+    const c = runeAt(s, i)
     if (c < 0x80) {
       out.push(c)
       continue
     }
-    if (c >= 0xd800 && c <= 0xdfff) {
-      if (isPairAt(s, i)) {
-        c = s.codePointAt(i) as number
-        i++
-      } else {
-        c = 0xfffd
-      }
-    }
+    if (c > 0xffff) i++
     if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 0x3f))
     else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f))
     else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 0x3f), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f))
