@@ -11,6 +11,12 @@ export interface Env {
   REDIS_TIMEOUT_MS?: string
   /** Deadline of a whole render, in ms (default 500). */
   RENDER_TIMEOUT_MS?: string
+  /** Bound on one tool call, from when its request is sent, in ms (default 300). */
+  TOOL_TIMEOUT_MS?: string
+  /** Base of relative tool URLs; a module's `modules.{module}.base_url` variable wins. */
+  TOOLS_BASE_URL?: string
+  /** Comma-separated hostnames or host:port pairs tools may reach; unset, any. */
+  TOOL_ALLOWED_HOSTS?: string
 }
 
 /** A positive integer from a variable, or the default when unset. A bad value is a configuration error. */

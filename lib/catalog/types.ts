@@ -61,6 +61,7 @@ export interface ToolRecord {
   type: 'restful' | 'grpc' | 'mcp'
   description: string
   restful?: { url: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' }
+  mcp?: { url: string; tool?: string }
   supports?: string[]
   parameters: ParametersInput
   returns?: unknown

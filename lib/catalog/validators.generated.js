@@ -1090,7 +1090,7 @@ return errors === 0;
 export const validatePrompt = validate22;
 
 export const validateTool = validate39;
-const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"tool.json","title":"Tool definition","description":"A tool stored at shenma:tools:{...}. Templates call it as a function named by the key (keyToFunc: shenma:tools:codebase:lookup_ref is codebase_lookup_ref).","type":"object","required":["name","module","type","description","parameters"],"properties":{"name":{"type":"string","minLength":1},"module":{"type":"string","minLength":1},"type":{"enum":["restful","grpc","mcp"]},"description":{"type":"string"},"restful":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1},"method":{"enum":["GET","POST","PUT","DELETE"]}}},"supports":{"$ref":"prompt.json#/definitions/supports"},"parameters":{"$ref":"parameters.json"},"returns":true},"if":{"properties":{"type":{"const":"restful"}},"required":["type"]},"then":{"required":["restful"]}};
+const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"tool.json","title":"Tool definition","description":"A tool stored at shenma:tools:{...}. Templates call it as a function named by the key (keyToFunc: shenma:tools:codebase:lookup_ref is codebase_lookup_ref).","type":"object","required":["name","module","type","description","parameters"],"properties":{"name":{"type":"string","minLength":1},"module":{"type":"string","minLength":1},"type":{"enum":["restful","grpc","mcp"]},"description":{"type":"string"},"restful":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1},"method":{"enum":["GET","POST","PUT","DELETE"]}}},"supports":{"$ref":"prompt.json#/definitions/supports"},"parameters":{"$ref":"parameters.json"},"returns":true,"mcp":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The MCP server's Streamable HTTP endpoint (absolute, or relative to the module's base URL)."},"tool":{"type":"string","minLength":1,"description":"The MCP tool's name; defaults to the record's name."}}}},"allOf":[{"if":{"properties":{"type":{"const":"restful"}},"required":["type"]},"then":{"required":["restful"]}},{"if":{"properties":{"type":{"const":"mcp"}},"required":["type"]},"then":{"required":["mcp"]}}]};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1130,9 +1130,9 @@ function validate39(data, {instancePath="", parentData, parentDataProperty, root
 /*# sourceURL="tool.json" */;
 let vErrors = null;
 let errors = 0;
-const _errs1 = errors;
-let valid0 = true;
 const _errs2 = errors;
+let valid1 = true;
+const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.type === undefined) && (missing0 = "type")){
@@ -1160,21 +1160,21 @@ errors++;
 }
 }
 }
-var _valid0 = _errs2 === errors;
-errors = _errs1;
+var _valid0 = _errs3 === errors;
+errors = _errs2;
 if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
+if(_errs2){
+vErrors.length = _errs2;
 }
 else {
 vErrors = null;
 }
 }
 if(_valid0){
-const _errs4 = errors;
+const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.restful === undefined){
-const err2 = {instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: "restful"},message:"must have required property '"+"restful"+"'",schema:schema15.then.required,parentSchema:schema15.then,data};
+const err2 = {instancePath,schemaPath:"#/allOf/0/then/required",keyword:"required",params:{missingProperty: "restful"},message:"must have required property '"+"restful"+"'",schema:schema15.allOf[0].then.required,parentSchema:schema15.allOf[0].then,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1184,11 +1184,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-var _valid0 = _errs4 === errors;
-valid0 = _valid0;
+var _valid0 = _errs5 === errors;
+valid1 = _valid0;
 }
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.if,parentSchema:schema15,data};
+if(!valid1){
+const err3 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[0].if,parentSchema:schema15.allOf[0],data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1197,9 +1197,13 @@ vErrors.push(err3);
 }
 errors++;
 }
+const _errs7 = errors;
+let valid3 = true;
+const _errs8 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema15.required,parentSchema:schema15,data};
+let missing1;
+if((data.type === undefined) && (missing1 = "type")){
+const err4 = {};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1208,8 +1212,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.module === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "module"},message:"must have required property '"+"module"+"'",schema:schema15.required,parentSchema:schema15,data};
+else {
+if(data.type !== undefined){
+if("mcp" !== data.type){
+const err5 = {};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1218,8 +1224,24 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.type === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema15.required,parentSchema:schema15,data};
+}
+}
+}
+var _valid1 = _errs8 === errors;
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs10 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.mcp === undefined){
+const err6 = {instancePath,schemaPath:"#/allOf/1/then/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'",schema:schema15.allOf[1].then.required,parentSchema:schema15.allOf[1].then,data};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1228,8 +1250,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.description === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema15.required,parentSchema:schema15,data};
+}
+var _valid1 = _errs10 === errors;
+valid3 = _valid1;
+}
+if(!valid3){
+const err7 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[1].if,parentSchema:schema15.allOf[1],data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1238,8 +1264,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.parameters === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema15.required,parentSchema:schema15,data};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1248,11 +1275,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func2(data1) < 1){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.name,data:data1};
+if(data.module === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "module"},message:"must have required property '"+"module"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1261,9 +1285,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.name.type,parentSchema:schema15.properties.name,data:data1};
+if(data.type === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1272,12 +1295,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.module !== undefined){
-let data2 = data.module;
-if(typeof data2 === "string"){
-if(func2(data2) < 1){
-const err11 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.module,data:data2};
+if(data.description === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1286,9 +1305,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.module.type,parentSchema:schema15.properties.module,data:data2};
+if(data.parameters === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1297,11 +1315,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data3 = data.type;
-if(!(((data3 === "restful") || (data3 === "grpc")) || (data3 === "mcp"))){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.type.enum,parentSchema:schema15.properties.type,data:data3};
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1311,10 +1329,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data4 = data.description;
-if(typeof data4 !== "string"){
-const err14 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.description.type,parentSchema:schema15.properties.description,data:data4};
+else {
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.name.type,parentSchema:schema15.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1324,11 +1340,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.restful !== undefined){
-let data5 = data.restful;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.url === undefined){
-const err15 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.restful.required,parentSchema:schema15.properties.restful,data:data5};
+if(data.module !== undefined){
+let data3 = data.module;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err15 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.module,data:data3};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1337,11 +1353,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5.url !== undefined){
-let data6 = data5.url;
-if(typeof data6 === "string"){
-if(func2(data6) < 1){
-const err16 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.restful.properties.url,data:data6};
+}
+else {
+const err16 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.module.type,parentSchema:schema15.properties.module,data:data3};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1351,8 +1365,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.restful.properties.url.type,parentSchema:schema15.properties.restful.properties.url,data:data6};
+if(data.type !== undefined){
+let data4 = data.type;
+if(!(((data4 === "restful") || (data4 === "grpc")) || (data4 === "mcp"))){
+const err17 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.type.enum,parentSchema:schema15.properties.type,data:data4};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1362,10 +1378,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data5.method !== undefined){
-let data7 = data5.method;
-if(!((((data7 === "GET") || (data7 === "POST")) || (data7 === "PUT")) || (data7 === "DELETE"))){
-const err18 = {instancePath:instancePath+"/restful/method",schemaPath:"#/properties/restful/properties/method/enum",keyword:"enum",params:{allowedValues: schema15.properties.restful.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.restful.properties.method.enum,parentSchema:schema15.properties.restful.properties.method,data:data7};
+if(data.description !== undefined){
+let data5 = data.description;
+if(typeof data5 !== "string"){
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.description.type,parentSchema:schema15.properties.description,data:data5};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1375,14 +1391,65 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.restful.type,parentSchema:schema15.properties.restful,data:data5};
+if(data.restful !== undefined){
+let data6 = data.restful;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.url === undefined){
+const err19 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.restful.required,parentSchema:schema15.properties.restful,data:data6};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if(data6.url !== undefined){
+let data7 = data6.url;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err20 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.restful.properties.url,data:data7};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.restful.properties.url.type,parentSchema:schema15.properties.restful.properties.url,data:data7};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data6.method !== undefined){
+let data8 = data6.method;
+if(!((((data8 === "GET") || (data8 === "POST")) || (data8 === "PUT")) || (data8 === "DELETE"))){
+const err22 = {instancePath:instancePath+"/restful/method",schemaPath:"#/properties/restful/properties/method/enum",keyword:"enum",params:{allowedValues: schema15.properties.restful.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.restful.properties.method.enum,parentSchema:schema15.properties.restful.properties.method,data:data8};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.restful.type,parentSchema:schema15.properties.restful,data:data6};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -1399,14 +1466,89 @@ vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.error
 errors = vErrors.length;
 }
 }
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
+if(data.mcp !== undefined){
+let data11 = data.mcp;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.url === undefined){
+const err24 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.mcp.required,parentSchema:schema15.properties.mcp,data:data11};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err24];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err24);
+}
+errors++;
+}
+if(data11.url !== undefined){
+let data12 = data11.url;
+if(typeof data12 === "string"){
+if(func2(data12) < 1){
+const err25 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.url,data:data12};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.url.type,parentSchema:schema15.properties.mcp.properties.url,data:data12};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data11.tool !== undefined){
+let data13 = data11.tool;
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err27 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.tool,data:data13};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.tool.type,parentSchema:schema15.properties.mcp.properties.tool,data:data13};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.mcp.type,parentSchema:schema15.properties.mcp,data:data11};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }

@@ -1,10 +1,14 @@
 import { abortable } from '../abort'
-import { getPrompt } from '../catalog'
-import type { Message } from '../catalog'
+import { getPrompt, listTools } from '../catalog'
+import type { Message, Tool } from '../catalog'
 import { ServiceError } from '../http/errors'
-import { setOwn } from '../json'
+import { isObject, ownValue, setOwn } from '../json'
+import type { JsonObject } from '../json'
 import type { Store } from '../store'
 import { ExecError } from '../template'
+import type { TemplateFunction } from '../template'
+import { ToolSession, dict } from '../tools'
+import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
 import { compile } from './compile'
 import { loadVariables, missingPath, missingVariable } from './context'
@@ -13,6 +17,8 @@ import { Timing } from './timing'
 export interface RenderOptions {
   /** The whole render's deadline (RENDER_TIMEOUT_MS). */
   deadlineMs: number
+  /** How tool calls are made (the session's signal is the render's deadline). */
+  tools: Omit<ToolSessionOptions, 'signal' | 'moduleBaseUrl'>
 }
 
 /** Something that degraded the render without failing it. */
@@ -39,24 +45,41 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
   const timing = new Timing()
   const deadline = AbortSignal.timeout(options.deadlineMs)
   const deadlineAt = Date.now() + options.deadlineMs
+  let session: ToolSession | undefined
   try {
-    const prompt = await timing.measure('redis', () => abortable(getPrompt(store, id), deadline))
-    const compiled = timing.measureSync('render', () => compile(prompt, []))
+    const [prompt, tools] = await timing.measure('redis', () =>
+      abortable(Promise.all([getPrompt(store, id), listTools(store)]), deadline),
+    )
+    const toolsById = new Map(tools.items.map((t) => [t.id, t]))
+    const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
     const args = compiled.checkArgs(given)
+    const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
     const paths = compiled.analysis.paths
-    const { vars, skipped } = await timing.measure('redis', () => abortable(loadVariables(store, paths), deadline))
+    // A tool's module may name its base URL in the shared variable modules.{module}.base_url.
+    const basePaths = [...new Set(called.map((t) => t.record.module))].map((m) => ['modules', m, 'base_url'])
+    const { vars, skipped } = await timing.measure('redis', () =>
+      abortable(loadVariables(store, [...paths, ...basePaths]), deadline),
+    )
     // Args are data: they enter the context as values, never as template text.
     const data = vars
     setOwn(data, 'args', args)
     const missing = missingPath(data, paths)
     if (missing !== undefined) throw missingVariable(missing)
 
+    session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
+    const funcs = functionsFor(session, called)
     const outputs = await timing.measure('render', () =>
       Promise.all(
-        compiled.templates.map((t) => t.execute(data, { missingKey: 'error', signal: deadline, deadline: deadlineAt })),
+        compiled.templates.map((t) =>
+          t.execute(data, { funcs, missingKey: 'error', signal: deadline, deadline: deadlineAt }),
+        ),
       ),
     )
-    const warnings: Warning[] = skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s }))
+    timing.add('tools', session.busyMs)
+    const warnings: Warning[] = [
+      ...skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
+      ...session.warnings,
+    ]
     const roles = compiled.roles
     const rendered = roles
       ? outputs.map((content, i) => ({ role: roles[i] as Message['role'], content }))
@@ -64,7 +87,24 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     return { prompt: rendered, warnings, timing }
   } catch (e) {
     throw asServiceError(e, deadline, options.deadlineMs)
+  } finally {
+    // MCP connections end with the render; closing them is no reason to fail it.
+    await session?.close().catch(() => undefined)
   }
+}
+
+/** The functions a template may call: the tools it calls, and dict. */
+function functionsFor(session: ToolSession, tools: readonly Tool[]): Map<string, TemplateFunction> {
+  const funcs = new Map<string, TemplateFunction>([['dict', dict]])
+  for (const tool of tools) funcs.set(tool.id, session.functionFor(tool))
+  return funcs
+}
+
+function baseUrlOf(vars: JsonObject, module: string): string | undefined {
+  const modules = ownValue(vars, 'modules')
+  const entry = isObject(modules) ? ownValue(modules, module) : undefined
+  const base = isObject(entry) ? ownValue(entry, 'base_url') : undefined
+  return typeof base === 'string' ? base : undefined
 }
 
 function asServiceError(e: unknown, deadline: AbortSignal, deadlineMs: number): unknown {

@@ -27,6 +27,11 @@ export class Timing {
     }
   }
 
+  /** Time measured elsewhere, such as tool calls overlapping the render. */
+  add(metric: Metric, ms: number): void {
+    this.#spent[metric] += ms
+  }
+
   header(): string {
     this.#spent.total = Date.now() - this.#started
     return (Object.entries(this.#spent) as [Metric, number][]).map(([m, ms]) => `${m};dur=${ms}`).join(', ')

@@ -36,6 +36,7 @@ import { forkable } from './fork'
 import type { Tree } from './parser'
 import { isMap, isTrue, mapHas, sortedKeys, typeName } from './value'
 import type { Value } from './value'
+import { EMPTY } from './value'
 
 /** A function the caller supplies; it may return a Promise. */
 export type TemplateFunction = (...args: Value[]) => Maybe<Value>
@@ -254,6 +255,7 @@ export class State {
       })
     }
     const done = (): undefined => undefined
+    if (value === EMPTY) return node.elseList ? this.walkList(dot, node.elseList) : undefined
     if (Array.isArray(value) && value.length > 0) {
       return andThen(
         loop(0, value.length, (i) => iteration(BigInt(i), value[i], true)),
@@ -413,6 +415,7 @@ export class State {
     seq: number | undefined,
   ): Value {
     const missingKey = this.run.options.missingKey
+    if (receiver === EMPTY) return EMPTY
     if (receiver === undefined) {
       if (missingKey === 'error') throw this.error(node, `nil data; no entry for key ${sprintf('%q', [name])}`, seq)
       return undefined
@@ -441,8 +444,8 @@ export class State {
 
   /** The operands after the function's name, evaluated in order, then the piped-in value. */
   #evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
-    const values = args.slice(1).map((arg) => this.#evalArg(dot, arg, raw))
-    if (final !== NO_FINAL) values.push(raw ? final : andThen(final, nilForInterface))
+    const values = args.slice(1).map((arg) => andThen(this.#evalArg(dot, arg, raw), emptyAsString))
+    if (final !== NO_FINAL) values.push(andThen(final, raw ? emptyAsString : nilForInterface))
     // A later operand may fail synchronously and leave these unread.
     for (const v of values) if (isPromise(v)) handled(v)
     return values
@@ -594,13 +597,19 @@ function unwrapNil(v: Value): Value {
   return v === null ? undefined : v
 }
 
-/** Passed to an interface{} parameter, the invalid value is nil. */
+/** Passed to an interface{} parameter, the invalid value is nil (and EMPTY the empty string). */
 function nilForInterface(v: Value): Value {
-  return v === undefined ? null : v
+  return v === undefined ? null : emptyAsString(v)
+}
+
+/** What a function or builtin given a soft failure's value sees. */
+function emptyAsString(v: Value): Value {
+  return v === EMPTY ? '' : v
 }
 
 function printValue(v: Value): string {
-  return v === undefined ? '<no value>' : formatValue(v)
+  if (v === undefined) return '<no value>'
+  return v === EMPTY ? '' : formatValue(v)
 }
 
 /** Marks a Promise whose failure is reported elsewhere, so that dropping it is not an unhandled rejection. */

@@ -26,6 +26,7 @@ export { ParseError } from './parser'
 export type { Tree } from './parser'
 export { mergeAnalyses } from './analysis'
 export type { Analysis, Path } from './analysis'
+export { EMPTY } from './value'
 export type { Value, ValueMap } from './value'
 
 export interface ParseOptions {

@@ -14,7 +14,8 @@
  *   complex128 (1i, 1+2i)       Complex128
  *   uint8 (index of a string)   Uint8
  */
-export type Value = undefined | null | boolean | number | bigint | string | Value[] | ValueMap | Complex128 | Uint8
+export type Value =
+  undefined | null | boolean | number | bigint | string | Value[] | ValueMap | Complex128 | Uint8 | Empty
 
 export interface ValueMap {
   [key: string]: Value
@@ -22,7 +23,7 @@ export interface ValueMap {
 
 /** The Go scalars JSON has no form for; never a map. */
 abstract class Scalar {
-  abstract readonly kind: 'uint8' | 'complex128'
+  abstract readonly kind: 'uint8' | 'complex128' | 'empty'
   /** Go's truth: not zero. */
   abstract isTrue(): boolean
 }
@@ -67,7 +68,33 @@ export class Uint8 extends Scalar {
   }
 }
 
-export type Kind = 'invalid' | 'nil' | 'bool' | 'float64' | 'int' | 'uint8' | 'complex128' | 'string' | 'slice' | 'map'
+/**
+ * Not Go's: the value of a function call that failed softly (a tool the
+ * service could not reach). It prints as nothing, a field of it is itself
+ * rather than an error, it is false, and functions and builtins given it see
+ * the empty string. So a degraded call leaves a gap in the prompt, never a
+ * broken render.
+ */
+export class Empty extends Scalar {
+  private constructor() {
+    super()
+  }
+
+  static readonly value = new Empty()
+
+  get kind(): 'empty' {
+    return 'empty'
+  }
+
+  isTrue(): boolean {
+    return false
+  }
+}
+
+export const EMPTY = Empty.value
+
+export type Kind =
+  'invalid' | 'nil' | 'bool' | 'float64' | 'int' | 'uint8' | 'complex128' | 'empty' | 'string' | 'slice' | 'map'
 
 export function kindOf(v: Value): Kind {
   switch (typeof v) {
@@ -105,6 +132,7 @@ export function typeName(v: Value): string {
     case 'complex128':
       return 'complex128'
     case 'string':
+    case 'empty':
       return 'string'
     case 'slice':
       return '[]interface {}'

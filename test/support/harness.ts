@@ -5,6 +5,8 @@ import { Redis } from '@upstash/redis/cloudflare'
 import { inject } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
+import type { McpServerStats } from './mcp-server'
+import type { ToolServerStats } from './tool-server'
 
 export interface TestRedis {
   /** The Worker's environment for this database. */
@@ -65,3 +67,50 @@ export async function call(env: Env, method: string, path: string, body?: unknow
 }
 
 export const get = (env: Env, path: string) => call(env, 'GET', path)
+
+export interface ToolServerClient {
+  /** Base URL of the REST tool server, no trailing slash: tools live under `${url}/tools/...` and the control prefixes. */
+  url: string
+  /** The calls of one group (the `?group=` query parameter; default `default`). */
+  stats(group?: string): Promise<ToolServerStats>
+  /** Starts the group afresh; requests still in flight no longer count. */
+  reset(group?: string): Promise<void>
+}
+
+/** The REST tool server the global setup started (test/support/tool-server.ts). */
+export function toolServer(): ToolServerClient {
+  const url = inject('toolServerUrl')
+  const admin = async (method: string, path: string, group = 'default'): Promise<unknown> => {
+    const res = await fetch(`${url}${path}?group=${encodeURIComponent(group)}`, { method })
+    if (!res.ok) throw new Error(`tool server ${method} ${path}: ${res.status} ${await res.text()}`)
+    return res.json()
+  }
+  return {
+    url,
+    stats: async (group) => (await admin('GET', '/__stats', group)) as ToolServerStats,
+    reset: async (group) => void (await admin('POST', '/__reset', group)),
+  }
+}
+
+export interface McpServerClient {
+  /** The MCP endpoint (`.../mcp`); `?group=NAME` on it keeps a test's counts apart. */
+  url: string
+  /** Calls per tool name in a group (default `default`); tools never called are absent. */
+  calls(group?: string): Promise<Record<string, number>>
+  reset(group?: string): Promise<void>
+}
+
+/** The stateless MCP server the global setup started (test/support/mcp-server.ts). */
+export function mcpServer(): McpServerClient {
+  const url = inject('mcpUrl')
+  const admin = async (method: string, path: string, group = 'default'): Promise<unknown> => {
+    const res = await fetch(new URL(`${path}?group=${encodeURIComponent(group)}`, url), { method })
+    if (!res.ok) throw new Error(`MCP server ${method} ${path}: ${res.status} ${await res.text()}`)
+    return res.json()
+  }
+  return {
+    url,
+    calls: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).calls,
+    reset: async (group) => void (await admin('POST', '/__reset', group)),
+  }
+}

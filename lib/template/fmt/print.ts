@@ -3,7 +3,7 @@
  * and verb (Go's fmt/print.go).
  */
 import type { Value, ValueMap } from '../value'
-import { Complex128, Uint8, sortedKeys, typeName } from '../value'
+import { Complex128, Empty, Uint8, sortedKeys, typeName } from '../value'
 import { C } from './consts'
 import { Formatter } from './format'
 import { formatFloatV } from './ftoa'
@@ -120,6 +120,8 @@ export class Printer extends Formatter {
         else if (Array.isArray(v)) this.printSlice(v, verb)
         else if (v instanceof Uint8) this.fmtInteger(BigInt(v.value), verb, v)
         else if (v instanceof Complex128) this.fmtComplex(v, verb)
+        // A soft failure's value formats as the empty string it stands for.
+        else if (v instanceof Empty) this.fmtString('', verb)
         else this.printMap(v, verb)
     }
   }

@@ -1,7 +1,7 @@
 // How the executor runs functions that return Promises: calls start as
 // execution reaches them and run at the same time; nothing here reads a clock.
 import { describe, expect, it } from 'vitest'
-import { ExecError, parse } from '../../../lib/template'
+import { EMPTY, ExecError, parse } from '../../../lib/template'
 import type { TemplateFunction, Value } from '../../../lib/template'
 
 /** Async functions whose calls the test resolves by hand, counting how many are in flight at once. */
@@ -227,5 +227,18 @@ describe('static analysis', () => {
     expect(analysis('{{index .m "a" "b"}}').paths).toEqual([['m', 'a', 'b']])
     expect(analysis('{{.}}').paths).toEqual([[]])
     expect(analysis('{{(f).x}}').functions).toEqual(['f'])
+  })
+})
+
+describe('EMPTY, the value of a soft failure', () => {
+  it('prints as nothing, is false, ranges over nothing, and a field of it is itself, even under missingkey=error', async () => {
+    const t = parse(
+      't',
+      '[{{failed}}][{{(failed).a.b}}][{{if failed}}yes{{else}}no{{end}}][{{range failed}}x{{else}}none{{end}}]' +
+        '[{{with failed}}w{{end}}][{{printf "%q" failed}}][{{len failed}}][{{failed | printf "%s!"}}]',
+      { functions: ['failed'] },
+    )
+    const out = await t.execute({}, { funcs: { failed: () => EMPTY }, missingKey: 'error' })
+    expect(out).toBe('[][][no][none][][""][0][!]')
   })
 })

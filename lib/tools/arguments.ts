@@ -1,0 +1,63 @@
+import { Validator } from '@cfworker/json-schema'
+import { normalizeParameters } from '../catalog'
+import type { Tool } from '../catalog'
+import { isObject, setOwn } from '../json'
+import { Complex128, Uint8, isMap } from '../template/value'
+import type { Value } from '../template'
+
+export type Params = Record<string, unknown>
+
+/** A call the tool cannot take: a reason worded for the warning. */
+export class ArgumentError extends Error {}
+
+/**
+ * The calling convention, with its validation: `{{tool "a" 2}}` maps the
+ * operands onto the tool's parameters in declaration order; `{{tool (dict
+ * "code" .x)}}` passes one map, which is the parameter object itself.
+ * Template values become JSON: ints as numbers, bytes as numbers.
+ */
+export function paramsChecker(tool: Tool): (args: readonly Value[]) => Params {
+  const schema = normalizeParameters(tool.record.parameters)
+  const names = Object.keys(schema.properties)
+  const validator = new Validator(schema as object, '7', false)
+  return (args) => {
+    let params: Params
+    const [first] = args
+    if (args.length === 1 && isMap(first)) {
+      params = toJson(first) as Params
+    } else {
+      if (args.length > names.length) {
+        throw new ArgumentError(
+          `takes at most ${names.length} argument${names.length === 1 ? '' : 's'}, got ${args.length}`,
+        )
+      }
+      params = {}
+      args.forEach((arg, i) => setOwn(params, names[i] as string, toJson(arg)))
+    }
+    const result = validator.validate(params)
+    if (!result.valid) {
+      const problems = result.errors.filter(
+        (e) => !['properties', 'allOf', 'anyOf', 'oneOf', '$ref'].includes(e.keyword),
+      )
+      throw new ArgumentError(
+        `invalid arguments: ${problems.map((e) => `${e.instanceLocation} ${e.error}`).join('; ')}`,
+      )
+    }
+    return params
+  }
+}
+
+/** A template value as JSON. */
+export function toJson(v: Value): unknown {
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()
+  if (v instanceof Uint8) return v.value
+  if (v instanceof Complex128) return `(${v.re}${v.im < 0 ? '' : '+'}${v.im}i)`
+  if (v === undefined) return null
+  if (Array.isArray(v)) return v.map(toJson)
+  if (isObject(v)) {
+    const out: Params = {}
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, toJson(x as Value))
+    return out
+  }
+  return v
+}

@@ -1,0 +1,200 @@
+// Tools called from templates, against real servers the test setup started:
+// a node:http tool server (delays, failures, counters) and an MCP server built
+// with the SDK. Nothing is mocked.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { call, freshRedis, mcpServer, toolServer } from '../support/harness'
+import type { TestRedis } from '../support/harness'
+import type { Env } from '../../lib/env'
+
+const tools = toolServer()
+const mcp = mcpServer()
+let db: TestRedis
+
+/** A REST tool record; `url` may be absolute or relative. */
+const rest = (name: string, url: string, parameters: unknown = { x: { type: 'string' } }, method = 'GET') => ({
+  name,
+  module: 'test',
+  type: 'restful',
+  restful: { url, method },
+  description: name,
+  parameters,
+})
+
+beforeAll(async () => {
+  db = await freshRedis()
+  const records: Record<string, unknown> = {}
+  for (const t of ['a', 'b', 'c', 'd', 'e']) {
+    records[`shenma:tools:slow:${t}`] = rest(t, `${tools.url}/delay/200/tools/${t}?group=fanout`)
+  }
+  Object.assign(records, {
+    'shenma:tools:fail500': rest('fail500', `${tools.url}/status/500/tools/f?group=failures`),
+    'shenma:tools:hang': rest('hang', `${tools.url}/hang/tools/h?group=failures`),
+    'shenma:tools:typed': rest('typed', `${tools.url}/tools/typed?group=failures`, {
+      n: { type: 'integer', required: true },
+    }),
+    'shenma:tools:badjson': rest('badjson', `${tools.url}/badjson/tools/b?group=failures`),
+    'shenma:tools:text': rest('text', `${tools.url}/text/tools/t`),
+    'shenma:tools:echo': rest('echo', `${tools.url}/tools/echo?group=dedupe`, { q: { type: 'string' } }),
+    'shenma:tools:get_item': rest('get_item', `${tools.url}/tools/items/{id}?group=conv`, {
+      type: 'object',
+      properties: { id: { type: 'string' }, limit: { type: 'integer' } },
+    }),
+    'shenma:tools:put_item': rest(
+      'put_item',
+      `${tools.url}/tools/items/{id}?group=conv`,
+      [
+        { name: 'id', type: 'string' },
+        { name: 'tags', type: 'array' },
+      ],
+      'PUT',
+    ),
+    'shenma:tools:relative': { ...rest('relative', '/tools/relative'), module: 'plain' },
+    'shenma:tools:by_module': { ...rest('by_module', '/tools/by-module'), module: 'moduled' },
+    'shenma:environs:modules:moduled': { base_url: `${tools.url}/delay/0` },
+    'shenma:environs:lists:tags': ['a', 'b'],
+    'shenma:tools:codebase:lookup_ref': {
+      name: 'lookup_ref',
+      module: 'codebase',
+      type: 'mcp',
+      mcp: { url: `${mcp.url}?group=tools` },
+      description: 'references of a symbol',
+      parameters: { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] },
+    },
+    'shenma:tools:codebase:echo': {
+      name: 'echo',
+      module: 'codebase',
+      type: 'mcp',
+      mcp: { url: `${mcp.url}?group=tools`, tool: 'echo_text' },
+      description: 'echo',
+      parameters: { text: { type: 'string' } },
+    },
+  })
+  await db.redis.mset(records)
+})
+afterAll(() => db.release())
+
+/** Stores a prompt under team.{name} and renders it. */
+async function render(name: string, prompt: string, env: Env = {}) {
+  await db.redis.set(`shenma:templates:team:${name}`, { prompt })
+  return call(
+    { ...db.env, RENDER_TIMEOUT_MS: '2000', TOOL_TIMEOUT_MS: '1000', ...env },
+    'POST',
+    `/api/prompts/team.${name}/render`,
+    {},
+  )
+}
+
+describe('independent tool calls', () => {
+  it('run at the same time: five 200 ms tools are all in flight together', async () => {
+    await tools.reset('fanout')
+    const { status, body } = await render(
+      'fanout',
+      '{{(slow_a "1").path}} {{(slow_b "2").path}} {{(slow_c "3").path}} {{(slow_d "4").path}} {{(slow_e "5").path}}',
+    )
+    expect(status).toBe(200)
+    expect(body.rendered_prompt).toBe(['a', 'b', 'c', 'd', 'e'].map((t) => `/delay/200/tools/${t}`).join(' '))
+    const stats = await tools.stats('fanout')
+    expect(stats.calls).toBe(5)
+    expect(stats.maxActive).toBe(5)
+  })
+
+  it('written twice, reach the tool once, whichever way the arguments are written', async () => {
+    await tools.reset('dedupe')
+    const { body } = await render(
+      'dedupe',
+      '{{(echo "same").query.q}} {{(echo "same").method}} {{(echo (dict "q" "same")).query.q}}',
+    )
+    expect(body.rendered_prompt).toBe('same GET same')
+    expect((await tools.stats('dedupe')).calls).toBe(1)
+  })
+})
+
+describe('failing tools', () => {
+  it('render empty with a warning and a log line each, and the rest of the prompt stays', async () => {
+    await tools.reset('failures')
+    const warned = vi.spyOn(console, 'warn')
+    const { status, body } = await render(
+      'failures',
+      'A{{fail500 "x"}}B{{hang "x"}}C{{typed "not a number"}}D{{(fail500 "x").field.deeper}}E{{badjson "x"}}F',
+      { TOOL_TIMEOUT_MS: '150' },
+    )
+    const lines = warned.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+    warned.mockRestore()
+    expect(status).toBe(200)
+    expect(body.rendered_prompt).toBe('ABCDEF')
+    expect(body.warnings).toEqual([
+      { code: 'TOOL_FAILED', tool: 'typed', message: expect.stringMatching(/^invalid arguments: /) },
+      { code: 'TOOL_FAILED', tool: 'fail500', message: expect.stringMatching(/^answered HTTP 500/) },
+      { code: 'TOOL_FAILED', tool: 'badjson', message: 'answered JSON that does not parse' },
+      { code: 'TOOL_FAILED', tool: 'hang', message: 'timed out after 150 ms' },
+    ])
+    const failures = lines.filter((l) => l.msg === 'tool call failed')
+    expect(failures.map((l) => l.tool).sort()).toEqual(['badjson', 'fail500', 'hang', 'typed'])
+    for (const l of failures)
+      expect(l).toEqual({
+        level: 'warn',
+        msg: 'tool call failed',
+        tool: l.tool,
+        reason: expect.any(String),
+        ms: expect.any(Number),
+      })
+    // Invalid arguments never reach the server; the duplicate fail500 call went once.
+    expect((await tools.stats('failures')).requests.map((r) => r.split(' ')[1])).not.toContain('/tools/typed')
+  })
+
+  it('are refused without a request when their host is not allowed', async () => {
+    await tools.reset('dedupe')
+    const { body } = await render('egress', '[{{echo "x"}}]', { TOOL_ALLOWED_HOSTS: 'tools.example.com, other:8080' })
+    expect(body.rendered_prompt).toBe('[]')
+    expect(body.warnings).toEqual([
+      { code: 'TOOL_FAILED', tool: 'echo', message: expect.stringMatching(/is not in TOOL_ALLOWED_HOSTS$/) },
+    ])
+    expect((await tools.stats('dedupe')).calls).toBe(0)
+  })
+})
+
+describe('REST calling convention', () => {
+  it('fills path placeholders, sends the rest as a query for GET and as a JSON body for PUT', async () => {
+    const { body } = await render(
+      'convention',
+      '{{$g := get_item "a b/c" 5}}{{$g.path}} {{$g.query.limit}} {{index $g.query "id"}}|' +
+        '{{$p := put_item "x1" .lists.tags}}{{$p.method}} {{$p.path}} {{printf "%v" $p.body}}',
+    )
+    expect(body, JSON.stringify(body)).toMatchObject({ status: 'success' })
+    expect(body.warnings).toBeUndefined()
+    expect(body.rendered_prompt).toBe('/tools/items/a%20b%2Fc 5 <no value>|PUT /tools/items/x1 map[tags:[a b]]')
+  })
+
+  it('turns a JSON answer into a value to walk and any other answer into a string', async () => {
+    const { body } = await render('answers', '{{(echo "v").query.q}}|{{text "x"}}')
+    expect(body.rendered_prompt).toBe('v|plain answer')
+  })
+
+  it('resolves relative URLs against TOOLS_BASE_URL, or the module base_url, which wins', async () => {
+    const { body } = await render('relative', '{{(relative "1").path}} {{(by_module "1").path}}', {
+      TOOLS_BASE_URL: `${tools.url}/delay/1`,
+    })
+    expect(body.rendered_prompt).toBe('/delay/1/tools/relative /delay/0/tools/by-module')
+  })
+
+  it('fails a relative URL with no base URL configured', async () => {
+    const { body } = await render('no_base', '[{{relative "1"}}]')
+    expect(body.rendered_prompt).toBe('[]')
+    expect(body.warnings).toEqual([
+      expect.objectContaining({ tool: 'relative', message: expect.stringMatching(/no base URL/) }),
+    ])
+  })
+})
+
+describe('MCP tools', () => {
+  it('land their structured content, or their text, in the prompt through the real client and server', async () => {
+    await mcp.reset('tools')
+    const { status, body } = await render(
+      'mcp',
+      '{{range (codebase_lookup_ref "Run").refs}}- {{.}}\n{{end}}{{codebase_echo "hi"}}',
+    )
+    expect(status).toBe(200)
+    expect(body.rendered_prompt).toBe('- Run in main.go:12\n- Run in util.go:3\necho: hi')
+    expect(await mcp.calls('tools')).toEqual({ lookup_ref: 1, echo_text: 1 })
+  })
+})

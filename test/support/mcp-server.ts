@@ -1,0 +1,161 @@
+// A real MCP server (the SDK's own server side) over Streamable HTTP, stateless:
+// every POST to /mcp gets a server and transport of its own, as in the SDK's
+// simpleStatelessStreamableHttp example.
+//
+// Tools:
+//   lookup_ref { symbol }  structuredContent { refs: [...] } (with an outputSchema) plus the same as text
+//   echo_text { text }     text content only: `echo: <text>`
+//   slow { ms }            waits ms, then text `slept`
+//   boom {}                isError: true with a text message
+//
+// Calls are counted per tool name and per group, the `?group=NAME` query
+// parameter of the MCP URL (default `default`): `GET /__stats?group=NAME`
+// answers `McpServerStats`, `POST /__reset?group=NAME` zeroes the group.
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { z } from 'zod'
+
+export interface McpTestServer {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  url: string
+  stop(): Promise<void>
+}
+
+export interface McpServerStats {
+  /** Calls that reached each tool's handler since the last reset; tools never called are absent. */
+  calls: Record<string, number>
+}
+
+export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom'] as const
+export const BOOM_MESSAGE = 'boom: the tool failed on purpose'
+const DEFAULT_GROUP = 'default'
+
+export function lookupRefs(symbol: string): string[] {
+  return [`${symbol} in main.go:12`, `${symbol} in util.go:3`]
+}
+
+export async function startMcpServer(): Promise<McpTestServer> {
+  const groups = new Map<string, Record<string, number>>()
+  const count = (group: string, tool: string) => {
+    let calls = groups.get(group)
+    if (!calls) groups.set(group, (calls = {}))
+    calls[tool] = (calls[tool] ?? 0) + 1
+  }
+  /** Aborted on stop, so slow calls do not outlive the server. */
+  const stopping = new AbortController()
+
+  const buildServer = (group: string): McpServer => {
+    const server = new McpServer({ name: 'test-mcp-server', version: '1.0.0' })
+    server.registerTool(
+      'lookup_ref',
+      {
+        description: 'Finds references to a symbol',
+        inputSchema: { symbol: z.string() },
+        outputSchema: { refs: z.array(z.string()) },
+      },
+      async ({ symbol }) => {
+        count(group, 'lookup_ref')
+        const structuredContent = { refs: lookupRefs(symbol) }
+        return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }
+      },
+    )
+    server.registerTool(
+      'echo_text',
+      { description: 'Echoes its text', inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        count(group, 'echo_text')
+        return { content: [{ type: 'text', text: `echo: ${text}` }] }
+      },
+    )
+    server.registerTool(
+      'slow',
+      { description: 'Waits ms milliseconds, then answers', inputSchema: { ms: z.number() } },
+      async ({ ms }, extra) => {
+        count(group, 'slow')
+        await sleep(ms, AbortSignal.any([extra.signal, stopping.signal]))
+        return { content: [{ type: 'text', text: 'slept' }] }
+      },
+    )
+    server.registerTool('boom', { description: 'Always fails' }, async () => {
+      count(group, 'boom')
+      return { isError: true, content: [{ type: 'text', text: BOOM_MESSAGE }] }
+    })
+    return server
+  }
+
+  const mcp = async (req: IncomingMessage, res: ServerResponse, group: string): Promise<void> => {
+    if (req.method !== 'POST') {
+      // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
+      res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' })
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }))
+      return
+    }
+    const server = buildServer(group)
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+    res.once('close', () => {
+      void transport.close()
+      void server.close()
+    })
+    await server.connect(transport)
+    await transport.handleRequest(req, res)
+  }
+
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://mcp-server')
+    const group = url.searchParams.get('group') ?? DEFAULT_GROUP
+    let handled: Promise<void>
+    if (url.pathname === '/mcp') handled = mcp(req, res, group)
+    else if (url.pathname === '/__stats' && req.method === 'GET') {
+      const stats: McpServerStats = { calls: { ...groups.get(group) } }
+      handled = Promise.resolve(send(res, 200, stats))
+    } else if (url.pathname === '/__reset' && req.method === 'POST') {
+      groups.delete(group)
+      handled = Promise.resolve(send(res, 200, { ok: true }))
+    } else handled = Promise.resolve(send(res, 404, { error: `no route ${req.method} ${url.pathname}` }))
+    handled.catch((error: unknown) => {
+      if (!res.headersSent) {
+        send(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: messageOf(error) }, id: null })
+      } else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = http.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async stop() {
+      stopping.abort()
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()))
+      http.closeAllConnections()
+      await closed
+    },
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    if (signal.aborted) done()
+    else signal.addEventListener('abort', done)
+  })
+}
+
+function send(res: ServerResponse, status: number, payload: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' })
+  res.end(JSON.stringify(payload))
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

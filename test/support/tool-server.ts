@@ -1,0 +1,277 @@
+// A real HTTP server for REST tools to call. What it does is read from the
+// request itself, so a tool definition's URL fully determines the behaviour and
+// tests need no setup calls:
+//
+//   /delay/<ms>/...    waits ms before answering
+//   /status/<code>/... answers that HTTP status (a JSON error body unless /text or /badjson says otherwise)
+//   /hang/...          never answers, until the client gives up or the server stops
+//   /text/...          answers text/plain "plain answer"
+//   /badjson/...       answers application/json with a body that does not parse
+//
+// Prefixes combine in any order (`/delay/200/status/500/tools/x`). Anything else
+// (e.g. `/tools/...`) answers 200 with an echo of the request (see `Echo`).
+//
+// Calls are counted per group, the `?group=NAME` query parameter (default
+// `default`): `GET /__stats?group=NAME` answers `ToolServerStats`,
+// `POST /__reset?group=NAME` starts the group afresh.
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface ToolServer {
+  /** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
+  url: string
+  stop(): Promise<void>
+}
+
+export interface ToolServerStats {
+  /** Requests of the group being handled right now (delayed or hanging ones included). */
+  active: number
+  /** The most that were ever active at once since the last reset. */
+  maxActive: number
+  /** Requests received since the last reset. */
+  calls: number
+  /** One key per request, in arrival order: see `requestKey`. */
+  requests: string[]
+}
+
+/** What a plain (uncontrolled) request is answered with. */
+export interface Echo {
+  method: string
+  /** The path as sent (still percent-encoded), control prefixes included. */
+  path: string
+  /** The query as sent (`group` included); a repeated name gives an array. */
+  query: Record<string, string | string[]>
+  /** The parsed JSON body, or null when there was none. */
+  body: unknown
+  headers: { 'content-type': string | null }
+}
+
+export const DEFAULT_GROUP = 'default'
+export const PLAIN_ANSWER = 'plain answer'
+export const BAD_JSON = '{"broken": '
+
+interface Control {
+  delay: number
+  status?: number
+  hang: boolean
+  text: boolean
+  badjson: boolean
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export async function startToolServer(): Promise<ToolServer> {
+  const groups = new Map<string, ToolServerStats>()
+  const statsOf = (group: string): ToolServerStats => {
+    let stats = groups.get(group)
+    if (!stats) {
+      stats = { active: 0, maxActive: 0, calls: 0, requests: [] }
+      groups.set(group, stats)
+    }
+    return stats
+  }
+  /** Responses told to hang, destroyed on stop. */
+  const hanging = new Set<ServerResponse>()
+  let stopping = false
+
+  const admin = (req: IncomingMessage, url: URL): [number, unknown] => {
+    const group = url.searchParams.get('group') ?? DEFAULT_GROUP
+    if (url.pathname === '/__stats' && req.method === 'GET') {
+      const stats = statsOf(group)
+      return [200, { ...stats, requests: [...stats.requests] }]
+    }
+    if (url.pathname === '/__reset' && req.method === 'POST') {
+      // A new record: requests still in flight finish against the old one.
+      groups.delete(group)
+      return [200, { ok: true }]
+    }
+    return [404, { error: `no admin route ${req.method} ${url.pathname}` }]
+  }
+
+  const tool = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    // Counted on arrival, before anything can fail.
+    const stats = statsOf(url.searchParams.get('group') ?? DEFAULT_GROUP)
+    stats.calls++
+    stats.active++
+    stats.maxActive = Math.max(stats.maxActive, stats.active)
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      stats.active--
+      hanging.delete(res)
+    }
+    // Also when the client goes away first (an abort, or the server stopping).
+    res.once('close', finish)
+
+    let body: unknown
+    let control: Control
+    try {
+      body = await readBody(req)
+      control = parseControl(url.pathname)
+    } catch (error) {
+      stats.requests.push(requestKey(req.method ?? '', url, undefined))
+      finish()
+      send(res, error instanceof HttpError ? error.status : 500, { error: messageOf(error) })
+      return
+    }
+    stats.requests.push(requestKey(req.method ?? '', url, body))
+
+    if (control.delay > 0) await sleep(control.delay, res)
+    if (done) return // the client left while we waited
+    if (control.hang) {
+      hanging.add(res)
+      if (stopping) res.destroy()
+      return
+    }
+
+    const status = control.status ?? 200
+    finish()
+    if (status === 204 || status === 304) {
+      res.writeHead(status)
+      res.end()
+    } else if (control.text) {
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' })
+      res.end(PLAIN_ANSWER)
+    } else if (control.badjson) {
+      res.writeHead(status, { 'Content-Type': 'application/json' })
+      res.end(BAD_JSON)
+    } else if (control.status !== undefined) {
+      send(res, status, { error: `status ${status} as requested`, status, method: req.method, path: url.pathname })
+    } else {
+      const echo: Echo = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: queryObject(url.searchParams),
+        body: body === undefined ? null : body,
+        headers: { 'content-type': req.headers['content-type'] ?? null },
+      }
+      send(res, 200, echo)
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://tool-server')
+    const handled = url.pathname.startsWith('/__')
+      ? Promise.resolve(admin(req, url)).then(([status, payload]) => send(res, status, payload))
+      : tool(req, res, url)
+    handled.catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, { error: messageOf(error) })
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      stopping = true
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const res of hanging) res.destroy()
+      hanging.clear()
+      // Idle keep-alive sockets, and delayed requests (their timers stop on close).
+      server.closeAllConnections()
+      await closed
+    },
+  }
+}
+
+/** Reads the control prefixes off the front of the path. */
+function parseControl(pathname: string): Control {
+  const control: Control = { delay: 0, hang: false, text: false, badjson: false }
+  const segments = pathname.split('/').filter(Boolean)
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]
+    if (segment === 'delay' || segment === 'status') {
+      const value = Number(segments[i + 1])
+      if (!Number.isInteger(value)) throw new HttpError(400, `/${segment}/ needs an integer, got ${segments[i + 1]}`)
+      if (segment === 'delay') {
+        if (value < 0) throw new HttpError(400, `negative delay ${value}`)
+        control.delay += value
+      } else {
+        if (value < 200 || value > 599) throw new HttpError(400, `status ${value} is out of range 200-599`)
+        control.status = value
+      }
+      i++
+    } else if (segment === 'hang') control.hang = true
+    else if (segment === 'text') control.text = true
+    else if (segment === 'badjson') control.badjson = true
+    else break
+  }
+  return control
+}
+
+/** `METHOD path?sorted query without group` plus ` <JSON body with sorted keys>` when there is a body. */
+export function requestKey(method: string, url: URL, body: unknown): string {
+  const params = [...url.searchParams].filter(([name]) => name !== 'group')
+  params.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+  const query = new URLSearchParams(params).toString()
+  let key = `${method} ${url.pathname}${query ? `?${query}` : ''}`
+  if (body !== undefined) key += ` ${JSON.stringify(sortKeys(body))}`
+  return key
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return Object.fromEntries(entries.map(([k, v]) => [k, sortKeys(v)]))
+  }
+  return value
+}
+
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name)
+    query[name] = values.length === 1 ? (values[0] as string) : values
+  }
+  return query
+}
+
+/** The parsed JSON body; undefined when there is none. */
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new HttpError(400, `request body is not JSON: ${messageOf(error)}`)
+  }
+}
+
+/** Waits ms, or less if the response closes first (client abort, server stop). */
+function sleep(ms: number, res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      res.off('close', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    res.once('close', done)
+  })
+}
+
+function send(res: ServerResponse, status: number, payload: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' })
+  res.end(JSON.stringify(payload))
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

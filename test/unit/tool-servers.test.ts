@@ -1,0 +1,234 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { startToolServer, BAD_JSON, PLAIN_ANSWER } from '../support/tool-server.js'
+import type { Echo, ToolServer, ToolServerStats } from '../support/tool-server.js'
+import { startMcpServer, BOOM_MESSAGE } from '../support/mcp-server.js'
+import type { McpServerStats, McpTestServer } from '../support/mcp-server.js'
+
+describe('REST tool server', () => {
+  let server: ToolServer
+
+  beforeAll(async () => {
+    server = await startToolServer()
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  const stats = async (group: string): Promise<ToolServerStats> =>
+    (await (await fetch(`${server.url}/__stats?group=${group}`)).json()) as ToolServerStats
+  const reset = async (group: string): Promise<void> => {
+    const res = await fetch(`${server.url}/__reset?group=${group}`, { method: 'POST' })
+    expect(res.status).toBe(200)
+  }
+
+  it('echoes a GET with its query', async () => {
+    const res = await fetch(`${server.url}/tools/search?q=hello%20world&limit=5&tag=a&tag=b`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/json')
+    const echo: Echo = await res.json()
+    expect(echo).toEqual({
+      method: 'GET',
+      path: '/tools/search',
+      query: { q: 'hello world', limit: '5', tag: ['a', 'b'] },
+      body: null,
+      headers: { 'content-type': null },
+    })
+  })
+
+  it('echoes a POST with its JSON body, and the path as sent', async () => {
+    const res = await fetch(`${server.url}/tools/items/a%2Fb`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x', nested: { n: 1 } }),
+    })
+    expect(await res.json()).toEqual({
+      method: 'POST',
+      path: '/tools/items/a%2Fb',
+      query: {},
+      body: { name: 'x', nested: { n: 1 } },
+      headers: { 'content-type': 'application/json' },
+    })
+  })
+
+  it('echoes PUT and DELETE too', async () => {
+    const put = (await (
+      await fetch(`${server.url}/tools/items/7`, {
+        method: 'PUT',
+        body: '[1,2]',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).json()) as Echo
+    expect([put.method, put.body]).toEqual(['PUT', [1, 2]])
+    const del = (await (await fetch(`${server.url}/tools/items/7?force=true`, { method: 'DELETE' })).json()) as Echo
+    expect([del.method, del.query, del.body]).toEqual(['DELETE', { force: 'true' }, null])
+  })
+
+  it('rejects a body that is not JSON with 400', async () => {
+    const res = await fetch(`${server.url}/tools/x`, { method: 'POST', body: 'not json' })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: string }).error).toMatch(/not JSON/)
+  })
+
+  it('delays the answer, and counts concurrent calls of a group', async () => {
+    await reset('delayed')
+    const started = Date.now()
+    const answers = await Promise.all(
+      [1, 2, 3].map((n) => fetch(`${server.url}/delay/150/tools/slow?group=delayed&n=${n}`).then((r) => r.json())),
+    )
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+    expect(answers.map((a) => (a as Echo).query.n)).toEqual(['1', '2', '3'])
+    const s = await stats('delayed')
+    expect(s).toMatchObject({ active: 0, maxActive: 3, calls: 3 })
+    expect([...s.requests].sort()).toEqual([
+      'GET /delay/150/tools/slow?n=1',
+      'GET /delay/150/tools/slow?n=2',
+      'GET /delay/150/tools/slow?n=3',
+    ])
+  })
+
+  it('answers the status asked for, with a JSON error body, combined with a delay', async () => {
+    const started = Date.now()
+    const res = await fetch(`${server.url}/delay/100/status/503/tools/x`)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90)
+    expect(res.status).toBe(503)
+    expect(res.headers.get('content-type')).toBe('application/json')
+    expect(await res.json()).toMatchObject({ status: 503, error: expect.any(String) })
+    expect((await fetch(`${server.url}/status/404/tools/missing`)).status).toBe(404)
+  })
+
+  it('answers text/plain for /text and unparsable JSON for /badjson', async () => {
+    const text = await fetch(`${server.url}/text/tools/x`)
+    expect(text.headers.get('content-type')).toMatch(/^text\/plain/)
+    expect(await text.text()).toBe(PLAIN_ANSWER)
+
+    const bad = await fetch(`${server.url}/badjson/tools/x`)
+    expect(bad.status).toBe(200)
+    expect(bad.headers.get('content-type')).toBe('application/json')
+    expect(await bad.text()).toBe(BAD_JSON)
+    await expect(fetch(`${server.url}/badjson/tools/x`).then((r) => r.json())).rejects.toThrow(SyntaxError)
+  })
+
+  it('hangs until the client gives up', async () => {
+    await reset('hang')
+    await expect(fetch(`${server.url}/hang/tools/x?group=hang`, { signal: AbortSignal.timeout(100) })).rejects.toThrow()
+    expect(await stats('hang')).toMatchObject({ calls: 1, maxActive: 1 })
+    // The server notices the closed connection.
+    await expect.poll(async () => (await stats('hang')).active).toBe(0)
+  })
+
+  it('stops even while a request hangs', async () => {
+    const other = await startToolServer()
+    const controller = new AbortController()
+    const pending = fetch(`${other.url}/hang/tools/x`, { signal: controller.signal }).catch((error: unknown) => error)
+    await expect
+      .poll(async () => (await (await fetch(`${other.url}/__stats`)).json()) as ToolServerStats)
+      .toMatchObject({
+        active: 1,
+      })
+    await other.stop()
+    expect(await pending).toBeInstanceOf(Error)
+    controller.abort()
+  })
+
+  it('keeps request keys without the group, with sorted query and body keys; reset zeroes the group', async () => {
+    await reset('keys')
+    await fetch(`${server.url}/tools/k?z=1&group=keys&a=2`)
+    await fetch(`${server.url}/tools/k?group=keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ b: 1, a: { d: 2, c: 3 } }),
+    })
+    expect(await stats('keys')).toEqual({
+      active: 0,
+      maxActive: 1,
+      calls: 2,
+      requests: ['GET /tools/k?a=2&z=1', 'POST /tools/k {"a":{"c":3,"d":2},"b":1}'],
+    })
+    // Other groups are untouched by these calls.
+    expect((await stats('never-used')).calls).toBe(0)
+
+    await reset('keys')
+    expect(await stats('keys')).toEqual({ active: 0, maxActive: 0, calls: 0, requests: [] })
+  })
+
+  it('counts calls without a group under default', async () => {
+    await reset('default')
+    await fetch(`${server.url}/tools/d`)
+    expect((await stats('default')).requests).toEqual(['GET /tools/d'])
+    const res = await fetch(`${server.url}/__stats`)
+    expect(((await res.json()) as ToolServerStats).calls).toBe(1)
+  })
+})
+
+describe('MCP server, through the SDK client', () => {
+  let server: McpTestServer
+  let client: Client
+
+  beforeAll(async () => {
+    server = await startMcpServer()
+    client = new Client({ name: 'tool-servers-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+  })
+  afterAll(async () => {
+    await client?.close()
+    await server?.stop()
+  })
+
+  const calls = async (group = 'default'): Promise<Record<string, number>> =>
+    ((await (await fetch(new URL(`/__stats?group=${group}`, server.url))).json()) as McpServerStats).calls
+
+  it('lists the four tools', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(['boom', 'echo_text', 'lookup_ref', 'slow'])
+    const lookup = tools.find((t) => t.name === 'lookup_ref')
+    expect(lookup?.inputSchema.properties).toHaveProperty('symbol')
+    expect(lookup?.outputSchema?.properties).toHaveProperty('refs')
+  })
+
+  it('lookup_ref returns structuredContent and a text content', async () => {
+    const result = await client.callTool({ name: 'lookup_ref', arguments: { symbol: 'Render' } })
+    const refs = ['Render in main.go:12', 'Render in util.go:3']
+    expect(result.structuredContent).toEqual({ refs })
+    expect(result.isError).toBeFalsy()
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ refs }) }])
+  })
+
+  it('echo_text returns only text', async () => {
+    const result = await client.callTool({ name: 'echo_text', arguments: { text: 'hi there' } })
+    expect(result.content).toEqual([{ type: 'text', text: 'echo: hi there' }])
+    expect(result.structuredContent).toBeUndefined()
+  })
+
+  it('slow waits, then answers', async () => {
+    const started = Date.now()
+    const result = await client.callTool({ name: 'slow', arguments: { ms: 100 } })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90)
+    expect(result.content).toEqual([{ type: 'text', text: 'slept' }])
+  })
+
+  it('boom returns isError', async () => {
+    const result = await client.callTool({ name: 'boom', arguments: {} })
+    expect(result.isError).toBe(true)
+    expect(result.content).toEqual([{ type: 'text', text: BOOM_MESSAGE }])
+  })
+
+  it('counts calls per tool', async () => {
+    expect(await calls()).toEqual({ lookup_ref: 1, echo_text: 1, slow: 1, boom: 1 })
+    await client.callTool({ name: 'lookup_ref', arguments: { symbol: 'x' } })
+    expect((await calls()).lookup_ref).toBe(2)
+  })
+
+  it('keeps groups apart and resets them', async () => {
+    const grouped = new Client({ name: 'grouped', version: '1.0.0' })
+    await grouped.connect(new StreamableHTTPClientTransport(new URL(`${server.url}?group=g1`)))
+    await grouped.callTool({ name: 'echo_text', arguments: { text: 'a' } })
+    await grouped.close()
+    expect(await calls('g1')).toEqual({ echo_text: 1 })
+    expect((await calls()).echo_text).toBe(1)
+
+    await fetch(new URL('/__reset?group=g1', server.url), { method: 'POST' })
+    expect(await calls('g1')).toEqual({})
+  })
+})
