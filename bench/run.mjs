@@ -13,6 +13,9 @@
 // Sections:
 //   templates  lib/template against Go's text/template on bench/templates
 //              (Go is optional: without it, our figures only).
+//   fan-out    the render pipeline (lib/render) rendering a template that
+//              calls N independent REST tools of latency L, against L
+//              (bench/fanout.ts; needs nothing but Node).
 //
 // To add a section, append an object { title, run } to SECTIONS: run(ctx)
 // resolves to { lines, markdown, failed }, where lines are printed on the
@@ -38,7 +41,17 @@ const { values: args } = parseArgs({
 const BUDGET_MS = positiveInt('budget', args.budget)
 const RUNS = positiveInt('runs', args.runs)
 
-const SECTIONS = [{ title: 'Template engine', run: templateSection }]
+// Fan-out: each tool answers after FANOUT_LATENCY_MS; per N, one warm-up and FANOUT_RENDERS timed renders.
+const FANOUT_LATENCY_MS = 100
+const FANOUT_RENDERS = 7
+const FANOUT_NS = [1, 5, 10]
+/** The tool calls a render runs at once (MAX_CONCURRENT in lib/tools/session.ts). */
+const TOOL_CONCURRENCY = 6
+
+const SECTIONS = [
+  { title: 'Template engine', run: templateSection },
+  { title: 'Tool fan-out', run: fanoutSection },
+]
 
 async function main() {
   const started = performance.now()
@@ -242,6 +255,87 @@ function describeDifference({ name, ours, go }) {
     `  Go:   ${excerpt(go)}`,
     `  (both excerpts start at character ${Math.max(0, i - 60)})`,
   ]
+}
+
+// ---------------------------------------------------------------- section: tool fan-out
+
+async function fanoutSection(ctx) {
+  const fanoutFile = join(ctx.tmp, 'fanout.mjs')
+  await esbuild.build({
+    entryPoints: [join(benchDir, 'fanout.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: fanoutFile,
+    logLevel: 'warning',
+  })
+  console.log(
+    `render pipeline: N = ${FANOUT_NS.join(', ')} tools of ${FANOUT_LATENCY_MS} ms × (1 warm-up + ${FANOUT_RENDERS} renders) ...`,
+  )
+  const report = JSON.parse(
+    await run(process.execPath, [
+      fanoutFile,
+      '--latency',
+      String(FANOUT_LATENCY_MS),
+      '--renders',
+      String(FANOUT_RENDERS),
+      '--n',
+      FANOUT_NS.join(','),
+    ]),
+  )
+
+  const rows = []
+  const problems = []
+  const unexpected = []
+  for (const r of report.results) {
+    const ideal = Math.ceil(r.n / TOOL_CONCURRENCY)
+    const concurrency = Math.min(r.n, TOOL_CONCURRENCY)
+    rows.push([
+      String(r.n),
+      r.medianMs.toFixed(1),
+      String(report.latencyMs),
+      (r.medianMs / report.latencyMs).toFixed(2),
+      String(ideal),
+      String(r.maxConcurrency),
+    ])
+    for (const p of r.problems) problems.push(`N=${r.n}: ${p}`)
+    if (r.maxConcurrency !== concurrency) unexpected.push(`N=${r.n}: ${r.maxConcurrency}, not ${concurrency}`)
+  }
+  const table = makeTable(
+    ['N (tools)', 'median (ms)', 'L (ms)', 'median/L', `ideal (⌈N/${TOOL_CONCURRENCY}⌉)`, 'max concurrency'],
+    ['right', 'right', 'right', 'right', 'right', 'right'],
+    rows,
+  )
+
+  const lines = [table.text]
+  const notes = []
+  if (problems.length > 0) {
+    lines.push('', 'WRONG RENDERS:', ...problems.map((p) => `  ${p}`))
+    notes.push('**Wrong renders**: these figures cannot be trusted.\n\n' + problems.map((p) => `- ${p}`).join('\n'))
+  } else {
+    lines.push('', `Every render gave N × map[ok:true] and no warnings.`)
+  }
+  if (unexpected.length > 0) {
+    const text = `the most requests the server had in flight at once was not min(N, ${TOOL_CONCURRENCY}): ${unexpected.join('; ')}.`
+    lines.push(`Unexpected concurrency: ${text}`)
+    notes.push(`**Unexpected concurrency**: ${text}`)
+  }
+
+  const method = [
+    `A template calling N independent REST tools, \`{{fan_t1 "a"}}{{fan_t2 "a"}}...{{fan_tN "a"}}\`, is rendered by the`,
+    'real pipeline, `renderPrompt` (lib/render), from an `EmbeddedStore` holding the N tools `shenma:tools:fan:tI`',
+    '(`GET http://127.0.0.1:PORT/tI`) and the direct prompt `shenma:templates:bench:fanN` (`bench/fanout.ts`, bundled by',
+    'esbuild, run by Node). Every tool is answered by one local `node:http` server, which replies `{"ok": true}` after',
+    `L = ${report.latencyMs} ms and counts the requests it has in flight. Per N: one untimed warm-up render, then`,
+    `${report.renders} timed renders (\`performance.now()\` around \`renderPrompt\`); the figure is the median. Every render`,
+    `must give N × \`map[ok:true]\` and no warnings. A render runs at most ${TOOL_CONCURRENCY} tool calls at once and`,
+    `queues the rest (a Worker may hold ${TOOL_CONCURRENCY} connections at once; under Node that limit is the service's`,
+    `own, lib/tools/session.ts), so ideally N ≤ ${TOOL_CONCURRENCY} takes about L and N = 10 about 2·L: \`ideal\` is`,
+    `⌈N/${TOOL_CONCURRENCY}⌉, the median/L of fully concurrent calls with no overhead; \`max concurrency\` is the most`,
+    "requests the server had in flight at once during that N's renders, warm-up included.",
+  ].join('\n')
+  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
+  return { lines, markdown, failed: problems.length > 0 }
 }
 
 // ---------------------------------------------------------------- helpers

@@ -82,7 +82,9 @@ export class ToolSession {
   async #call(tool: Tool, params: Params, started: number): Promise<Value> {
     try {
       const send = this.#sender(tool, params)
-      await abortable(this.#acquire(), this.options.signal)
+      const queued = this.#acquire()
+      // Only a queued call waits; its wait is bounded by the render's deadline.
+      if (queued) await abortable(queued, this.options.signal)
       this.#busy(+1)
       try {
         // The tool's own timeout starts now, when its request is sent.
@@ -130,10 +132,11 @@ export class ToolSession {
     return EMPTY
   }
 
-  #acquire(): Promise<void> {
+  /** Takes a slot now (undefined), or a promise of one when all six are taken. */
+  #acquire(): Promise<void> | undefined {
     if (this.#slots > 0) {
       this.#slots--
-      return Promise.resolve()
+      return undefined
     }
     return new Promise((resolve) => this.#queue.push(resolve))
   }
