@@ -28,6 +28,8 @@ export interface ServiceErrorOptions {
   extra?: Record<string, unknown>
   /** Extra response headers (for example `Allow` on a 405). */
   headers?: Record<string, string>
+  /** The message may hold request data (args, rendered text): logs get the code and `extra`, not the message. */
+  sensitive?: boolean
 }
 
 /** The one error type that crosses from lib/ to the HTTP layer. */
@@ -36,6 +38,7 @@ export class ServiceError extends Error {
   readonly status: ErrorStatus
   readonly extra: Record<string, unknown> | undefined
   readonly headers: Record<string, string> | undefined
+  readonly sensitive: boolean
 
   constructor(
     readonly code: ErrorCode,
@@ -46,6 +49,7 @@ export class ServiceError extends Error {
     this.status = ERROR_STATUS[code]
     this.extra = options.extra
     this.headers = options.headers
+    this.sensitive = options.sensitive ?? false
   }
 }
 

@@ -18,8 +18,11 @@ function errorBody(code: ErrorCode, message: string, extra?: Record<string, unkn
  */
 export function onError(err: Error, c: Context): Response {
   if (err instanceof ServiceError) {
-    if (err.status >= 500)
-      log.error(err.message, { code: err.code, cause: err.cause === undefined ? undefined : describeError(err.cause) })
+    if (err.status >= 500) {
+      const cause = err.cause === undefined ? undefined : describeError(err.cause)
+      if (err.sensitive) log.error(`${err.code} answered`, { code: err.code, ...err.extra })
+      else log.error(err.message, { code: err.code, cause })
+    }
     return c.json(errorBody(err.code, err.message, err.extra), err.status, err.headers)
   }
   if (err instanceof HTTPException) {

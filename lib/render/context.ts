@@ -2,7 +2,7 @@ import { nestRecords } from '../catalog'
 import type { Skip } from '../catalog'
 import { decodeAll, environValue } from '../catalog/records'
 import { ServiceError } from '../http/errors'
-import { isObject, ownValue } from '../json'
+import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { kindPrefix } from '../store'
 import type { Store } from '../store'
@@ -17,16 +17,13 @@ function keyOf(path: Path): string {
 
 /**
  * The shared variables a template reads, nested by path (`.vscode.frameworks`),
- * read in as few Redis round trips as the data allows:
- *
- *  1. for every path, its key and the keys above it, in one batched read
- *     (`.codebase.current_project.name` reads codebase, codebase:current_project
- *     and codebase:current_project:name);
- *  2. only for a path with nothing stored there, the keys below it, found by
- *     walking the environ keys (`{{range .vscode}}` reads every vscode:* key).
- *
- * So a template reading variables stored at their own keys costs one round
- * trip, and nothing at all within the store's freshness window.
+ * exactly as GET /api/environs/{path} would answer each path: for every path,
+ * its key, the keys above it (`.codebase.current_project.name` reads codebase,
+ * codebase:current_project and codebase:current_project:name) and the keys
+ * below it. The keys above are read in one batch together with the list of
+ * environ keys, which tells which keys lie below; those are a second batch,
+ * only when there are any. Both reads stay fresh in the store's cache, so a
+ * warm render reads nothing.
  */
 export async function loadVariables(
   store: Store,
@@ -36,18 +33,11 @@ export async function loadVariables(
   const wanted = paths.filter((p) => p[0] !== 'args')
   if (wanted.length === 0) return { vars: {}, skipped: [] }
 
-  const whole = wanted.some((p) => p.length === 0)
-  const above = whole ? [] : [...new Set(wanted.flatMap((p) => p.map((_, i) => keyOf(p.slice(0, i + 1)))))]
-  const raws = await store.values(above)
-  const stored = new Set(above.filter((_, i) => raws[i] !== null))
-
-  const bare = whole ? [[]] : wanted.filter((p) => !p.some((_, i) => stored.has(keyOf(p.slice(0, i + 1)))))
-  let below: string[] = []
-  if (bare.length > 0) {
-    const all = await store.keys(ENVIRONS)
-    const prefixes = bare.map((p) => (p.length === 0 ? ENVIRONS : `${keyOf(p)}:`))
-    below = all.filter((key) => prefixes.some((prefix) => key.startsWith(prefix)) && !stored.has(key))
-  }
+  const above = [...new Set(wanted.flatMap((p) => p.map((_, i) => keyOf(p.slice(0, i + 1)))))]
+  const [raws, all] = await Promise.all([store.values(above), store.keys(ENVIRONS)])
+  const taken = new Set(above)
+  const prefixes = wanted.map((p) => (p.length === 0 ? ENVIRONS : `${keyOf(p)}:`))
+  const below = all.filter((key) => !taken.has(key) && prefixes.some((prefix) => key.startsWith(prefix)))
   const belowRaws = below.length > 0 ? await store.values(below) : []
 
   const keys = [...above, ...below]
@@ -60,7 +50,30 @@ export async function loadVariables(
     environValue,
   )
   const tree = nestRecords(decoded.records, ENVIRONS.length)
+  ensureParents(tree.value, wanted, all)
   return { vars: tree.value, skipped: [...decoded.skipped, ...tree.skipped] }
+}
+
+/**
+ * A path's parents exist as maps when keys lie below them, even where only
+ * part of them was read: `{{index .vscode "nope"}}` reads vscode.nope, yet
+ * `.vscode` itself is there, as it would be with everything loaded.
+ */
+function ensureParents(tree: JsonObject, paths: readonly Path[], keys: readonly string[]): void {
+  for (const path of paths) {
+    let node: JsonObject = tree
+    for (let i = 0; i < path.length - 1; i++) {
+      const name = path[i] as string
+      const prefix = `${keyOf(path.slice(0, i + 1))}:`
+      let child = ownValue(node, name)
+      if (child === undefined && keys.some((key) => key.startsWith(prefix))) {
+        child = {}
+        setOwn(node, name, child)
+      }
+      if (!isObject(child)) break
+      node = child
+    }
+  }
 }
 
 /**

@@ -63,7 +63,8 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     // Args are data: they enter the context as values, never as template text.
     const data = vars
     setOwn(data, 'args', args)
-    const missing = missingPath(data, paths)
+    // Only what every execution reads must exist now; a read in a branch is judged when it runs.
+    const missing = missingPath(data, compiled.analysis.required)
     if (missing !== undefined) throw missingVariable(missing)
 
     session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
@@ -118,7 +119,11 @@ function asServiceError(e: unknown, deadline: AbortSignal, deadlineMs: number): 
       return new ServiceError('MISSING_VARIABLE', e.message, {
         extra: { variable: key[1], line: e.line, column: e.column },
       })
-    return new ServiceError('RENDER_FAILED', e.message, { extra: { line: e.line, column: e.column } })
+    // The template's error text can quote values, args among them.
+    return new ServiceError('RENDER_FAILED', e.message, {
+      extra: { template: e.templateName, line: e.line, column: e.column },
+      sensitive: true,
+    })
   }
   return e
 }

@@ -25,8 +25,11 @@ function remember(key: string, entry: Entry<unknown>): void {
   if (isolate.size > MAX_ENTRIES) isolate.delete(isolate.keys().next().value as string)
 }
 
+/** Younger than 5 s. An entry from the future (another isolate's clock ahead of ours) is not trusted. */
 function fresh<T>(entry: Entry<T> | undefined): entry is Entry<T> {
-  return entry !== undefined && Date.now() - entry.fetchedAt < FRESH_MS
+  if (entry === undefined) return false
+  const age = Date.now() - entry.fetchedAt
+  return age >= 0 && age < FRESH_MS
 }
 
 export interface CacheOptions {

@@ -11,6 +11,19 @@ export type Params = Record<string, unknown>
 export class ArgumentError extends Error {}
 
 /**
+ * A tool's failure, with an excerpt of what it answered. The excerpt can echo
+ * the call's arguments: it goes to the caller's warning, never to the log.
+ */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly excerpt: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
  * The calling convention, with its validation: `{{tool "a" 2}}` maps the
  * operands onto the tool's parameters in declaration order; `{{tool (dict
  * "code" .x)}}` passes one map, which is the parameter object itself.

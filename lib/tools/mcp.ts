@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js'
+import { ToolError } from './arguments'
 import type { Params } from './arguments'
 
 const CLIENT_INFO = { name: 'ai-prompt-shell', version: '0.1.0' }
@@ -26,7 +27,7 @@ export class McpClients {
           .map((c) => c.text)
           .join('\n')
       : ''
-    if (result.isError) throw new Error(`answered an error${text ? `: ${text.slice(0, 200)}` : ''}`)
+    if (result.isError) throw new ToolError('answered an error', text.slice(0, 200))
     return result.structuredContent ?? text
   }
 

@@ -1,5 +1,5 @@
 import type { Tool } from '../catalog'
-import { ArgumentError } from './arguments'
+import { ArgumentError, ToolError } from './arguments'
 import type { Params } from './arguments'
 
 /** A request a REST tool's definition and parameters make. */
@@ -59,7 +59,7 @@ export async function callRest(request: RestRequest, signal: AbortSignal): Promi
   if (request.body !== undefined) headers['content-type'] = 'application/json'
   const response = await fetch(request.url, { method: request.method, headers, body: request.body, signal })
   const text = await response.text()
-  if (!response.ok) throw new Error(`answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`)
+  if (!response.ok) throw new ToolError(`answered HTTP ${response.status}`, text.slice(0, 200))
   if (!/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return text
   try {
     return JSON.parse(text)

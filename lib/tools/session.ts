@@ -3,7 +3,7 @@ import type { Tool } from '../catalog'
 import { log } from '../log'
 import { EMPTY } from '../template'
 import type { TemplateFunction, Value } from '../template'
-import { ArgumentError, paramsChecker } from './arguments'
+import { ArgumentError, ToolError, paramsChecker } from './arguments'
 import type { Params } from './arguments'
 import { McpClients } from './mcp'
 import { callRest, resolve, restRequest } from './rest'
@@ -128,7 +128,8 @@ export class ToolSession {
     const reason = reasonOf(e, this.options.timeoutMs)
     const ms = Date.now() - started
     log.warn('tool call failed', { tool: tool.id, reason, ms })
-    this.warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason })
+    const excerpt = e instanceof ToolError && e.excerpt ? `: ${e.excerpt}` : ''
+    this.warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
     return EMPTY
   }
 

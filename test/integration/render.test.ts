@@ -36,9 +36,15 @@ const render = (id: string, body: unknown = {}, env = db.env) =>
     typeof body === 'string' ? body : undefined,
   )
 
-/** A prompt stored directly under `team`, rendered once. */
+/**
+ * A prompt stored directly under `team`, rendered once. Keys written below an
+ * existing variable appear once the key list read by an earlier render is 5 s
+ * old, so time moves on first.
+ */
 async function renderDirect(name: string, record: unknown, body: unknown = {}) {
   await db.redis.set(`shenma:templates:team:${name}`, record)
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(Date.now() + 5001)
   return render(`team.${name}`, body)
 }
 
@@ -111,15 +117,52 @@ describe('rendering', () => {
     ])
   })
 
-  it('never writes the args to the log', async () => {
+  it('never writes the args to the log, not even when the render fails on them', async () => {
+    await db.redis.set('shenma:templates:team:leak', { prompt: '{{range .args.t}}{{.}}{{end}}' })
     const lines: string[] = []
     const spies = (['log', 'warn', 'error'] as const).map((level) =>
       vi.spyOn(console, level).mockImplementation((...parts: unknown[]) => void lines.push(parts.join(' '))),
     )
     await render('team.summary', { args: { topic: 'sk-secret-value' } })
     await render('team.summary', { args: { topic: 42 } })
+    const failed = await render('team.leak', { args: { t: 'sk-secret-value' } })
+    expect(failed.body.code).toBe('RENDER_FAILED')
     for (const spy of spies) spy.mockRestore()
     expect(lines.join('\n')).not.toContain('sk-secret-value')
+  })
+})
+
+describe('what a render reads', () => {
+  it('merges keys stored below a stored variable, as GET /api/environs does', async () => {
+    await db.redis.mset({ 'shenma:environs:proj': { name: 'x' }, 'shenma:environs:proj:owner': 'ada' })
+    const { body } = await renderDirect('merged', { prompt: '{{with .proj}}{{.name}} {{.owner}}{{end}}' })
+    expect(body.rendered_prompt, JSON.stringify(body)).toBe('x ada')
+  })
+
+  it('does not require what only an untaken branch or an index reads', async () => {
+    const { status, body } = await renderDirect('branch', {
+      prompt: '{{if .args.f}}{{.nothere}}{{end}}{{index .vscode "nope"}} ok',
+      parameters: { f: { type: 'boolean', default: false } },
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.rendered_prompt).toBe('<no value> ok')
+  })
+
+  it("loads a template call's argument the called template never reads", async () => {
+    const { body } = await renderDirect('unused_arg', { prompt: '{{define "x"}}c{{end}}{{template "x" .vscode}}' })
+    expect(body.rendered_prompt).toBe('c')
+  })
+
+  it('keeps two databases apart, even for the same key within 5 s', async () => {
+    const other = await freshRedis()
+    await other.redis.mset({
+      'shenma:templates:team:summary': { prompt: 'other {{.vscode.programming_language}}' },
+      'shenma:environs:vscode:programming_language': 'zig',
+    })
+    const mine = await render('team.summary', { args: { topic: 't' } })
+    const theirs = await render('team.summary', {}, other.env)
+    expect([mine.body.rendered_prompt, theirs.body.rendered_prompt]).toEqual(['Summarise t in go.', 'other zig'])
+    await other.release()
   })
 })
 
@@ -142,15 +185,25 @@ describe('caching', () => {
     await db.redis.set('shenma:environs:vscode:programming_language', 'go')
   })
 
+  it('parses a prompt changed in Redis again once its 5 s are over', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    await db.redis.set('shenma:templates:team:changing', { prompt: 'one' })
+    expect((await render('team.changing')).body.rendered_prompt).toBe('one')
+    await db.redis.set('shenma:templates:team:changing', { prompt: 'two' })
+    vi.setSystemTime(Date.now() + 5001)
+    expect((await render('team.changing')).body.rendered_prompt).toBe('two')
+  })
+
   it('reads the variables of a cold render in one Redis round trip', async () => {
     const cold = await freshRedis()
     await cold.redis.mset({
-      'shenma:templates:team:warm': { prompt: 'warm' },
+      'shenma:templates:team:warm': { prompt: 'warm {{.c}}' },
+      'shenma:environs:c': 0,
       'shenma:templates:team:two': { prompt: '{{.a.x}} {{.b.y.z}}' },
       'shenma:environs:a:x': 1,
       'shenma:environs:b:y': { z: 2 },
     })
-    // A first render reads the tool list, which stays fresh for the next.
+    // A first render reads the tool and variable key lists, which stay fresh for the next.
     await render('team.warm', {}, cold.env)
     await cold.resetRequests()
     const { body } = await render('team.two', {}, cold.env)
@@ -269,6 +322,15 @@ describe('errors', () => {
     const { status, body } = await render('team.forever', {}, { ...db.env, RENDER_TIMEOUT_MS: '100' })
     expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
     expect(body.message).toBe('rendering did not finish within 100 ms')
+  })
+
+  it('a Redis that stops answering: 503 RENDER_TIMEOUT at the render deadline', async () => {
+    const stalled = await freshRedis()
+    await stalled.stall(true)
+    const { status, body } = await render('team.summary', {}, { ...stalled.env, RENDER_TIMEOUT_MS: '100' })
+    await stalled.stall(false)
+    await stalled.release()
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
   })
 
   it('answers 405 with Allow: POST on GET /render', async () => {

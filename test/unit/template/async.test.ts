@@ -210,6 +210,7 @@ describe('static analysis', () => {
   it('lists the root paths a template reads, minimal, and the functions it calls', () => {
     expect(analysis('{{.vscode.rules}} {{.args.x}} {{if .a.b}}{{.a.b.c}}{{end}} {{lookup .q "k"}}')).toEqual({
       paths: [['a', 'b'], ['args', 'x'], ['q'], ['vscode', 'rules']],
+      required: [['a', 'b'], ['args', 'x'], ['q'], ['vscode', 'rules']],
       functions: ['lookup'],
     })
   })
@@ -219,6 +220,34 @@ describe('static analysis', () => {
       sub: '{{.deep}}',
     })
     expect(a.paths).toEqual([['m'], ['root'], ['s', 'deep'], ['v']])
+  })
+
+  it('requires only what every execution reads: not branches, later and/or operands, or index results', () => {
+    const a = analysis(
+      '{{if .args.f}}{{.nothere}}{{else}}{{.other}}{{end}}{{with .w}}{{.inner}}{{end}}' +
+        '{{and .first .second}}{{index .m "k"}}{{range .r}}{{$.deep}}{{end}}',
+    )
+    expect(a.required).toEqual([['args', 'f'], ['first'], ['r'], ['w']])
+    expect(a.paths).toEqual([['args', 'f'], ['deep'], ['first'], ['m', 'k'], ['nothere'], ['other'], ['r'], ['second'], ['w']])
+  })
+
+  it("loads a template call's argument whole when the template reads nothing under it", () => {
+    expect(analysis('{{template "x" .proj}}', { x: 'constant' }).paths).toEqual([['proj']])
+    expect(analysis('{{template "x" .proj}}', { x: '{{.owner}}' }).paths).toEqual([['proj', 'owner']])
+    expect(analysis('{{template "x" .proj}}', { x: '{{.owner}}' }).required).toEqual([['proj'], ['proj', 'owner']])
+  })
+
+  it('follows recursion without looping or exploding', () => {
+    const deep = analysis('{{template "n" .tree}}', { n: '{{.v}}{{if .next}}{{template "n" .next}}{{end}}' })
+    expect(deep.paths).toEqual([
+      ['tree', 'next'],
+      ['tree', 'v'],
+    ])
+    const wide = '{{define "w"}}{{if .a}}{{template "w" .a}}{{template "w" .b}}{{end}}{{end}}{{template "w" .root}}'
+    expect(parse('t', wide).analysis.paths).toEqual([
+      ['root', 'a'],
+      ['root', 'b'],
+    ])
   })
 
   it('falls back to the longest static prefix for dynamic reads', () => {
