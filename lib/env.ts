@@ -1,3 +1,5 @@
+import { ServiceError } from './http/errors'
+
 /**
  * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`
  * locally. Everything is optional; unset, the service runs on its embedded store.
@@ -19,11 +21,13 @@ export interface Env {
   TOOL_ALLOWED_HOSTS?: string
 }
 
-/** A positive integer from a variable, or the default when unset. A bad value is a configuration error. */
+/** A positive integer from a variable, or the default when unset. A bad value is a configuration error, said plainly. */
 export function intVar(env: Env, name: keyof Env, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got '${raw}'`)
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new ServiceError('INTERNAL', `${name} must be a positive integer, got '${raw}'`)
+  }
   return value
 }

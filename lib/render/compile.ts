@@ -48,11 +48,13 @@ function build(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
     const template = parse(prompt.id, text ?? '', { functions })
     return { templates: [template], roles: undefined, analysis: template.analysis, checkArgs }
   }
-  // All messages share one template set: a {{define}} in one is usable in the others.
+  // All messages share one template set: a {{define}} in one is usable in the others, and, as in one
+  // text, a later definition wins. The last message is parsed last, so they are parsed in order.
   const names = messages.map((_, i) => `${prompt.id}.messages[${i}]`)
-  const set = parse(names[0] as string, messages[0]?.content ?? '', {
+  const last = messages.length - 1
+  const set = parse(names[last] as string, messages[last]?.content ?? '', {
     functions,
-    templates: Object.fromEntries(messages.slice(1).map((m, i) => [names[i + 1], m.content])),
+    templates: Object.fromEntries(messages.slice(0, last).map((m, i) => [names[i], m.content])),
   })
   const templates = names.map((name) => set.lookup(name) as Template)
   return {

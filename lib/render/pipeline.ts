@@ -14,6 +14,13 @@ import { compile } from './compile'
 import { loadVariables, missingPath, missingVariable } from './context'
 import { Timing } from './timing'
 
+/**
+ * Steps of execution a render may take per millisecond of its deadline: about
+ * twice what this engine walks in that time, so it ends a runaway template
+ * even where the clock stands still during CPU work (deployed Workers).
+ */
+const STEPS_PER_MS = 5000
+
 export interface RenderOptions {
   /** The whole render's deadline (RENDER_TIMEOUT_MS). */
   deadlineMs: number
@@ -72,7 +79,13 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     const outputs = await timing.measure('render', () =>
       Promise.all(
         compiled.templates.map((t) =>
-          t.execute(data, { funcs, missingKey: 'error', signal: deadline, deadline: deadlineAt }),
+          t.execute(data, {
+            funcs,
+            missingKey: 'error',
+            signal: deadline,
+            deadline: deadlineAt,
+            maxSteps: options.deadlineMs * STEPS_PER_MS,
+          }),
         ),
       ),
     )

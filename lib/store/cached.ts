@@ -2,8 +2,8 @@ import type { Store, StoreKind } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
 export const FRESH_MS = 5000
-/** Entries one isolate keeps at most; the oldest go first. */
-const MAX_ENTRIES = 20_000
+/** Characters of cached text one isolate keeps at most (an isolate has 128 MB); the oldest entries go first. */
+const MAX_CHARS = 16 * 1024 * 1024
 /** Never resolved: a URL only the Cache API sees. */
 const CACHE_ORIGIN = 'https://cache.ai-prompt-shell.invalid'
 
@@ -17,12 +17,32 @@ interface Entry<T> {
  * the isolate: a cache, never the truth. Keyed by store namespace, so that two
  * Redis databases (two tenants, two test runs) never share an entry.
  */
-const isolate = new Map<string, Entry<unknown>>()
+const isolate = new Map<string, Entry<unknown> & { size: number }>()
+let isolateChars = 0
 
 function remember(key: string, entry: Entry<unknown>): void {
+  forget(key)
+  const size = key.length + sizeOf(entry.value)
+  isolate.set(key, { ...entry, size })
+  isolateChars += size
+  // Insertion order is age order: the oldest entries, most likely expired, go first.
+  for (const oldest of isolate.keys()) {
+    if (isolateChars <= MAX_CHARS) break
+    forget(oldest)
+  }
+}
+
+function forget(key: string): void {
+  const entry = isolate.get(key)
+  if (!entry) return
+  isolateChars -= entry.size
   isolate.delete(key)
-  isolate.set(key, entry)
-  if (isolate.size > MAX_ENTRIES) isolate.delete(isolate.keys().next().value as string)
+}
+
+function sizeOf(value: unknown): number {
+  if (typeof value === 'string') return value.length
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + sizeOf(v) + 1, 0)
+  return 8
 }
 
 /** Younger than 5 s. An entry from the future (another isolate's clock ahead of ours) is not trusted. */
@@ -62,8 +82,10 @@ export class CachedStore implements Store {
     const id = `${this.options.namespace}/keys/${prefix}`
     const [hit] = await this.#lookup<string[]>([id])
     if (hit) return hit.value
+    // Fresh from when Redis was asked, not from when it answered.
+    const asked = Date.now()
     const keys = await this.inner.keys(prefix)
-    this.#store(id, keys)
+    this.#store(id, keys, asked)
     return keys
   }
 
@@ -71,8 +93,9 @@ export class CachedStore implements Store {
     const ids = keys.map((key) => `${this.options.namespace}/value/${key}`)
     const hits = await this.#lookup<string | null>(ids)
     const missing = keys.filter((_, i) => hits[i] === undefined)
+    const asked = Date.now()
     const fetched = missing.length > 0 ? await this.inner.values(missing) : []
-    missing.forEach((key, i) => this.#store(`${this.options.namespace}/value/${key}`, fetched[i] ?? null))
+    missing.forEach((key, i) => this.#store(`${this.options.namespace}/value/${key}`, fetched[i] ?? null, asked))
     let next = 0
     return hits.map((hit) => (hit ? hit.value : (fetched[next++] ?? null)))
   }
@@ -86,8 +109,14 @@ export class CachedStore implements Store {
       found.map(async (entry, i) => {
         if (entry) return entry
         const id = ids[i] as string
-        const response = await shared.match(cacheUrl(id))
-        const stored = response ? ((await response.json()) as Entry<T>) : undefined
+        let stored: Entry<T> | undefined
+        try {
+          const response = await shared.match(cacheUrl(id))
+          stored = response ? ((await response.json()) as Entry<T>) : undefined
+        } catch {
+          // The shared cache is an optimisation: when it fails, Redis answers.
+          return undefined
+        }
         if (!fresh(stored)) return undefined
         remember(id, stored)
         return stored
@@ -95,8 +124,8 @@ export class CachedStore implements Store {
     )
   }
 
-  #store(id: string, value: unknown): void {
-    const entry = { value, fetchedAt: Date.now() }
+  #store(id: string, value: unknown, fetchedAt: number): void {
+    const entry = { value, fetchedAt }
     remember(id, entry)
     const shared = this.options.shared
     if (!shared) return

@@ -53,6 +53,8 @@ export interface ExecOptions {
   maxDepth: number
   /** Date.now() past which execution stops with a TimeoutError, pending or not. */
   deadline: number | undefined
+  /** Nodes and range iterations at most, then a TimeoutError: a budget no clock can miss. */
+  maxSteps: number
 }
 
 type Signal = 'break' | 'continue' | undefined
@@ -120,12 +122,15 @@ export class State {
 
   /**
    * Stops a cancelled or overdue execution. A synchronous walk never lets a
-   * timer fire, so the deadline is also read off the clock, every 256 steps.
+   * timer fire, and deployed Workers' clock stands still during CPU work, so
+   * a step budget bounds the work too; the clock is read every 256 steps.
    */
   #check(): void {
-    const { signal, deadline } = this.run.options
+    const { signal, deadline, maxSteps } = this.run.options
     if (signal?.aborted) throw signal.reason
-    if (deadline !== undefined && (++this.run.steps & 255) === 0 && Date.now() > deadline) {
+    const steps = ++this.run.steps
+    if (steps > maxSteps) throw new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
+    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) {
       throw new DOMException('the execution passed its deadline', 'TimeoutError')
     }
   }
@@ -247,6 +252,7 @@ export class State {
     const decl = node.pipe.decl.length
     const mark = this.vars.length
     const iteration = (index: Value, elem: Value, wrapped: boolean): Maybe<'break' | undefined> => {
+      this.#check()
       if (decl > 0) Object.assign(this.vars[this.vars.length - 1] as Variable, { value: elem, wrapped })
       if (decl > 1) Object.assign(this.vars[this.vars.length - 2] as Variable, { value: index, wrapped: false })
       return andThen(this.walkList({ value: elem, wrapped }, node.list), (signal) => {

@@ -57,10 +57,13 @@ export interface ExecuteOptions {
    * the middle of synchronous work (where a signal's timer cannot fire).
    */
   deadline?: number
+  /** Nodes walked and range iterations at most (default 10 million). */
+  maxSteps?: number
 }
 
 const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 const DEFAULT_MAX_DEPTH = 1000
+const DEFAULT_MAX_STEPS = 10_000_000
 
 export class Template {
   #analysis: Analysis | undefined
@@ -103,6 +106,7 @@ export class Template {
       maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
       maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
       deadline: options.deadline,
+      maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     })
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value

@@ -107,6 +107,19 @@ describe('rendering', () => {
     ])
   })
 
+  it('lets a later message redefine a template, as a later definition does in one text', async () => {
+    const { body } = await renderDirect('redefine', {
+      messages: [
+        { role: 'system', content: '{{define "sig"}}A{{end}}{{template "sig"}}' },
+        { role: 'user', content: '{{define "sig"}}B{{end}}{{template "sig"}}' },
+      ],
+    })
+    expect(body.rendered_prompt).toEqual([
+      { role: 'system', content: 'B' },
+      { role: 'user', content: 'B' },
+    ])
+  })
+
   it('reads a whole subtree, and warns about a corrupt record in it without failing', async () => {
     await db.redis.mset({ 'shenma:environs:chat:title': 'Login bug', 'shenma:environs:chat:history': '[{"oops"' })
     const { status, body } = await renderDirect('chat', { prompt: '{{range $k, $v := .chat}}{{$k}}={{$v}};{{end}}' })
@@ -322,6 +335,20 @@ describe('errors', () => {
     const { status, body } = await render('team.forever', {}, { ...db.env, RENDER_TIMEOUT_MS: '100' })
     expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
     expect(body.message).toBe('rendering did not finish within 100 ms')
+  })
+
+  it('a loop with no end in sight: 503 RENDER_TIMEOUT by its step budget, not the clock', async () => {
+    await db.redis.set('shenma:templates:team:loop', { prompt: '{{range 100000000}}{{end}}' })
+    const { status, body } = await render('team.loop', {}, { ...db.env, RENDER_TIMEOUT_MS: '100' })
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
+  })
+
+  it('a RENDER_TIMEOUT_MS that is not a number: 500 naming it', async () => {
+    const { status, body } = await render('team.summary', {}, { ...db.env, RENDER_TIMEOUT_MS: 'soon' })
+    expect({ status, body }).toEqual({
+      status: 500,
+      body: { status: 'error', code: 'INTERNAL', message: "RENDER_TIMEOUT_MS must be a positive integer, got 'soon'" },
+    })
   })
 
   it('a Redis that stops answering: 503 RENDER_TIMEOUT at the render deadline', async () => {

@@ -175,6 +175,14 @@ describe('cancellation and limits', () => {
     expect(await t.execute(Array(10).fill(1), { maxOutput: 100 })).toHaveLength(100)
   })
 
+  it('ends runaway work by its step budget, whatever the clock says', async () => {
+    const t = parse('t', '{{range 100000000}}{{end}}done')
+    const error = await t.execute({}, { maxSteps: 1000 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(DOMException)
+    expect((error as DOMException).name).toBe('TimeoutError')
+    expect(await parse('t', '{{range 10}}.{{end}}').execute({}, { maxSteps: 1000 })).toBe('..........')
+  })
+
   it('ends endless recursion with an error, not a stack overflow', async () => {
     const t = parse('t', '{{define "loop"}}{{template "loop" .}}{{end}}{{template "loop" .}}')
     await expect(t.execute({}, { maxDepth: 50 })).rejects.toThrow(
@@ -228,7 +236,17 @@ describe('static analysis', () => {
         '{{and .first .second}}{{index .m "k"}}{{range .r}}{{$.deep}}{{end}}',
     )
     expect(a.required).toEqual([['args', 'f'], ['first'], ['r'], ['w']])
-    expect(a.paths).toEqual([['args', 'f'], ['deep'], ['first'], ['m', 'k'], ['nothere'], ['other'], ['r'], ['second'], ['w']])
+    expect(a.paths).toEqual([
+      ['args', 'f'],
+      ['deep'],
+      ['first'],
+      ['m', 'k'],
+      ['nothere'],
+      ['other'],
+      ['r'],
+      ['second'],
+      ['w'],
+    ])
   })
 
   it("loads a template call's argument whole when the template reads nothing under it", () => {
