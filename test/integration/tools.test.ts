@@ -26,6 +26,8 @@ beforeAll(async () => {
   for (const t of ['a', 'b', 'c', 'd', 'e']) {
     records[`shenma:tools:slow:${t}`] = rest(t, `${tools.url}/delay/200/tools/${t}?group=fanout`)
   }
+  for (let i = 1; i <= 8; i++)
+    records[`shenma:tools:wide:t${i}`] = rest(`t${i}`, `${tools.url}/delay/100/tools/w${i}?group=wide`)
   Object.assign(records, {
     'shenma:tools:fail500': rest('fail500', `${tools.url}/status/500/tools/f?group=failures`),
     'shenma:tools:hang': rest('hang', `${tools.url}/hang/tools/h?group=failures`),
@@ -96,6 +98,15 @@ describe('independent tool calls', () => {
     const stats = await tools.stats('fanout')
     expect(stats.calls).toBe(5)
     expect(stats.maxActive).toBe(5)
+  })
+
+  it('are at most six in flight at once, the rest queued', async () => {
+    await tools.reset('wide')
+    const calls = Array.from({ length: 8 }, (_, i) => `{{(wide_t${i + 1} "x").path}}`).join(' ')
+    const { body } = await render('wide', calls)
+    expect((body.rendered_prompt as string).split(' ')).toHaveLength(8)
+    const stats = await tools.stats('wide')
+    expect({ calls: stats.calls, maxActive: stats.maxActive }).toEqual({ calls: 8, maxActive: 6 })
   })
 
   it('written twice, reach the tool once, whichever way the arguments are written', async () => {
