@@ -20,6 +20,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parse } from '../lib/template/index'
+import { median, run } from './stats'
 import type { Template } from '../lib/template/index'
 
 interface Result {
@@ -97,13 +98,4 @@ async function measure(template: Template, data: unknown, budget: number): Promi
   }
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`)
-  process.exit(1)
-})
+run(main)

@@ -30,6 +30,7 @@ import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { renderPrompt } from '../lib/render/index'
 import type { RenderOptions } from '../lib/render/index'
+import { median, run } from './stats'
 import { EmbeddedStore } from '../lib/store/embedded'
 
 const ANSWER = 'map[ok:true]'
@@ -189,13 +190,4 @@ function positiveInt(flag: string, text: string | undefined): number {
   return n
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`)
-  process.exit(1)
-})
+run(main)

@@ -13,9 +13,9 @@
 // answers `McpServerStats`, `POST /__reset?group=NAME` zeroes the group.
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { listenOnLoopback } from './ports'
 import { z } from 'zod'
 
 export interface McpTestServer {
@@ -121,11 +121,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
       } else res.destroy()
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject)
-    http.listen(0, '127.0.0.1', () => resolve())
-  })
-  const { port } = http.address() as AddressInfo
+  const port = await listenOnLoopback(http)
 
   return {
     url: `http://127.0.0.1:${port}/mcp`,

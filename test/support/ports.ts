@@ -1,5 +1,5 @@
 import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Server } from 'node:net'
 
 /** A loopback port nothing listens on right now (a server started on it may still race another). */
 export function freePort(): Promise<number> {
@@ -11,4 +11,13 @@ export function freePort(): Promise<number> {
       server.close((error) => (error ? reject(error) : resolve(port)))
     })
   })
+}
+
+/** Starts `server` on a free loopback port and returns the port. */
+export async function listenOnLoopback(server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  return (server.address() as AddressInfo).port
 }

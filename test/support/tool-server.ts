@@ -16,7 +16,7 @@
 // `POST /__reset?group=NAME` starts the group afresh.
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOnLoopback } from './ports'
 
 export interface ToolServer {
   /** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
@@ -168,11 +168,7 @@ export async function startToolServer(): Promise<ToolServer> {
       else res.destroy()
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
-  })
-  const { port } = server.address() as AddressInfo
+  const port = await listenOnLoopback(server)
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
+import { listenOnLoopback } from './ports'
 import type { Redis as RedisClient } from 'ioredis'
 
 // Loaded with Node's own require: under the workerd test project's Vite
@@ -206,11 +206,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       res.destroy(error instanceof Error ? error : undefined)
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
-  })
-  const { port } = server.address() as AddressInfo
+  const port = await listenOnLoopback(server)
 
   return {
     url: `http://127.0.0.1:${port}`,
