@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { onError, storeOf, success, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { chat } from './chat'
 import { environs } from './environs'
 import { extensions } from './extensions'
 import { prompts } from './prompts'
@@ -16,6 +17,7 @@ app.get('/health', (c) => success(c, { store: storeOf(c).kind }))
 
 app.route('/api/extensions', extensions)
 app.route('/api/prompts', prompts)
+app.route('/api/prompts', chat)
 app.route('/api/environs', environs)
 app.route('/api/tools', tools)
 

@@ -2,11 +2,8 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { intVar } from '../lib/env'
-import type { Env } from '../lib/env'
 import { freshStoreOf, jsonBody, storeOf, success } from '../lib/http'
-import { renderPrompt } from '../lib/render'
-import type { RenderOptions } from '../lib/render'
+import { renderOptionsFrom, renderPrompt } from '../lib/render'
 import type { AppEnv } from '../lib/http'
 
 /**
@@ -40,30 +37,12 @@ export const prompts = new Hono<AppEnv>()
       await freshStoreOf(c),
       c.req.param('prompt_id'),
       args ?? {},
-      renderOptions(c.env),
+      renderOptionsFrom(c.env),
     )
     c.header('Server-Timing', rendered.timing.header())
     const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
     return c.json({ status: 'success', rendered_prompt: rendered.prompt, ...warnings })
   })
-
-const DEFAULT_RENDER_TIMEOUT_MS = 500
-/** Well under the render's deadline, so a slow tool leaves time to render around it. */
-const DEFAULT_TOOL_TIMEOUT_MS = 300
-
-function renderOptions(env: Env): RenderOptions {
-  const hosts = env.TOOL_ALLOWED_HOSTS?.split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean)
-  return {
-    deadlineMs: intVar(env, 'RENDER_TIMEOUT_MS', DEFAULT_RENDER_TIMEOUT_MS),
-    tools: {
-      timeoutMs: intVar(env, 'TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
-      baseUrl: env.TOOLS_BASE_URL || undefined,
-      allowedHosts: hosts && hosts.length > 0 ? hosts : undefined,
-    },
-  }
-}
 
 /** POST /render: `{"args": {...}}`, args optional. */
 const RenderBody = z.object({ args: z.record(z.string(), z.unknown()).optional() })

@@ -19,6 +19,16 @@ export interface Env {
   TOOLS_BASE_URL?: string
   /** Comma-separated hostnames or host:port pairs tools may reach; unset, any. */
   TOOL_ALLOWED_HOSTS?: string
+  /** OpenAI-compatible base URL, version path included (https://api.openai.com/v1). */
+  LLM_BASE_URL?: string
+  /** Its key (a secret). */
+  LLM_API_KEY?: string
+  /** The model when a chat names none. */
+  LLM_DEFAULT_MODEL?: string
+  /** JSON: {"<model>": {"baseURL": "...", "apiKeyVar": "<secret's name>"}} for models served elsewhere. */
+  LLM_ROUTES?: string
+  /** Bound on the wait for a provider's response headers, and on a gap between streamed chunks, in ms (default 30000). */
+  LLM_TIMEOUT_MS?: string
 }
 
 /** A positive integer from a variable, or the default when unset. A bad value is a configuration error, said plainly. */

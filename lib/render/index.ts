@@ -3,5 +3,6 @@
  * in; the rendered prompt out. See pipeline.ts.
  */
 export { renderPrompt } from './pipeline'
+export { renderOptionsFrom } from './options'
 export type { Rendered, RenderOptions, Warning } from './pipeline'
 export type { Args } from './args'

@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node'
+import { startLlmServer } from './llm-server'
 import { startMcpServer } from './mcp-server'
 import { startRedis } from './redis-server'
 import { startToolServer } from './tool-server'
@@ -12,20 +13,24 @@ declare module 'vitest' {
     toolServerUrl: string
     /** Endpoint (`.../mcp`) of the stateless MCP server (test/support/mcp-server.ts). */
     mcpUrl: string
+    /** Base URL (`.../v1`, no trailing slash) of the OpenAI-compatible provider (test/support/llm-server.ts). */
+    llmUrl: string
   }
 }
 
-/** Starts a real redis-server, the bridge and the tool servers once for the whole workerd project. */
+/** Starts a real redis-server, the bridge, the tool servers and the LLM provider once for the whole workerd project. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const redis = await startRedis()
   const bridge = await startBridge({ redisPort: redis.port })
   const tools = await startToolServer()
   const mcp = await startMcpServer()
+  const llm = await startLlmServer()
   project.provide('bridgeUrl', bridge.url)
   project.provide('toolServerUrl', tools.url)
   project.provide('mcpUrl', mcp.url)
+  project.provide('llmUrl', llm.url)
   return async () => {
-    await Promise.all([mcp.stop(), tools.stop()])
+    await Promise.all([llm.stop(), mcp.stop(), tools.stop()])
     await bridge.stop()
     await redis.stop()
   }

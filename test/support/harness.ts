@@ -5,6 +5,7 @@ import { Redis } from '@upstash/redis/cloudflare'
 import { inject } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
+import type { LlmRequestRecord } from './llm-server'
 import type { McpServerStats } from './mcp-server'
 import type { ToolServerStats } from './tool-server'
 
@@ -112,5 +113,30 @@ export function mcpServer(): McpServerClient {
     url,
     calls: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).calls,
     reset: async (group) => void (await admin('POST', '/__reset', group)),
+  }
+}
+
+export interface LlmServerClient {
+  /** Base URL for the OpenAI SDK, `http://127.0.0.1:<port>/v1` (no trailing slash). */
+  url: string
+  /** The chat requests made with this exact model string since its last reset, in arrival order. */
+  requests(model: string): Promise<LlmRequestRecord[]>
+  /** Forgets the model's requests, restarting its fail-N (and the like) count. */
+  reset(model: string): Promise<void>
+}
+
+/** The OpenAI-compatible provider the global setup started (test/support/llm-server.ts). */
+export function llmServer(): LlmServerClient {
+  const url = inject('llmUrl')
+  const admin = async (method: string, path: string, model: string): Promise<unknown> => {
+    const res = await fetch(new URL(`${path}?model=${encodeURIComponent(model)}`, url), { method })
+    if (!res.ok) throw new Error(`LLM server ${method} ${path}: ${res.status} ${await res.text()}`)
+    return res.json()
+  }
+  return {
+    url,
+    requests: async (model) =>
+      ((await admin('GET', '/__requests', model)) as { requests: LlmRequestRecord[] }).requests,
+    reset: async (model) => void (await admin('POST', '/__reset', model)),
   }
 }

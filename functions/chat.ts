@@ -1,0 +1,71 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { intVar } from '../lib/env'
+import { freshStoreOf, jsonBody } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+import { clientFor, complete, modelFor, routeFor, stream } from '../lib/llm'
+import type { ChatMessage } from '../lib/llm'
+import { renderOptionsFrom, renderPrompt } from '../lib/render'
+
+const DEFAULT_LLM_TIMEOUT_MS = 30_000
+
+/** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, and the usual OpenAI parameters, passed through. */
+const ChatBody = z.object({
+  model: z.string().min(1).optional(),
+  args: z.record(z.string(), z.unknown()).optional(),
+  temperature: z.number().optional(),
+  max_tokens: z.number().int().positive().optional(),
+  top_p: z.number().optional(),
+  stop: z.union([z.string(), z.array(z.string())]).optional(),
+  n: z.number().int().positive().optional(),
+  user: z.string().optional(),
+  response_format: z.record(z.string(), z.unknown()).optional(),
+  seed: z.number().int().optional(),
+  stream: z.boolean().optional(),
+})
+
+/**
+ * POST /api/prompts/{prompt_id}/chat: renders the prompt exactly as /render
+ * does (and fails as it does, before any LLM request), sends the messages
+ * (a `prompt` as one user message) to the model, and answers the provider's
+ * chat completion as it came, or its stream of chunks.
+ */
+export const chat = new Hono<AppEnv>().post('/:prompt_id/chat', async (c) => {
+  const { args, model: requested, stream: streamed, ...parameters } = await jsonBody(c, ChatBody)
+  const model = modelFor(c.env, requested)
+  const started = Date.now()
+  const rendered = await renderPrompt(
+    await freshStoreOf(c),
+    c.req.param('prompt_id'),
+    args ?? {},
+    renderOptionsFrom(c.env),
+  )
+  const renderMs = Date.now() - started
+  const messages: ChatMessage[] =
+    typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
+  const timeoutMs = intVar(c.env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS)
+  const client = clientFor(routeFor(c.env, model), timeoutMs)
+  // The args stay here: only the rendered messages and the OpenAI parameters go to the provider.
+  const request = { ...parameters, model, messages }
+
+  const asked = Date.now()
+  if (streamed) {
+    const body = await stream(client, request, timeoutMs)
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'server-timing': timing(renderMs, Date.now() - asked),
+      },
+    })
+  }
+  const completion = await complete(client, request)
+  return new Response(completion, {
+    headers: { 'content-type': 'application/json', 'server-timing': timing(renderMs, Date.now() - asked) },
+  })
+})
+
+/** `render` and `llm` (for a stream, until its first chunk), in ms. */
+function timing(renderMs: number, llmMs: number): string {
+  return `render;dur=${renderMs}, llm;dur=${llmMs}`
+}

@@ -1,0 +1,69 @@
+import { APIConnectionError, APIError } from 'openai'
+import { ServiceError } from '../http/errors'
+
+/** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
+export const RETRY_DELAYS_MS = [100, 300] as const
+
+/** A 200 whose body is not what was asked for: worth another try. */
+export class InvalidAnswer extends Error {}
+
+/**
+ * Runs `attempt` under the retry policy. Network errors, timeouts, 408, 429,
+ * 5xx and invalid answers are retried; a 4xx that retrying cannot fix is
+ * 400 LLM_REJECTED at once; when every attempt failed, 502 LLM_FAILED with the
+ * provider's last error.
+ */
+export async function withRetries<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  let last: unknown
+  for (let i = 0; i <= RETRY_DELAYS_MS.length; i++) {
+    if (i > 0) await delay(RETRY_DELAYS_MS[i - 1] as number, signal)
+    try {
+      return await attempt()
+    } catch (e) {
+      if (!retryable(e)) {
+        if (e instanceof APIError && e.status !== undefined) {
+          throw new ServiceError(
+            'LLM_REJECTED',
+            `the provider refused the request (${e.status}): ${providerMessage(e)}`,
+          )
+        }
+        throw e
+      }
+      last = e
+    }
+  }
+  throw new ServiceError(
+    'LLM_FAILED',
+    `the provider failed ${RETRY_DELAYS_MS.length + 1} times; last: ${describe(last)}`,
+  )
+}
+
+function retryable(e: unknown): boolean {
+  if (e instanceof InvalidAnswer || e instanceof APIConnectionError) return true
+  if (e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError')) return true
+  if (e instanceof APIError) {
+    const status = e.status
+    return status === undefined || status === 408 || status === 429 || status >= 500
+  }
+  return e instanceof TypeError // fetch's network failures
+}
+
+function providerMessage(e: APIError): string {
+  const body = e.error as { message?: unknown } | undefined
+  return typeof body?.message === 'string' ? body.message : e.message
+}
+
+function describe(e: unknown): string {
+  if (e instanceof APIError && e.status !== undefined) return `${e.status} ${providerMessage(e)}`
+  if (e instanceof APIConnectionError)
+    return `cannot reach the provider (${(e.cause as Error | undefined)?.message ?? e.message})`
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** The policy's wait between attempts: the backoff the spec prescribes, not a wait for an event. */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true })
+  })
+}

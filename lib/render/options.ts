@@ -1,0 +1,22 @@
+import type { Env } from '../env'
+import { intVar } from '../env'
+import type { RenderOptions } from './pipeline'
+
+const DEFAULT_RENDER_TIMEOUT_MS = 500
+/** Well under the render's deadline, so a slow tool leaves time to render around it. */
+const DEFAULT_TOOL_TIMEOUT_MS = 300
+
+/** The render options the Worker's configuration sets. */
+export function renderOptionsFrom(env: Env): RenderOptions {
+  const hosts = env.TOOL_ALLOWED_HOSTS?.split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean)
+  return {
+    deadlineMs: intVar(env, 'RENDER_TIMEOUT_MS', DEFAULT_RENDER_TIMEOUT_MS),
+    tools: {
+      timeoutMs: intVar(env, 'TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
+      baseUrl: env.TOOLS_BASE_URL || undefined,
+      allowedHosts: hosts && hosts.length > 0 ? hosts : undefined,
+    },
+  }
+}

@@ -1,0 +1,302 @@
+// A local OpenAI-compatible provider for POST /v1/chat/completions. What it
+// does is read from the request's `model`, so tests need no setup calls:
+//
+//   ok (and any model not below)  200 chat completion, content `echo: <last message's content>`;
+//                                 with `"stream": true` an SSE stream of the same text, word by word
+//   fail-N                        the first N requests of that exact model string answer 500, later ones like ok
+//   rate-limited-N                the same with 429
+//   timeout-N                     the same, but the failing requests hang until the client leaves or the server stops
+//   garbage-N                     the same, but the failing requests answer 200 `{"unexpected": true}`
+//   missing-model                 404 model_not_found
+//   bad-request                   400 invalid_request_error
+//   stream-cut                    streams two chunks, then destroys the socket (no [DONE]); without
+//                                 `"stream": true`, half of the JSON completion, then the same
+//   stream-stall                  streams one chunk, then silence until the client leaves or the server stops;
+//                                 without `"stream": true`, the headers and half of the JSON completion, then the same
+//
+// Every request with a JSON body naming a model is recorded under that model on
+// arrival (`LlmRequestRecord`). `GET /__requests?model=NAME` answers
+// `{ requests: LlmRequestRecord[] }`; `POST /__reset?model=NAME` forgets the
+// model's records and so restarts its fail/rate-limited/timeout/garbage count.
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { listenOnLoopback } from './ports'
+
+export interface LlmServer {
+  /** Base URL including the version path, e.g. `http://127.0.0.1:40123/v1` (no trailing slash). */
+  url: string
+  stop(): Promise<void>
+}
+
+/** One request to /v1/chat/completions as it arrived. */
+export interface LlmRequestRecord {
+  /** `performance.now()` of the server process when the request arrived, in ms. */
+  at: number
+  /** The parsed JSON body. */
+  body: Record<string, unknown>
+  /** The `authorization` header (`Bearer <key>` from the SDK), or null when there was none. */
+  authorization: string | null
+}
+
+export const COMPLETION_ID = 'chatcmpl-test'
+export const CREATED = 1700000000
+export const SYSTEM_FINGERPRINT = 'fp_test'
+export const USAGE = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } as const
+export const FAIL_MESSAGE = 'upstream exploded'
+export const RATE_LIMIT_MESSAGE = 'Rate limit reached: retry later'
+export const BAD_REQUEST_MESSAGE = "Invalid request: the model 'bad-request' refuses every request"
+export const GARBAGE = { unexpected: true } as const
+
+/** What a failing request of a `<kind>-N` model does. */
+type Failure = 'fail' | 'rate-limited' | 'timeout' | 'garbage'
+
+const FAILING = /^(fail|rate-limited|timeout|garbage)-([1-9]\d*)$/
+
+/** The answer's text for a request: `echo: ` and the last message's content (text parts joined). */
+export function echoText(body: Record<string, unknown>): string {
+  const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
+  const last = messages.at(-1) as { content?: unknown } | undefined
+  return `echo: ${contentText(last?.content)}`
+}
+
+/** The streamed pieces of a text: one word each, with the whitespace after it, so they join back into the text. */
+export function echoWords(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? [text]
+}
+
+export async function startLlmServer(): Promise<LlmServer> {
+  const models = new Map<string, LlmRequestRecord[]>()
+  const recordsOf = (model: string): LlmRequestRecord[] => {
+    let records = models.get(model)
+    if (!records) models.set(model, (records = []))
+    return records
+  }
+  /** Responses left hanging or stalled, destroyed on stop. */
+  const hanging = new Set<ServerResponse>()
+  let stopping = false
+  const hang = (res: ServerResponse): void => {
+    hanging.add(res)
+    res.once('close', () => hanging.delete(res))
+    if (stopping) res.destroy()
+  }
+
+  const admin = (req: IncomingMessage, url: URL): [number, unknown] => {
+    const model = url.searchParams.get('model')
+    if (model === null) return [400, { error: 'the model query parameter is required' }]
+    if (url.pathname === '/__requests' && req.method === 'GET') {
+      return [200, { requests: (models.get(model) ?? []).map((record) => ({ ...record })) }]
+    }
+    if (url.pathname === '/__reset' && req.method === 'POST') {
+      // A new record: requests still in flight no longer count.
+      models.delete(model)
+      return [200, { ok: true }]
+    }
+    return [404, { error: `no admin route ${req.method} ${url.pathname}` }]
+  }
+
+  const completions = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const at = performance.now()
+    let body: Record<string, unknown>
+    try {
+      body = await readBody(req)
+    } catch (error) {
+      sendError(res, 400, messageOf(error), 'invalid_request_error')
+      return
+    }
+    const model = body.model
+    if (typeof model !== 'string' || model === '') {
+      sendError(res, 400, 'you must provide a model parameter', 'invalid_request_error')
+      return
+    }
+    const records = recordsOf(model)
+    records.push({ at, body, authorization: req.headers.authorization ?? null })
+    const nth = records.length
+
+    const failing = FAILING.exec(model)
+    if (failing && nth <= Number(failing[2])) {
+      const kind = failing[1] as Failure
+      if (kind === 'fail') sendError(res, 500, FAIL_MESSAGE, 'server_error')
+      else if (kind === 'rate-limited') {
+        sendError(res, 429, RATE_LIMIT_MESSAGE, 'requests', 'rate_limit_exceeded')
+      } else if (kind === 'garbage') send(res, 200, GARBAGE)
+      else hang(res)
+      return
+    }
+    if (model === 'missing-model') {
+      sendError(res, 404, `The model \`${model}\` does not exist`, 'invalid_request_error', 'model_not_found')
+      return
+    }
+    if (model === 'bad-request') {
+      sendError(res, 400, BAD_REQUEST_MESSAGE, 'invalid_request_error')
+      return
+    }
+
+    const text = echoText(body)
+    if (body.stream === true) {
+      await stream(res, model, text, body)
+      return
+    }
+    const json = JSON.stringify(completion(model, text))
+    if (model === 'stream-cut' || model === 'stream-stall') {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      if (!(await write(res, json.slice(0, json.length >> 1)))) return
+      if (model === 'stream-cut') res.destroy()
+      else hang(res)
+      return
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+    res.end(json)
+  }
+
+  const stream = async (res: ServerResponse, model: string, text: string, body: Record<string, unknown>) => {
+    const options = body.stream_options as { include_usage?: unknown } | undefined
+    const includeUsage = options?.include_usage === true
+    const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
+      sse({
+        id: COMPLETION_ID,
+        object: 'chat.completion.chunk',
+        created: CREATED,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finishReason }],
+        ...(includeUsage ? { usage: null } : {}),
+      })
+    const events = [
+      chunk({ role: 'assistant', content: '' }, null),
+      ...echoWords(text).map((word) => chunk({ content: word }, null)),
+      chunk({}, 'stop'),
+    ]
+    if (includeUsage) {
+      events.push(
+        sse({
+          id: COMPLETION_ID,
+          object: 'chat.completion.chunk',
+          created: CREATED,
+          model,
+          choices: [],
+          usage: USAGE,
+        }),
+      )
+    }
+    events.push('data: [DONE]\n\n')
+
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+    res.flushHeaders()
+    const limit = model === 'stream-cut' ? 2 : model === 'stream-stall' ? 1 : events.length
+    for (const event of events.slice(0, limit)) {
+      // Each chunk on its own: handed to the socket, then a turn of the event loop.
+      if (!(await write(res, event))) return
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    if (model === 'stream-cut') res.destroy()
+    else if (model === 'stream-stall') hang(res)
+    else res.end()
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://llm-server')
+    let handled: Promise<void>
+    if (url.pathname.startsWith('/__')) {
+      const [status, payload] = admin(req, url)
+      handled = Promise.resolve(send(res, status, payload))
+    } else if (url.pathname === '/v1/chat/completions') {
+      handled =
+        req.method === 'POST'
+          ? completions(req, res)
+          : Promise.resolve(sendError(res, 405, `${req.method} is not allowed here`, 'invalid_request_error'))
+    } else {
+      handled = Promise.resolve(
+        sendError(res, 404, `no route ${req.method} ${url.pathname}`, 'invalid_request_error', 'unknown_url'),
+      )
+    }
+    handled.catch((error: unknown) => {
+      if (!res.headersSent) sendError(res, 500, messageOf(error), 'server_error')
+      else res.destroy()
+    })
+  })
+  const port = await listenOnLoopback(server)
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    async stop() {
+      stopping = true
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const res of hanging) res.destroy()
+      hanging.clear()
+      // Streams in progress and idle keep-alive sockets.
+      server.closeAllConnections()
+      await closed
+    },
+  }
+}
+
+function completion(model: string, text: string) {
+  return {
+    id: COMPLETION_ID,
+    object: 'chat.completion',
+    created: CREATED,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop', logprobs: null }],
+    usage: USAGE,
+    system_fingerprint: SYSTEM_FINGERPRINT,
+  }
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .map((part: unknown) => {
+      const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown }
+      return type === 'text' && typeof text === 'string' ? text : ''
+    })
+    .join('')
+}
+
+function sse(payload: unknown): string {
+  return `data: ${JSON.stringify(payload)}\n\n`
+}
+
+/** Writes text; true once it is handed to the socket, false if the response closed first. */
+function write(res: ServerResponse, text: string): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const closed = () => resolve(false)
+    res.once('close', closed)
+    res.write(text, (error) => {
+      res.off('close', closed)
+      resolve(!error && !res.destroyed)
+    })
+  })
+}
+
+/** The parsed JSON object body. */
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (error) {
+    throw new Error(`the request body is not JSON: ${messageOf(error)}`)
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new Error('the request body must be a JSON object')
+  }
+  return body as Record<string, unknown>
+}
+
+function send(res: ServerResponse, status: number, payload: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' })
+  res.end(JSON.stringify(payload))
+}
+
+/** An error in OpenAI's shape; `code` only when given. */
+function sendError(res: ServerResponse, status: number, message: string, type: string, code?: string): void {
+  send(res, status, { error: { message, type, ...(code === undefined ? {} : { code }) } })
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,387 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  BadRequestError,
+  InternalServerError,
+  NotFoundError,
+  RateLimitError,
+} from 'openai'
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
+import {
+  startLlmServer,
+  echoWords,
+  BAD_REQUEST_MESSAGE,
+  FAIL_MESSAGE,
+  GARBAGE,
+  RATE_LIMIT_MESSAGE,
+  USAGE,
+} from '../support/llm-server.js'
+import type { LlmRequestRecord, LlmServer } from '../support/llm-server.js'
+
+describe('OpenAI-compatible LLM server', () => {
+  let server: LlmServer
+  let client: OpenAI
+
+  beforeAll(async () => {
+    server = await startLlmServer()
+    client = new OpenAI({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0 })
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  const admin = (path: string, model: string, method = 'GET') =>
+    fetch(new URL(`${path}?model=${encodeURIComponent(model)}`, server.url), { method })
+  const requests = async (model: string): Promise<LlmRequestRecord[]> => {
+    const res = await admin('/__requests', model)
+    expect(res.status).toBe(200)
+    return ((await res.json()) as { requests: LlmRequestRecord[] }).requests
+  }
+  const reset = async (model: string): Promise<void> => {
+    const res = await admin('/__reset', model, 'POST')
+    expect(res.status).toBe(200)
+  }
+  const ask = (model: string, content = 'hi', options?: OpenAI.RequestOptions) =>
+    client.chat.completions.create({ model, messages: [{ role: 'user', content }] }, options)
+  /** The rejection of a promise that must reject. */
+  const rejectionOf = async (promise: Promise<unknown>): Promise<unknown> => {
+    try {
+      await promise
+    } catch (error) {
+      return error
+    }
+    throw new Error('expected a rejection')
+  }
+
+  it('serves its base URL under /v1', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+  })
+
+  it('round-trips a completion with all its fields', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'ok',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hello there' },
+      ],
+    })
+    expect(completion).toEqual({
+      id: 'chatcmpl-test',
+      object: 'chat.completion',
+      created: 1700000000,
+      model: 'ok',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'echo: hello there' },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+      system_fingerprint: 'fp_test',
+    })
+  })
+
+  it('answers an unknown model like ok, echoing the model and text parts', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'gpt-something-else',
+      messages: [
+        { role: 'user', content: 'first' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'two ' },
+            { type: 'text', text: 'parts' },
+          ],
+        },
+      ],
+    })
+    expect(completion.model).toBe('gpt-something-else')
+    expect(completion.choices[0]?.message.content).toBe('echo: two parts')
+  })
+
+  it('fail-2 fails twice with 500, then answers; three requests recorded in order', async () => {
+    await reset('fail-2')
+    for (const content of ['one', 'two']) {
+      const error = await rejectionOf(ask('fail-2', content))
+      expect(error).toBeInstanceOf(InternalServerError)
+      expect((error as APIError).status).toBe(500)
+      expect((error as APIError).error).toEqual({ message: FAIL_MESSAGE, type: 'server_error' })
+    }
+    const completion = await ask('fail-2', 'three')
+    expect(completion.choices[0]?.message.content).toBe('echo: three')
+    expect(completion.model).toBe('fail-2')
+
+    const recorded = await requests('fail-2')
+    expect(recorded.map((r) => (r.body.messages as { content: string }[])[0]?.content)).toEqual(['one', 'two', 'three'])
+    expect(recorded[0]!.at).toBeLessThan(recorded[1]!.at)
+    expect(recorded[1]!.at).toBeLessThan(recorded[2]!.at)
+    // Later requests keep answering.
+    expect((await ask('fail-2')).choices[0]?.message.content).toBe('echo: hi')
+  })
+
+  it('counts failures per exact model string', async () => {
+    await reset('fail-1')
+    await reset('fail-10')
+    await expect(ask('fail-1')).rejects.toBeInstanceOf(InternalServerError)
+    await expect(ask('fail-10')).rejects.toBeInstanceOf(InternalServerError)
+    await expect(ask('fail-1')).resolves.toMatchObject({ model: 'fail-1' })
+    await expect(ask('fail-10')).rejects.toBeInstanceOf(InternalServerError)
+  })
+
+  it('rate-limited-N answers 429 N times', async () => {
+    await reset('rate-limited-1')
+    const error = await rejectionOf(ask('rate-limited-1'))
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect((error as APIError).status).toBe(429)
+    expect((error as APIError).message).toContain(RATE_LIMIT_MESSAGE)
+    await expect(ask('rate-limited-1')).resolves.toMatchObject({ model: 'rate-limited-1' })
+  })
+
+  it('garbage-N answers 200 with a body that is no chat completion N times', async () => {
+    await reset('garbage-1')
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'garbage-1', messages: [{ role: 'user', content: 'x' }] }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual(GARBAGE)
+    expect((await ask('garbage-1')).choices[0]?.message.content).toBe('echo: hi')
+
+    await reset('garbage-1')
+    // The SDK does not validate: the garbage comes back as the "completion".
+    expect(await ask('garbage-1')).toEqual({ unexpected: true })
+  })
+
+  it('missing-model answers 404 model_not_found', async () => {
+    const error = await rejectionOf(ask('missing-model'))
+    expect(error).toBeInstanceOf(NotFoundError)
+    expect(error).toBeInstanceOf(APIError)
+    expect((error as APIError).status).toBe(404)
+    expect((error as APIError).code).toBe('model_not_found')
+    expect((error as APIError).type).toBe('invalid_request_error')
+    expect((error as APIError).error).toEqual({
+      message: 'The model `missing-model` does not exist',
+      type: 'invalid_request_error',
+      code: 'model_not_found',
+    })
+  })
+
+  it('bad-request answers 400 with a message', async () => {
+    const error = await rejectionOf(ask('bad-request'))
+    expect(error).toBeInstanceOf(BadRequestError)
+    expect((error as APIError).status).toBe(400)
+    expect((error as APIError).message).toContain(BAD_REQUEST_MESSAGE)
+  })
+
+  it('streams the role, then each word, then stop, and ends', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'ok',
+      messages: [{ role: 'user', content: 'stream me please' }],
+      stream: true,
+    })
+    const chunks: ChatCompletionChunk[] = []
+    for await (const chunk of stream) chunks.push(chunk)
+
+    const words = ['echo: ', 'stream ', 'me ', 'please']
+    expect(echoWords('echo: stream me please')).toEqual(words)
+    const frame = (delta: Record<string, unknown>, finish_reason: string | null) => ({
+      id: 'chatcmpl-test',
+      object: 'chat.completion.chunk',
+      created: 1700000000,
+      model: 'ok',
+      choices: [{ index: 0, delta, finish_reason }],
+    })
+    expect(chunks).toEqual([
+      frame({ role: 'assistant', content: '' }, null),
+      ...words.map((content) => frame({ content }, null)),
+      frame({}, 'stop'),
+    ])
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('echo: stream me please')
+  })
+
+  it('frames the stream as server-sent events ending in [DONE]', async () => {
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'ok', stream: true, messages: [{ role: 'user', content: 'a b' }] }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    const events = (await res.text()).split('\n\n')
+    expect(events.pop()).toBe('')
+    expect(events.at(-1)).toBe('data: [DONE]')
+    expect(events).toHaveLength(1 + 3 + 1 + 1) // role, `echo: ` `a ` `b`, stop, [DONE]
+    for (const event of events.slice(0, -1)) {
+      expect(event.startsWith('data: {')).toBe(true)
+      expect(JSON.parse(event.slice('data: '.length)).object).toBe('chat.completion.chunk')
+    }
+  })
+
+  it('adds a usage chunk when stream_options.include_usage is set', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'ok',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    const chunks: ChatCompletionChunk[] = []
+    for await (const chunk of stream) chunks.push(chunk)
+    const last = chunks.at(-1)!
+    expect(last.choices).toEqual([])
+    expect(last.usage).toEqual(USAGE)
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true)
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop')
+  })
+
+  it('streams like ok after fail-N has failed', async () => {
+    await reset('fail-1')
+    await expect(
+      client.chat.completions.create({ model: 'fail-1', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    ).rejects.toBeInstanceOf(InternalServerError)
+    const stream = await client.chat.completions.create({
+      model: 'fail-1',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    })
+    const chunks: ChatCompletionChunk[] = []
+    for await (const chunk of stream) chunks.push(chunk)
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop')
+    expect(chunks.every((c) => c.model === 'fail-1')).toBe(true)
+  })
+
+  it('stream-cut rejects mid-iteration after two chunks', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'stream-cut',
+      messages: [{ role: 'user', content: 'never finished' }],
+      stream: true,
+    })
+    const chunks: ChatCompletionChunk[] = []
+    const error = await rejectionOf(
+      (async () => {
+        for await (const chunk of stream) chunks.push(chunk)
+      })(),
+    )
+    expect(error).toBeInstanceOf(Error)
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '' }, { content: 'echo: ' }])
+  })
+
+  it('stream-cut without streaming cuts the JSON body', async () => {
+    await expect(ask('stream-cut')).rejects.toBeInstanceOf(Error)
+  })
+
+  it('stream-stall sends one chunk, then nothing until the client aborts', async () => {
+    const abort = new AbortController()
+    const stream = await client.chat.completions.create(
+      { model: 'stream-stall', messages: [{ role: 'user', content: 'x' }], stream: true },
+      { signal: abort.signal },
+    )
+    const chunks: ChatCompletionChunk[] = []
+    const started = performance.now()
+    setTimeout(() => abort.abort(), 200)
+    // The SDK ends an aborted stream quietly.
+    for await (const chunk of stream) chunks.push(chunk)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150)
+    expect(abort.signal.aborted).toBe(true)
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '' }])
+  })
+
+  it('timeout-1 hangs until the client times out, then answers', async () => {
+    await reset('timeout-1')
+    const started = performance.now()
+    const error = await rejectionOf(ask('timeout-1', 'hi', { timeout: 200 }))
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150)
+    await expect(ask('timeout-1', 'hi', { timeout: 2000 })).resolves.toMatchObject({ model: 'timeout-1' })
+  })
+
+  it('timeout-1 hangs until an AbortSignal aborts', async () => {
+    await reset('timeout-1')
+    const error = await rejectionOf(ask('timeout-1', 'hi', { signal: AbortSignal.timeout(150) }))
+    expect(error).toBeInstanceOf(APIUserAbortError)
+    expect((await requests('timeout-1')).length).toBe(1)
+    await expect(ask('timeout-1')).resolves.toMatchObject({ model: 'timeout-1' })
+  })
+
+  it('records the authorization header and the body, and reset forgets them', async () => {
+    await reset('recorded')
+    expect(await requests('recorded')).toEqual([])
+    await client.chat.completions.create({
+      model: 'recorded',
+      messages: [{ role: 'user', content: 'note me' }],
+      temperature: 0.5,
+    })
+    const other = new OpenAI({ baseURL: server.url, apiKey: 'other-key', maxRetries: 0 })
+    await other.chat.completions.create({ model: 'recorded', messages: [{ role: 'user', content: 'again' }] })
+    await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'recorded', messages: [] }),
+    })
+
+    const recorded = await requests('recorded')
+    expect(recorded.map((r) => r.authorization)).toEqual(['Bearer test-key', 'Bearer other-key', null])
+    expect(recorded[0]!.body).toEqual({
+      model: 'recorded',
+      messages: [{ role: 'user', content: 'note me' }],
+      temperature: 0.5,
+    })
+    expect(typeof recorded[0]!.at).toBe('number')
+    // Other models' records are their own.
+    expect((await requests('recorded-elsewhere')).length).toBe(0)
+
+    await reset('recorded')
+    expect(await requests('recorded')).toEqual([])
+  })
+
+  it('reset restarts a failing count', async () => {
+    await reset('fail-1')
+    await expect(ask('fail-1')).rejects.toBeInstanceOf(InternalServerError)
+    await expect(ask('fail-1')).resolves.toMatchObject({ model: 'fail-1' })
+    await reset('fail-1')
+    await expect(ask('fail-1')).rejects.toBeInstanceOf(InternalServerError)
+    expect((await requests('fail-1')).length).toBe(1)
+  })
+
+  it('refuses bad admin calls and requests', async () => {
+    expect((await fetch(new URL('/__requests', server.url))).status).toBe(400)
+    expect((await admin('/__nothing', 'ok')).status).toBe(404)
+    const notJson = await fetch(`${server.url}/chat/completions`, { method: 'POST', body: '{nope' })
+    expect(notJson.status).toBe(400)
+    const noModel = await fetch(`${server.url}/chat/completions`, { method: 'POST', body: '{"messages":[]}' })
+    expect(noModel.status).toBe(400)
+    expect((await fetch(`${server.url}/models`)).status).toBe(404)
+  })
+
+  it('stops while requests hang and streams stall', async () => {
+    const own = await startLlmServer()
+    const ownClient = new OpenAI({ baseURL: own.url, apiKey: 'k', maxRetries: 0 })
+    const hanging = rejectionOf(
+      ownClient.chat.completions.create({ model: 'timeout-1', messages: [{ role: 'user', content: 'x' }] }),
+    )
+    const stream = await ownClient.chat.completions.create({
+      model: 'stream-stall',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    })
+    const iterated = rejectionOf(
+      (async () => {
+        for await (const chunk of stream) void chunk
+      })(),
+    )
+    // Both requests have arrived.
+    const arrived = async (): Promise<number> => {
+      const res = await fetch(new URL('/__requests?model=timeout-1', own.url))
+      return ((await res.json()) as { requests: LlmRequestRecord[] }).requests.length
+    }
+    while ((await arrived()) === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    await own.stop()
+    expect(await hanging).toBeInstanceOf(APIConnectionError)
+    expect(await iterated).toBeInstanceOf(Error)
+  })
+})
