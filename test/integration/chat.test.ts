@@ -158,7 +158,7 @@ describe('the retry policy', () => {
     expect(await llm.requests('missing-model')).toHaveLength(1)
   })
 
-  for (const model of ['rate-limited-1', 'garbage-1', 'timeout-1']) {
+  for (const model of ['rate-limited-1', 'garbage-1', 'malformed-1', 'timeout-1']) {
     it(`retries ${model.replace('-1', '')} and answers`, async () => {
       await llm.reset(model)
       const { status } = await chat('team.summary', { model, args: { topic: 'x' } }, { LLM_TIMEOUT_MS: '300' })

@@ -7,6 +7,7 @@
 //   rate-limited-N                the same with 429
 //   timeout-N                     the same, but the failing requests hang until the client leaves or the server stops
 //   garbage-N                     the same, but the failing requests answer 200 `{"unexpected": true}`
+//   malformed-N                   the same, but the failing requests answer 200 with JSON cut short
 //   missing-model                 404 model_not_found
 //   bad-request                   400 invalid_request_error
 //   stream-cut                    streams two chunks, then destroys the socket (no [DONE]); without
@@ -49,9 +50,9 @@ export const BAD_REQUEST_MESSAGE = "Invalid request: the model 'bad-request' ref
 export const GARBAGE = { unexpected: true } as const
 
 /** What a failing request of a `<kind>-N` model does. */
-type Failure = 'fail' | 'rate-limited' | 'timeout' | 'garbage'
+type Failure = 'fail' | 'rate-limited' | 'timeout' | 'garbage' | 'malformed'
 
-const FAILING = /^(fail|rate-limited|timeout|garbage)-([1-9]\d*)$/
+const FAILING = /^(fail|rate-limited|timeout|garbage|malformed)-([1-9]\d*)$/
 
 /** The answer's text for a request: `echo: ` and the last message's content (text parts joined). */
 export function echoText(body: Record<string, unknown>): string {
@@ -120,7 +121,10 @@ export async function startLlmServer(): Promise<LlmServer> {
       else if (kind === 'rate-limited') {
         sendError(res, 429, RATE_LIMIT_MESSAGE, 'requests', 'rate_limit_exceeded')
       } else if (kind === 'garbage') send(res, 200, GARBAGE)
-      else hang(res)
+      else if (kind === 'malformed') {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        res.end('{"id": "chatcmpl-test", "choices": [')
+      } else hang(res)
       return
     }
     if (model === 'missing-model') {
