@@ -22,7 +22,7 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { listenOnLoopback } from './ports'
+import { closeNow, listenOnLoopback } from './ports'
 
 export interface LlmServer {
   /** Base URL including the version path, e.g. `http://127.0.0.1:40123/v1` (no trailing slash). */
@@ -224,12 +224,7 @@ export async function startLlmServer(): Promise<LlmServer> {
     url: `http://127.0.0.1:${port}/v1`,
     async stop() {
       stopping = true
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      for (const res of hanging) res.destroy()
-      hanging.clear()
-      // Streams in progress and idle keep-alive sockets.
-      server.closeAllConnections()
-      await closed
+      await closeNow(server, hanging)
     },
   }
 }

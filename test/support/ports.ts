@@ -1,3 +1,4 @@
+import type { Server as HttpServer, ServerResponse } from 'node:http'
 import { createServer } from 'node:net'
 import type { AddressInfo, Server } from 'node:net'
 
@@ -20,4 +21,13 @@ export async function listenOnLoopback(server: Server): Promise<number> {
     server.listen(0, '127.0.0.1', () => resolve())
   })
   return (server.address() as AddressInfo).port
+}
+
+/** Stops an HTTP server at once: answers still pending are cut, keep-alive and streaming sockets closed. */
+export async function closeNow(server: HttpServer, pending: Set<ServerResponse>): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  for (const res of pending) res.destroy()
+  pending.clear()
+  server.closeAllConnections()
+  await closed
 }

@@ -16,7 +16,7 @@
 // `POST /__reset?group=NAME` starts the group afresh.
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { listenOnLoopback } from './ports'
+import { closeNow, listenOnLoopback } from './ports'
 
 export interface ToolServer {
   /** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
@@ -174,12 +174,7 @@ export async function startToolServer(): Promise<ToolServer> {
     url: `http://127.0.0.1:${port}`,
     async stop() {
       stopping = true
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      for (const res of hanging) res.destroy()
-      hanging.clear()
-      // Idle keep-alive sockets, and delayed requests (their timers stop on close).
-      server.closeAllConnections()
-      await closed
+      await closeNow(server, hanging)
     },
   }
 }
