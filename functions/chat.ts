@@ -32,7 +32,6 @@ const ChatBody = z.object({
  */
 export const chat = new Hono<AppEnv>().post('/:prompt_id/chat', async (c) => {
   const { args, model: requested, stream: streamed, ...parameters } = await jsonBody(c, ChatBody)
-  const model = modelFor(c.env, requested)
   const started = Date.now()
   const rendered = await renderPrompt(
     await freshStoreOf(c),
@@ -41,6 +40,8 @@ export const chat = new Hono<AppEnv>().post('/:prompt_id/chat', async (c) => {
     renderOptionsFrom(c.env),
   )
   const renderMs = Date.now() - started
+  // After the render, so that every render error answers exactly as /render's.
+  const model = modelFor(c.env, requested)
   const messages: ChatMessage[] =
     typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
   const timeoutMs = intVar(c.env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS)
@@ -59,7 +60,7 @@ export const chat = new Hono<AppEnv>().post('/:prompt_id/chat', async (c) => {
       },
     })
   }
-  const completion = await complete(client, request)
+  const completion = await complete(client, request, timeoutMs)
   return new Response(completion, {
     headers: { 'content-type': 'application/json', 'server-timing': timing(renderMs, Date.now() - asked) },
   })

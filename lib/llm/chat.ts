@@ -1,5 +1,5 @@
 import type OpenAI from 'openai'
-import { InvalidAnswer, withRetries } from './retry'
+import { Retryable, withRetries } from './retry'
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string }
 
@@ -10,19 +10,29 @@ export type ChatRequest = { model: string; messages: ChatMessage[] } & Record<st
  * A chat completion, under the retry policy. The answer is the provider's
  * body exactly as it came (its text), once it is seen to be a chat completion.
  */
-export async function complete(client: OpenAI, request: ChatRequest): Promise<string> {
+export async function complete(client: OpenAI, request: ChatRequest, timeoutMs: number): Promise<string> {
   return withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: false } as never).asResponse()
-    const text = await response.text()
+    const text = await readWithin(response, timeoutMs)
     let body: unknown
     try {
       body = JSON.parse(text)
     } catch {
-      throw new InvalidAnswer('answered 200 with a body that is not JSON')
+      throw new Retryable('answered 200 with a body that is not JSON')
     }
-    if (!isChatCompletion(body)) throw new InvalidAnswer('answered 200 with a body that is not a chat completion')
+    if (!isChatCompletion(body)) throw new Retryable('answered 200 with a body that is not a chat completion')
     return text
   })
+}
+
+/** The whole body, within `ms`; a body that breaks off or stalls is a failure worth another try. */
+async function readWithin(response: Response, ms: number): Promise<string> {
+  try {
+    return await within(response.text(), ms)
+  } catch (e) {
+    await response.body?.cancel().catch(() => undefined)
+    throw new Retryable(`the answer broke off: ${e instanceof Error ? e.message : String(e)}`)
+  }
 }
 
 function isChatCompletion(body: unknown): boolean {
@@ -39,36 +49,42 @@ function isChatCompletion(body: unknown): boolean {
 export async function stream(client: OpenAI, request: ChatRequest, gapMs: number): Promise<ReadableStream<Uint8Array>> {
   const { reader, first } = await withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: true } as never).asResponse()
-    if (!response.body) throw new InvalidAnswer('answered 200 with no body')
+    if (!response.body) throw new Retryable('answered 200 with no body')
     const reader = response.body.getReader()
-    const first = await within(reader.read(), gapMs)
-    if (first.done) throw new InvalidAnswer('answered with an empty stream')
-    return { reader, first: first.value }
+    try {
+      const first = await within(reader.read(), gapMs)
+      if (first.done) throw new Retryable('answered with an empty stream')
+      return { reader, first: first.value }
+    } catch (e) {
+      // This attempt is over: let the provider's connection go.
+      await reader.cancel().catch(() => undefined)
+      throw e instanceof Retryable
+        ? e
+        : new Retryable(`the stream broke off: ${e instanceof Error ? e.message : String(e)}`)
+    }
   })
   const decoder = new TextDecoder()
   let tail = ''
-  let done = false
-  const sawDone = (chunk: Uint8Array) => {
+  const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array): void => {
+    controller.enqueue(chunk)
     tail = (tail + decoder.decode(chunk, { stream: true })).slice(-64)
-    if (/data: \[DONE\]\s*$/.test(tail)) done = true
+    // [DONE] ends the answer, whatever the connection does next.
+    if (/data: ?\[DONE\]\s*$/.test(tail)) {
+      controller.close()
+      void reader.cancel().catch(() => undefined)
+    }
   }
-  sawDone(first)
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(first)
+      forward(controller, first)
     },
     async pull(controller) {
       try {
         const next = await within(reader.read(), gapMs)
-        if (next.done) {
-          if (done) controller.close()
-          else fail(controller, 'the provider ended the stream before [DONE]')
-          return
-        }
-        sawDone(next.value)
-        controller.enqueue(next.value)
+        if (next.done) fail(controller, tail, 'the provider ended the stream before [DONE]')
+        else forward(controller, next.value)
       } catch (e) {
-        fail(controller, e instanceof Error ? e.message : String(e))
+        fail(controller, tail, e instanceof Error ? e.message : String(e))
         await reader.cancel().catch(() => undefined)
       }
     },
@@ -78,9 +94,11 @@ export async function stream(client: OpenAI, request: ChatRequest, gapMs: number
   })
 }
 
-function fail(controller: ReadableStreamDefaultController<Uint8Array>, message: string): void {
+/** Ends the stream with an error event, on an event boundary even if the provider broke off mid-event. */
+function fail(controller: ReadableStreamDefaultController<Uint8Array>, tail: string, message: string): void {
   const event = { error: { code: 'LLM_FAILED', message } }
-  controller.enqueue(new TextEncoder().encode(`event: error\ndata: ${JSON.stringify(event)}\n\n`))
+  const separator = tail === '' || tail.endsWith('\n\n') ? '' : '\n\n'
+  controller.enqueue(new TextEncoder().encode(`${separator}event: error\ndata: ${JSON.stringify(event)}\n\n`))
   controller.close()
 }
 

@@ -4,8 +4,8 @@ import { ServiceError } from '../http/errors'
 /** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
 export const RETRY_DELAYS_MS = [100, 300] as const
 
-/** A 200 whose body is not what was asked for: worth another try. */
-export class InvalidAnswer extends Error {}
+/** A failure worth another try: an answer that broke off, stalled, or is not what was asked for. */
+export class Retryable extends Error {}
 
 /**
  * Runs `attempt` under the retry policy. Network errors, timeouts, 408, 429,
@@ -39,7 +39,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, signal?: AbortSi
 }
 
 function retryable(e: unknown): boolean {
-  if (e instanceof InvalidAnswer || e instanceof APIConnectionError) return true
+  if (e instanceof Retryable || e instanceof APIConnectionError) return true
   if (e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError')) return true
   if (e instanceof APIError) {
     const status = e.status
