@@ -1,31 +1,56 @@
 #!/usr/bin/env node
 // `npm run bench`: runs the benchmark sections one after the other, prints a
-// table per section and writes bench/RESULTS.md.
+// table per section and then one summary table of every figure beside its
+// baseline, and writes them all to bench/RESULTS.md.
 //
-//   npm run bench [-- --budget 300 --runs 5]
+//   npm run bench [-- --budget 300 --runs 5 --only templates,endpoints,fan-out,size]
+//
+// --budget and --runs are the template engine's (ms per run, timed runs).
+// --only runs those sections and prints them, but leaves RESULTS.md alone.
 //
 // Sections run sequentially and each runs its own benchmarks sequentially:
 // never two measurements at once, so they do not compete for the CPU. A
 // section fails loudly (exit status 1) when its results cannot be trusted,
-// e.g. when our engine's output differs from Go's; RESULTS.md is still
-// written and says so.
+// e.g. when our engine's output differs from Go's, or when the Worker answers
+// anything but 200 under load; RESULTS.md is still written and says so, and a
+// section that cannot run at all says why there while the others still run.
 //
 // Sections:
-//   templates  lib/template against Go's text/template on bench/templates
-//              (Go is optional: without it, our figures only).
+//   templates  lib/template against Go's text/template (Go is optional:
+//              without it, our figures only) and against Handlebars, the
+//              JavaScript baseline, on bench/templates (bench/engine.ts,
+//              bench/go, bench/handlebars.ts).
+//   endpoints  the Worker under `wrangler dev` on a real Redis behind the
+//              Upstash-protocol bridge: a render against GET /health, the
+//              platform's floor, loaded with autocannon (bench/endpoints.ts;
+//              needs redis-server on PATH).
 //   fan-out    the render pipeline (lib/render) rendering a template that
 //              calls N independent REST tools of latency L, against L
 //              (bench/fanout.ts; needs nothing but Node).
+//   size       the gzip size of the bundle `wrangler deploy --dry-run
+//              --minify` writes, against the 3 MiB wrangler warns about.
 //
-// To add a section, append an object { title, run } to SECTIONS: run(ctx)
-// resolves to { lines, markdown, failed }, where lines are printed on the
-// console and markdown goes into RESULTS.md under ## title.
+// To add a section, append an object { key, title, run } to SECTIONS: run(ctx)
+// resolves to { lines, markdown, failed, summary }, where lines are printed on
+// the console, markdown goes into RESULTS.md under ## title, and summary is
+// the section's rows of the summary table (see summaryRow).
 import { spawn, spawnSync } from 'node:child_process'
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
 import * as esbuild from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -36,10 +61,17 @@ const { values: args } = parseArgs({
   options: {
     budget: { type: 'string', default: '300' },
     runs: { type: 'string', default: '5' },
+    only: { type: 'string', default: '' },
   },
 })
 const BUDGET_MS = positiveInt('budget', args.budget)
 const RUNS = positiveInt('runs', args.runs)
+
+// Endpoints: per route, ENDPOINT_RUNS runs of ENDPOINT_DURATION_S seconds at ENDPOINT_CONNECTIONS connections.
+const ENDPOINT_CONNECTIONS = 16
+const ENDPOINT_DURATION_S = 10
+const ENDPOINT_RUNS = 5
+const ENDPOINT_WARMUP_S = 3
 
 // Fan-out: each tool answers after FANOUT_LATENCY_MS; per N, one warm-up and FANOUT_RENDERS timed renders.
 const FANOUT_LATENCY_MS = 100
@@ -48,10 +80,21 @@ const FANOUT_NS = [1, 5, 10]
 /** The tool calls a render runs at once (MAX_CONCURRENT in lib/tools/session.ts). */
 const TOOL_CONCURRENCY = 6
 
+/** What wrangler compares a bundle's gzip size with (MAX_GZIP_SIZE_BYTES): the Workers Free plan's limit. */
+const SIZE_LIMIT_BYTES = 3 * 1024 * 1024
+
 const SECTIONS = [
-  { title: 'Template engine', run: templateSection },
-  { title: 'Tool fan-out', run: fanoutSection },
+  { key: 'templates', title: 'Template engine', run: templateSection },
+  { key: 'endpoints', title: 'Endpoints', run: endpointSection },
+  { key: 'fan-out', title: 'Tool fan-out', run: fanoutSection },
+  { key: 'size', title: 'Size', run: sizeSection },
 ]
+const ONLY = args.only === '' ? undefined : args.only.split(',')
+for (const key of ONLY ?? []) {
+  if (!SECTIONS.some((s) => s.key === key)) {
+    throw new Error(`--only: no section ${key} (sections: ${SECTIONS.map((s) => s.key).join(', ')})`)
+  }
+}
 
 async function main() {
   const started = performance.now()
@@ -61,15 +104,34 @@ async function main() {
     const machine = describeMachine(ctx.go)
     console.log(machine.lines.join('\n'))
     const parts = []
+    const summary = []
     let failed = false
-    for (const section of SECTIONS) {
+    for (const section of SECTIONS.filter((s) => !ONLY || ONLY.includes(s.key))) {
       console.log(`\n== ${section.title} ==`)
-      const result = await section.run(ctx)
+      let result
+      try {
+        result = await section.run(ctx)
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e)
+        result = {
+          lines: [`FAILED: ${message}`],
+          markdown: `**This section failed**, so it has no figures:\n\n${fence(message)}\n`,
+          failed: true,
+          summary: [[section.title, 'FAILED', '—', '—', '—']],
+        }
+      }
       console.log(result.lines.join('\n'))
       parts.push(`## ${section.title}\n\n${result.markdown}`)
+      summary.push(...result.summary)
       failed ||= result.failed
     }
     const seconds = (performance.now() - started) / 1000
+    const table = makeTable(
+      ['figure', 'ours', 'baseline', 'baseline figure', 'ours/baseline'],
+      ['left', 'right', 'left', 'right', 'right'],
+      summary,
+    )
+    console.log(`\n== Summary ==\n${table.text}`)
     const results = [
       '# Benchmarks',
       '',
@@ -79,10 +141,21 @@ async function main() {
       '',
       `The whole run took ${seconds.toFixed(1)} s.`,
       '',
+      '## Summary',
+      '',
+      'Every figure beside its baseline, measured in the same run (the size beside a fixed limit); the sections below',
+      'say how each was measured, and give the details.',
+      '',
+      table.markdown,
+      '',
       ...parts,
     ].join('\n')
-    writeFileSync(join(benchDir, 'RESULTS.md'), results.trimEnd() + '\n')
-    console.log(`\nWrote bench/RESULTS.md. Total time: ${seconds.toFixed(1)} s.`)
+    if (ONLY) {
+      console.log(`\nLeft bench/RESULTS.md alone (--only). Total time: ${seconds.toFixed(1)} s.`)
+    } else {
+      writeFileSync(join(benchDir, 'RESULTS.md'), results.trimEnd() + '\n')
+      console.log(`\nWrote bench/RESULTS.md. Total time: ${seconds.toFixed(1)} s.`)
+    }
     if (failed) {
       console.error('\nbench: FAILED (see above)')
       process.exitCode = 1
@@ -129,100 +202,204 @@ function commit() {
 // ---------------------------------------------------------------- section: template engine
 
 async function templateSection(ctx) {
-  const names = readdirSync(templatesDir)
-    .filter((f) => f.endsWith('.tmpl'))
-    .map((f) => f.slice(0, -'.tmpl'.length))
-    .sort()
-  const flags = ['--dir', templatesDir]
-  const plan = `${names.length} templates × (1 warm-up + ${RUNS} runs) × ${BUDGET_MS} ms`
-
-  const engineFile = join(ctx.tmp, 'engine.mjs')
-  await esbuild.build({
-    entryPoints: [join(benchDir, 'engine.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: engineFile,
-    logLevel: 'warning',
-  })
-  console.log(`our engine: ${plan} ...`)
-  const ours = JSON.parse(
-    await run(process.execPath, [engineFile, ...flags, '--budget', String(BUDGET_MS), '--runs', String(RUNS)]),
-  )
-
-  let go
+  const names = templateNames('.tmpl')
+  const hbsNames = templateNames('.hbs')
+  if (hbsNames.length === 0) throw new Error(`no Handlebars template (NAME.hbs) in ${templatesDir}`)
+  for (const name of hbsNames) if (!names.includes(name)) throw new Error(`${name}.hbs has no ${name}.tmpl`)
+  const flags = ['--dir', templatesDir, '--budget', String(BUDGET_MS), '--runs', String(RUNS)]
+  const engineFile = await bundle(ctx, 'engine.ts')
+  const handlebarsFile = await bundle(ctx, 'handlebars.ts')
+  let goBin
   if (ctx.go.available) {
-    const goBin = join(ctx.tmp, 'bench-go')
+    goBin = join(ctx.tmp, 'bench-go')
     console.log(`Go: building bench/go ...`)
     await run('go', ['build', '-o', goBin, '.'], { cwd: join(benchDir, 'go'), env: goEnv() })
-    console.log(`Go ${ctx.go.version}: ${plan} ...`)
-    go = JSON.parse(await run(goBin, [...flags, '-budget', `${BUDGET_MS}ms`, '-runs', String(RUNS)]))
   } else {
-    console.log('Go is not installed (go is not on PATH): our figures only.')
+    console.log('Go is not installed (go is not on PATH): our figures and Handlebars only.')
   }
 
+  // Each implementation measures one template in a process of its own, and the implementations take turns template
+  // by template (in a rotating order), so that a slow spell of a shared machine hits all three alike.
+  const implementations = [
+    { key: 'ours', has: () => true, run: (name) => run(process.execPath, [engineFile, ...flags, '--only', name]) },
+    {
+      key: 'go',
+      has: () => goBin !== undefined,
+      run: (name) =>
+        run(goBin, [...flags.slice(0, 2), '-budget', `${BUDGET_MS}ms`, '-runs', String(RUNS), '-only', name]),
+    },
+    {
+      key: 'hbs',
+      has: (name) => hbsNames.includes(name),
+      run: (name) => run(process.execPath, [handlebarsFile, ...flags, '--only', name]),
+    },
+  ]
+  console.log(
+    `ours, Go and Handlebars in turn: ${names.length} templates × (1 warm-up + ${RUNS} runs) × ${BUDGET_MS} ms each ...`,
+  )
+  const reports = { ours: undefined, go: undefined, hbs: undefined }
+  for (const [i, name] of names.entries()) {
+    const turn = [...implementations.slice(i % 3), ...implementations.slice(0, i % 3)]
+    for (const impl of turn) {
+      if (!impl.has(name)) continue
+      const report = JSON.parse(await impl.run(name))
+      reports[impl.key] ??= { ...report, results: {} }
+      reports[impl.key].results[name] = report.results[name]
+    }
+  }
+  const { ours, go, hbs } = reports
+
   const mismatches = []
+  const hbsOutputs = { identical: [], reordered: [], different: [] }
   const rows = []
-  const ratios = []
+  const goRatios = []
+  const hbsRatios = []
   for (const name of names) {
     const o = ours.results[name]
     const g = go?.results[name]
-    if (!o || (go && !g)) throw new Error(`template ${name}: no result`)
-    let ratio = '—'
+    const h = hbs.results[name]
+    if (!o || (go && !g) || (hbsNames.includes(name) && !h)) throw new Error(`template ${name}: no result`)
+    let goRatio = '—'
     if (g) {
-      const same = Buffer.from(o.output, 'utf8').equals(Buffer.from(g.output, 'utf8'))
-      if (same) {
-        ratios.push(o.rendersPerSec / g.rendersPerSec)
-        ratio = (o.rendersPerSec / g.rendersPerSec).toFixed(2)
+      if (sameBytes(o.output, g.output)) {
+        goRatios.push(o.rendersPerSec / g.rendersPerSec)
+        goRatio = (o.rendersPerSec / g.rendersPerSec).toFixed(2)
       } else {
-        mismatches.push({ name, ours: o.output, go: g.output })
-        ratio = 'OUTPUT DIFFERS'
+        mismatches.push({ name, ours: o.output, theirs: g.output })
+        goRatio = 'OUTPUT DIFFERS'
       }
     }
-    rows.push([name, rate(o.rendersPerSec), g ? rate(g.rendersPerSec) : 'Go absent', ratio])
+    if (h) {
+      hbsRatios.push(o.rendersPerSec / h.rendersPerSec)
+      if (sameBytes(o.output, h.output)) hbsOutputs.identical.push(name)
+      else if (sortedChars(o.output) === sortedChars(h.output)) hbsOutputs.reordered.push(name)
+      else hbsOutputs.different.push({ name, ours: o.output, theirs: h.output })
+    }
+    rows.push([
+      name,
+      rate(o.rendersPerSec),
+      g ? rate(g.rendersPerSec) : 'Go absent',
+      goRatio,
+      h ? rate(h.rendersPerSec) : 'no .hbs',
+      h ? (o.rendersPerSec / h.rendersPerSec).toFixed(2) : '—',
+    ])
   }
-  const oursRates = names.map((n) => ours.results[n].rendersPerSec)
+  const oursGeomean = geomean(names.map((n) => ours.results[n].rendersPerSec))
+  const goGeomean = go ? geomean(names.map((n) => go.results[n].rendersPerSec)) : undefined
+  const hbsGeomean = geomean(hbsNames.map((n) => hbs.results[n].rendersPerSec))
+  const goRatio = goRatios.length > 0 ? geomean(goRatios) : undefined
+  const hbsRatio = geomean(hbsRatios)
   rows.push([
     'geometric mean',
-    rate(geomean(oursRates)),
-    go ? rate(geomean(names.map((n) => go.results[n].rendersPerSec))) : 'Go absent',
-    ratios.length > 0 ? geomean(ratios).toFixed(2) : '—',
+    rate(oursGeomean),
+    goGeomean === undefined ? 'Go absent' : rate(goGeomean),
+    goRatio === undefined ? '—' : goRatio.toFixed(2),
+    rate(hbsGeomean),
+    hbsRatio.toFixed(2),
   ])
   const table = makeTable(
-    ['template', 'ours (renders/s)', 'Go (renders/s)', 'ours/Go'],
-    ['left', 'right', 'right', 'right'],
+    ['template', 'ours (renders/s)', 'Go (renders/s)', 'ours/Go', 'Handlebars (renders/s)', 'ours/Handlebars'],
+    ['left', 'right', 'right', 'right', 'right', 'right'],
     rows,
   )
 
   const lines = [table.text]
   const notes = []
-  if (!go) notes.push('**Go is not installed** (`go` is not on PATH): only our engine was measured.')
+  if (!go) notes.push('**Go is not installed** (`go` is not on PATH): only our engine and Handlebars were measured.')
   if (mismatches.length > 0) {
     notes.push(
       `**Output mismatch**: ${mismatches.map((m) => `\`${m.name}\``).join(', ')} rendered differently in our engine ` +
         'than in Go; that is an engine bug. Those rows are left out of the geometric mean of the ratios.',
     )
     for (const m of mismatches) {
-      const difference = describeDifference(m)
+      const difference = describeDifference(m, 'Go')
       lines.push('', ...difference)
-      notes.push(['```text', ...difference, '```'].join('\n'))
+      notes.push(fence(difference.join('\n')))
     }
   } else if (go) {
     lines.push('', `All ${names.length} outputs are byte-for-byte identical to Go's.`)
+  }
+
+  const list = (xs) => xs.map((x) => `\`${x}\``).join(', ')
+  const hbsSummary = [
+    `Handlebars ${hbs.handlebars} rendered ${hbsNames.length} of the ${names.length} templates; `,
+    `${hbsOutputs.identical.length} outputs are byte-for-byte identical to ours`,
+    hbsOutputs.identical.length > 0 ? ` (${list(hbsOutputs.identical)})` : '',
+    hbsOutputs.reordered.length > 0
+      ? `; ${list(hbsOutputs.reordered)} have the same characters in another order (a map's keys in the data's order)`
+      : '',
+    hbsOutputs.different.length > 0 ? `; ${list(hbsOutputs.different.map((d) => d.name))} differ` : '',
+    '.',
+  ].join('')
+  const missing = names.filter((n) => !hbsNames.includes(n))
+  lines.push(hbsSummary + (missing.length > 0 ? ` No .hbs for: ${missing.join(', ')}.` : ''))
+  notes.push(
+    `**Handlebars outputs**: ${hbsSummary.replace(/^Handlebars \S+ rendered/, 'Handlebars rendered')}` +
+      (missing.length > 0 ? ` It has no equivalent of ${list(missing)}.` : '') +
+      (hbsOutputs.different.length > 0 ? ' Where they differ first:' : ''),
+  )
+  for (const d of hbsOutputs.different) {
+    const difference = describeDifference(d, 'Handlebars')
+    lines.push(...difference)
+    notes.push(fence(difference.join('\n')))
   }
 
   const method = [
     'Each template in `bench/templates/` (`NAME.tmpl` with its data `NAME.json`) is parsed once and its data decoded once',
     '(`JSON.parse`; in Go, `encoding/json` into `interface{}`), then rendered to a string over and over: ours with',
     '`await template.execute(data)` (`bench/engine.ts`, bundled by esbuild, run by Node), Go with `Execute` into a fresh',
-    '`strings.Builder` (`bench/go/main.go`, built by `go build`). Each implementation first renders every template once;',
-    "those outputs are compared byte for byte with Go's. Then, per template: one untimed warm-up run and",
+    '`strings.Builder` (`bench/go/main.go`, built by `go build`). Each implementation first renders the template once;',
+    "that output is compared byte for byte with Go's. Then: one untimed warm-up run and",
     `${RUNS} timed runs of ${BUDGET_MS} ms each; a run's rate is renders divided by its elapsed time, and the figure is the`,
-    'median run. The implementations run one after the other, never at the same time. ours/Go above 1 means our engine',
-    'is faster.',
+    'median run. Each implementation measures each template in a process of its own; the implementations take turns',
+    'template by template, in a rotating order, never two at the same time, so that a slow spell of the machine falls',
+    'on all of them alike. ours/Go above 1 means our engine is faster.',
+    '',
+    `The JavaScript baseline is Handlebars ${hbs.handlebars}, measured the same way (\`bench/handlebars.ts\`) on \`NAME.hbs\`,`,
+    'the Handlebars equivalent of `NAME.tmpl`, with the same `NAME.json`: compiled once with `noEscape` (prompts are not',
+    "HTML), `ignoreStandalone` (so `~` trims as Go's `-` does) and its helpers as `knownHelpers`; its first, compiling,",
+    'render is untimed. Handlebars has no comparisons, boolean operators or formatting, so the templates call helpers:',
+    "Go's `printf`, `print`, `html`, `js`, `urlquery`, `len`, `index`, `slice` and comparisons are lib/template's own",
+    "implementations (the `.tmpl` files format with Go's fmt), `and`/`or`/`not` use Go's truth, `int` makes `@index` a",
+    "Go int for `%d`; the rest is native (`each`, `with`, `if`, `lookup`, inline partials, `@root`). Handlebars' outputs",
+    'print the same prompts, but where Go semantics are not the natural Handlebars ones they are left as Handlebars has',
+    "them: it iterates an object's keys in the data's order where Go sorts them, prints a missing value as nothing where",
+    'Go prints `<no value>`, and a float like 1000000 as such where Go prints `1e+06`. ours/Handlebars above 1 means our',
+    'engine is faster; its geometric mean is over the templates Handlebars rendered.',
   ].join('\n')
   const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
-  return { lines, markdown, failed: mismatches.length > 0 }
+  const summary = [
+    summaryRow(
+      `Engine: renders/s, geometric mean of ${names.length} templates`,
+      rate(oursGeomean),
+      "Go's text/template",
+      goGeomean === undefined ? 'Go absent' : rate(goGeomean),
+      goRatio === undefined ? '—' : goRatio.toFixed(2),
+    ),
+    summaryRow(
+      `Engine: renders/s, geometric mean of the ${hbsNames.length} with a .hbs`,
+      rate(geomean(hbsNames.map((n) => ours.results[n].rendersPerSec))),
+      `Handlebars ${hbs.handlebars}`,
+      rate(hbsGeomean),
+      hbsRatio.toFixed(2),
+    ),
+  ]
+  return { lines, markdown, failed: mismatches.length > 0, summary }
+}
+
+function templateNames(extension) {
+  return readdirSync(templatesDir)
+    .filter((f) => f.endsWith(extension))
+    .map((f) => f.slice(0, -extension.length))
+    .sort()
+}
+
+function sameBytes(a, b) {
+  return Buffer.from(a, 'utf8').equals(Buffer.from(b, 'utf8'))
+}
+
+function sortedChars(s) {
+  return [...s].sort().join('')
 }
 
 /** Go needs a writable build cache; fall back to a temporary one, as test/template/regenerate.sh does. */
@@ -242,17 +419,18 @@ function goEnv() {
 }
 
 /** Where two outputs first differ, with some context from each. */
-function describeDifference({ name, ours, go }) {
+function describeDifference({ name, ours, theirs }, label) {
   let i = 0
-  while (i < ours.length && i < go.length && ours[i] === go[i]) i++
+  while (i < ours.length && i < theirs.length && ours[i] === theirs[i]) i++
   const before = ours.slice(0, i)
   const line = before.split('\n').length
   const column = i - before.lastIndexOf('\n')
   const excerpt = (s) => JSON.stringify(s.slice(Math.max(0, i - 60), i + 60))
+  const width = Math.max('ours'.length, label.length) + 1
   return [
-    `MISMATCH in ${name}: first difference at line ${line}, column ${column} (character ${i}; ours has ${ours.length} characters, Go ${go.length}).`,
-    `  ours: ${excerpt(ours)}`,
-    `  Go:   ${excerpt(go)}`,
+    `${label === 'Go' ? 'MISMATCH' : 'DIFFERENCE'} in ${name}: first difference at line ${line}, column ${column} (character ${i}; ours has ${ours.length} characters, ${label} ${theirs.length}).`,
+    `  ${'ours:'.padEnd(width)} ${excerpt(ours)}`,
+    `  ${`${label}:`.padEnd(width)} ${excerpt(theirs)}`,
     `  (both excerpts start at character ${Math.max(0, i - 60)})`,
   ]
 }
@@ -260,15 +438,7 @@ function describeDifference({ name, ours, go }) {
 // ---------------------------------------------------------------- section: tool fan-out
 
 async function fanoutSection(ctx) {
-  const fanoutFile = join(ctx.tmp, 'fanout.mjs')
-  await esbuild.build({
-    entryPoints: [join(benchDir, 'fanout.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: fanoutFile,
-    logLevel: 'warning',
-  })
+  const fanoutFile = await bundle(ctx, 'fanout.ts')
   console.log(
     `render pipeline: N = ${FANOUT_NS.join(', ')} tools of ${FANOUT_LATENCY_MS} ms × (1 warm-up + ${FANOUT_RENDERS} renders) ...`,
   )
@@ -335,10 +505,230 @@ async function fanoutSection(ctx) {
     "requests the server had in flight at once during that N's renders, warm-up included.",
   ].join('\n')
   const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
-  return { lines, markdown, failed: problems.length > 0 }
+  const summary = report.results.map((r) =>
+    summaryRow(
+      `Fan-out: render calling N = ${r.n} tools, median (ms)`,
+      r.medianMs.toFixed(1),
+      'L, one tool call',
+      String(report.latencyMs),
+      (r.medianMs / report.latencyMs).toFixed(2),
+    ),
+  )
+  return { lines, markdown, failed: problems.length > 0, summary }
+}
+
+// ---------------------------------------------------------------- section: endpoints
+
+async function endpointSection(ctx) {
+  // Not in ctx.tmp: the bundle leaves its packages to node_modules, which Node finds only from inside the repository.
+  const outdir = join(root, 'node_modules', '.cache', 'bench')
+  const endpointsFile = await bundle(ctx, 'endpoints.ts', { outdir, packages: 'external' })
+  console.log(
+    `wrangler dev on Redis: GET /health and a render, ${ENDPOINT_RUNS} runs × ${ENDPOINT_DURATION_S} s each ` +
+      `at ${ENDPOINT_CONNECTIONS} connections (after ${ENDPOINT_WARMUP_S} s of warm-up each) ...`,
+  )
+  let report
+  try {
+    report = JSON.parse(
+      await run(process.execPath, [
+        endpointsFile,
+        '--root',
+        root,
+        '--duration',
+        String(ENDPOINT_DURATION_S),
+        '--connections',
+        String(ENDPOINT_CONNECTIONS),
+        '--runs',
+        String(ENDPOINT_RUNS),
+        '--warmup',
+        String(ENDPOINT_WARMUP_S),
+      ]),
+    )
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+  const floor = report.routes.find((r) => r.name === 'floor')
+  const render = report.routes.find((r) => r.name === 'render')
+  if (!floor || !render) throw new Error('bench/endpoints.ts reported no floor or no render')
+
+  const ms = (x) => x.toFixed(2)
+  const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : '—')
+  const routeRow = (label, r) => [
+    label,
+    rate(r.median.requestsPerSec),
+    ms(r.median.p50Ms),
+    ms(r.median.p99Ms),
+    r.runs.map((x) => rate(x.requestsPerSec)).join(' / '),
+    r.runs.map((x) => String(x.upstashRequests)).join(' / '),
+  ]
+  const rows = [
+    routeRow(`${floor.method} ${floor.path} (floor)`, floor),
+    routeRow(`${render.method} ${render.path}`, render),
+    [
+      'render/floor',
+      ratio(render.median.requestsPerSec, floor.median.requestsPerSec),
+      ratio(render.median.p50Ms, floor.median.p50Ms),
+      ratio(render.median.p99Ms, floor.median.p99Ms),
+      '',
+      '',
+    ],
+  ]
+  const table = makeTable(
+    ['route', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'requests/s of each run', 'Upstash requests of each run'],
+    ['left', 'right', 'right', 'right', 'right', 'right'],
+    rows,
+  )
+
+  const lines = [table.text]
+  const notes = []
+  if (report.problems.length > 0) {
+    lines.push('', 'THE SERVICE MISBEHAVED UNDER LOAD:', ...report.problems.map((p) => `  ${p}`))
+    notes.push(
+      '**The service misbehaved under load**: these figures cannot be trusted as they are.\n\n' +
+        fence(report.problems.join('\n')),
+    )
+  } else {
+    const total = (r) => r.runs.reduce((n, x) => n + x.responses, 0)
+    lines.push(
+      '',
+      `Every response was a 200 with the expected body (${total(floor).toLocaleString('en-US')} from the floor, ` +
+        `${total(render).toLocaleString('en-US')} renders); no connection errors.`,
+    )
+  }
+
+  const method = [
+    `The Worker runs under \`wrangler dev\` (wrangler ${report.wrangler}, workerd, local mode) on 127.0.0.1, with`,
+    '`UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN` pointing at `test/support/upstash-bridge.ts`, the',
+    'Upstash-REST-protocol bridge in front of a real `redis-server` (`bench/endpoints.ts`, bundled by esbuild, run by',
+    `Node). Before it starts, the ${report.records} records of \`examples/\` are written into Redis with the real`,
+    "`@upstash/redis` client, each file's text under `shenma:` + its path below `examples/` without `.json`, `/` as `:`.",
+    'Once wrangler says "Ready on", `GET /health` must name the Upstash store, and 20 requests to each route must all',
+    `answer 200 with the right body; then each route takes ${report.warmupS} s of untimed load. Then ${report.runs} rounds, each loading`,
+    "`GET /health` (a trivial route of the same app: the platform's floor) and then",
+    '`POST /api/prompts/evaluator.quick_review/render` with `{"args":{"code":"x := 1"}}` (the example prompt, which',
+    "reads two environs; caches warm) with autocannon from the bench's own process, for",
+    `${report.durationS} s each at ${report.connections} connections. A run's requests/s is autocannon's mean over its one-second`,
+    "samples, its p50 and p99 those of its 2xx responses' latencies; each figure is the median of the runs. Every",
+    'response is checked: a status other than 200, or a 200 without the expected prompt, is counted and reported.',
+    "render/floor is the figure we steer by: for requests/s, the share of the floor's throughput a render keeps (1 would",
+    "make a render free); for latencies, how many times the floor's latency a render takes. The Worker keeps what it",
+    'read from Redis for 5 s (lib/store/cached.ts); the last column is how many Upstash requests it made during each',
+    'run. The load generator, wrangler, workerd, the bridge and Redis share the machine, so the absolute figures are',
+    'lower than on separate machines; the ratio is what compares.',
+  ].join('\n')
+  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
+  const floorLabel = 'GET /health (floor)'
+  const summary = [
+    summaryRow(
+      'Endpoints: render, requests/s',
+      rate(render.median.requestsPerSec),
+      floorLabel,
+      rate(floor.median.requestsPerSec),
+      ratio(render.median.requestsPerSec, floor.median.requestsPerSec),
+    ),
+    summaryRow(
+      'Endpoints: render, p50 latency (ms)',
+      ms(render.median.p50Ms),
+      floorLabel,
+      ms(floor.median.p50Ms),
+      ratio(render.median.p50Ms, floor.median.p50Ms),
+    ),
+    summaryRow(
+      'Endpoints: render, p99 latency (ms)',
+      ms(render.median.p99Ms),
+      floorLabel,
+      ms(floor.median.p99Ms),
+      ratio(render.median.p99Ms, floor.median.p99Ms),
+    ),
+  ]
+  return { lines, markdown, failed: report.problems.length > 0, summary }
+}
+
+// ---------------------------------------------------------------- section: size
+
+async function sizeSection(ctx) {
+  const outdir = join(ctx.tmp, 'deploy')
+  console.log(`npx wrangler deploy --dry-run --outdir ${outdir} --minify ...`)
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' }
+  const output = await run('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir, '--minify'], {
+    cwd: root,
+    env,
+  })
+  // What wrangler uploads: its modules, not the source map or the README it writes beside them.
+  const files = readdirSync(outdir)
+    .filter((f) => !f.endsWith('.map') && f !== 'README.md')
+    .sort()
+  if (files.length === 0) throw new Error(`wrangler wrote no module into ${outdir}`)
+  const contents = files.map((f) => readFileSync(join(outdir, f)))
+  const all = Buffer.concat(contents)
+  const gzipBytes = gzipSync(all).length
+  const kib = (bytes) => (bytes / 1024).toFixed(2)
+  const wranglerSays = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(stripAnsi(output))
+
+  const rows = [
+    ...files.map((f, i) => [f, kib(contents[i].length), kib(gzipSync(contents[i]).length)]),
+    ...(files.length > 1 ? [['all modules', kib(all.length), kib(gzipBytes)]] : []),
+  ]
+  const table = makeTable(['module', 'minified (KiB)', 'gzip (KiB)'], ['left', 'right', 'right'], rows)
+  const check = wranglerSays
+    ? `wrangler's own report: ${wranglerSays[1]} KiB / gzip: ${wranglerSays[2]} KiB.`
+    : "wrangler's own report (Total Upload) was not found in its output."
+  const lines = [
+    table.text,
+    '',
+    `gzip ${kib(gzipBytes)} KiB of the ${kib(SIZE_LIMIT_BYTES)} KiB limit (${((100 * gzipBytes) / SIZE_LIMIT_BYTES).toFixed(1)} %). ${check}`,
+  ]
+  const method = [
+    '`npx wrangler deploy --dry-run --outdir DIR --minify` bundles the Worker as a deploy would (its build step,',
+    '`node scripts/generate.mjs`, included) and writes the modules it would upload into DIR; the figure is the gzip',
+    'size (`node:zlib`, default level) of those modules together, as wrangler computes it, source map left out. The',
+    `baseline is not measured: it is the ${kib(SIZE_LIMIT_BYTES)} KiB (3 MiB) wrangler compares a bundle's gzip size with,`,
+    "the Workers Free plan's limit on a Worker's size after compression (the Paid plan allows 10 MiB).",
+    check,
+  ].join('\n')
+  const markdown = [method, '', table.markdown, ''].join('\n')
+  const summary = [
+    summaryRow(
+      'Size: Worker bundle, gzip (KiB)',
+      kib(gzipBytes),
+      'Workers Free plan limit',
+      kib(SIZE_LIMIT_BYTES),
+      (gzipBytes / SIZE_LIMIT_BYTES).toFixed(3),
+    ),
+  ]
+  return { lines, markdown, failed: false, summary }
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** Bundles bench/NAME.ts for Node with esbuild; resolves to the bundle's path. */
+async function bundle(ctx, name, { outdir = ctx.tmp, packages } = {}) {
+  const outfile = join(outdir, name.replace(/\.ts$/, '.mjs'))
+  await esbuild.build({
+    entryPoints: [join(benchDir, name)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'warning',
+    ...(packages ? { packages } : {}),
+  })
+  return outfile
+}
+
+/** One row of the summary table: [figure, ours, baseline, baseline's figure, ours/baseline]. */
+function summaryRow(figure, ours, baseline, baselineFigure, ratio) {
+  return [figure, ours, baseline, baselineFigure, ratio]
+}
+
+/** Text as a fenced block in Markdown. */
+function fence(text) {
+  return ['```text', text, '```'].join('\n')
+}
+
+function stripAnsi(text) {
+  return text.replace(/\x1b\[[0-9;]*m/g, '')
+}
 
 /** Runs a command to completion; resolves to its stdout, rejects on failure. Its stderr goes to ours. */
 function run(command, commandArgs, options = {}) {

@@ -1,0 +1,580 @@
+/**
+ * Loads the Worker under `wrangler dev` (workerd), reading a real Redis
+ * through the Upstash-protocol bridge, from this second process: requests
+ * per second and latency of a render against a trivial route of the same
+ * app, the platform's floor. bench/run.mjs bundles this file with esbuild
+ * (dependencies left to node_modules) and runs it:
+ *
+ *   node endpoints.mjs --root DIR [--duration 10] [--connections 16] [--runs 3] [--warmup 3]
+ *
+ * It starts redis-server (test/support/redis-server.ts) and the bridge
+ * (test/support/upstash-bridge.ts), takes a database from the bridge, and
+ * writes the spec's example records into it with the real @upstash/redis
+ * client: every file under examples/, as its text, under `shenma:` + its path
+ * below examples/ without `.json`, `/` written as `:`. Then it starts
+ * `npx wrangler dev` in DIR, in a process group of its own, with the bridge's
+ * URL and token as --var, and waits for "Ready on" in its output. Warm-up:
+ * WARMUP_REQUESTS requests to each route one after the other (each must
+ * answer 200, the render with the expected prompt, and /health must say the
+ * store is Upstash), then --warmup seconds of untimed (but checked) load on
+ * each route. Then --runs rounds, each loading the floor and then the render with
+ * autocannon for --duration seconds at --connections connections. A run
+ * gives requests per second (autocannon's mean over its one-second samples)
+ * and the p50 and p99 of the latencies of its 2xx responses (every response
+ * timed by autocannon, kept to the microsecond here); a route's figure is the
+ * median of its runs. A response that is not 200, or a render that does not
+ * carry the expected prompt, is counted and reported with samples and with
+ * when it came, beside when the Worker went to Redis (the bridge's count of
+ * Upstash requests, sampled every TIMELINE_MS), never dropped silently; so
+ * are the errors and warnings wrangler logs. It prints, on stdout:
+ *
+ *   {"wrangler": "4.x", "connections": 16, "durationS": 10, "warmupS": 3, "runs": 3, "records": 8,
+ *    "routes": [{"name": "floor", "method": "GET", "path": "/health",
+ *                "runs": [{"requestsPerSec": 1234.5, "p50Ms": 9.1, "p99Ms": 20.3, "responses": 12345,
+ *                          "statusCodes": {"200": 12345}, "wrong": 0, "errors": 0, "timeouts": 0,
+ *                          "upstashRequests": 0}],
+ *                "median": {"requestsPerSec": 1234.5, "p50Ms": 9.1, "p99Ms": 20.3}}],
+ *    "problems": ["..."]}
+ *
+ * wrangler's process group, the bridge and redis-server are stopped at the
+ * end, also when something failed (and wrangler's group too if this process
+ * dies or is interrupted). A failure to start is reported on stderr with a
+ * non-zero exit status.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Redis } from '@upstash/redis'
+import autocannon from 'autocannon'
+import type { Result as CannonResult } from 'autocannon'
+import { freePort } from '../test/support/ports'
+import { startRedis } from '../test/support/redis-server'
+import type { RedisServer } from '../test/support/redis-server'
+import { startBridge } from '../test/support/upstash-bridge'
+import type { Bridge } from '../test/support/upstash-bridge'
+import { median, run } from './stats'
+
+const WARMUP_REQUESTS = 20
+/** How long wrangler may take to say "Ready on" (it builds first), and to stop. */
+const READY_TIMEOUT_MS = 120_000
+const STOP_TIMEOUT_MS = 10_000
+/** Samples kept of each kind of wrong answer. */
+const SAMPLES = 3
+/** How often the bridge's count of Upstash requests is sampled during a run, in ms. */
+const TIMELINE_MS = 100
+
+const PROMPT_ID = 'evaluator.quick_review'
+const RENDER_BODY = JSON.stringify({ args: { code: 'x := 1' } })
+/** What examples/templates/evaluator/quick_review.json renders to with the example environs and the body above. */
+const EXPECTED_PROMPT = 'Review this go code (frameworks: gin, gorm, gin-swagger) in one paragraph:\nx := 1'
+
+interface Route {
+  name: 'floor' | 'render'
+  method: 'GET' | 'POST'
+  path: string
+  body?: string
+  /** Whether a 200 answer is the right one. */
+  check: (body: string) => boolean
+}
+
+const ROUTES: Route[] = [
+  { name: 'floor', method: 'GET', path: '/health', check: (body) => body.includes('"status":"success"') },
+  {
+    name: 'render',
+    method: 'POST',
+    path: `/api/prompts/${PROMPT_ID}/render`,
+    body: RENDER_BODY,
+    check: (body) => body.includes(JSON.stringify(EXPECTED_PROMPT)) && !body.includes('"warnings"'),
+  },
+]
+
+interface RunResult {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  responses: number
+  statusCodes: Record<string, number>
+  /** 200 answers whose body was not the expected one. */
+  wrong: number
+  errors: number
+  timeouts: number
+  /** Upstash requests the Worker made during the run: with warm caches, about one per key per 5 s. */
+  upstashRequests: number
+}
+
+interface Figures {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+}
+
+interface RouteReport {
+  name: string
+  method: string
+  path: string
+  runs: RunResult[]
+  median: Figures
+}
+
+interface Report {
+  wrangler: string
+  connections: number
+  durationS: number
+  warmupS: number
+  runs: number
+  records: number
+  routes: RouteReport[]
+  problems: string[]
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      root: { type: 'string' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '16' },
+      runs: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '3' },
+    },
+  })
+  if (!values.root) throw new Error('--root (the repository) is required')
+  const root = values.root
+  const durationS = positiveInt('duration', values.duration)
+  const connections = positiveInt('connections', values.connections)
+  const runs = positiveInt('runs', values.runs)
+  const warmupS = positiveInt('warmup', values.warmup)
+
+  let redis: RedisServer | undefined
+  let bridge: Bridge | undefined
+  let dev: WranglerDev | undefined
+  try {
+    redis = await startRedis()
+    bridge = await startBridge({ redisPort: redis.port })
+    const token = await takeDatabase(bridge.url)
+    const records = await writeExamples(root, bridge.url, token)
+    const stats = new BridgeStats(bridge.url, token)
+
+    dev = await startWrangler(root, bridge.url, token)
+    log(`wrangler dev is ready on ${dev.base}`)
+    const report: Report = {
+      wrangler: dev.version,
+      connections,
+      durationS,
+      warmupS,
+      runs,
+      records,
+      routes: ROUTES.map((r) => ({ name: r.name, method: r.method, path: r.path, runs: [], median: zero() })),
+      problems: [],
+    }
+    dev.phase('the warm-up requests')
+    await warmUp(dev.base, stats)
+    for (const route of ROUTES) {
+      const name = `the warm-up load of ${route.method} ${route.path}`
+      log(`warm-up: ${route.method} ${route.path} for ${warmupS} s at ${connections} connections ...`)
+      dev.phase(name)
+      const result = await load(dev.base, route, warmupS, connections, stats)
+      dev.phase(`after ${name}`)
+      report.problems.push(...result.problems.map((p) => `${name}: ${p}`))
+    }
+    for (let i = 1; i <= runs; i++) {
+      for (const [k, route] of ROUTES.entries()) {
+        log(`run ${i}/${runs}: ${route.method} ${route.path} for ${durationS} s at ${connections} connections ...`)
+        await stats.reset()
+        dev.phase(`run ${i} of ${route.method} ${route.path}`)
+        const result = await load(dev.base, route, durationS, connections, stats)
+        dev.phase(`after run ${i} of ${route.method} ${route.path}`)
+        result.run.upstashRequests = await stats.requests()
+        ;(report.routes[k] as RouteReport).runs.push(result.run)
+        report.problems.push(...result.problems.map((p) => `run ${i}, ${route.method} ${route.path}: ${p}`))
+      }
+    }
+    for (const route of report.routes) {
+      route.median = {
+        requestsPerSec: median(route.runs.map((r) => r.requestsPerSec)),
+        p50Ms: median(route.runs.map((r) => r.p50Ms)),
+        p99Ms: median(route.runs.map((r) => r.p99Ms)),
+      }
+    }
+    const logged = dev.problemLines()
+    if (logged.length > 0) report.problems.push(describeLogged(logged))
+    process.stdout.write(JSON.stringify(report) + '\n')
+  } finally {
+    await dev?.stop()
+    await bridge?.stop()
+    await redis?.stop()
+  }
+}
+
+/** wrangler's complaints, alike ones together, each with when it came: "12 × LINE: 5 in run 2 of ... at 10.2 s, ...". */
+function describeLogged(logged: readonly Logged[]): string {
+  const byLine = new Map<string, Logged[]>()
+  for (const entry of logged) byLine.set(entry.line, [...(byLine.get(entry.line) ?? []), entry])
+  const described = [...byLine].slice(0, 20).map(([line, entries]) => {
+    const byPhase = new Map<string, number[]>()
+    for (const e of entries) byPhase.set(e.phase, [...(byPhase.get(e.phase) ?? []), e.at])
+    const when = [...byPhase].map(([phase, times]) => `${phase}, at ${spells(times)} s`).join('; ')
+    return `${entries.length} × ${line}\n    (${when})`
+  })
+  return `wrangler dev logged errors or warnings (with when, in s from the start of the phase):\n${described.join('\n')}`
+}
+
+function zero(): Figures {
+  return { requestsPerSec: 0, p50Ms: 0, p99Ms: 0 }
+}
+
+function log(message: string): void {
+  process.stderr.write(`  ${message}\n`)
+}
+
+// ---------------------------------------------------------------- Redis
+
+async function takeDatabase(bridgeUrl: string): Promise<string> {
+  const res = await fetch(`${bridgeUrl}/__bridge/databases`, { method: 'POST' })
+  if (!res.ok) throw new Error(`the bridge refused a database: ${res.status} ${await res.text()}`)
+  const { token } = (await res.json()) as { token: string }
+  return token
+}
+
+/** The example records as publishers write them: each file's text under its key. Returns how many. */
+async function writeExamples(root: string, bridgeUrl: string, token: string): Promise<number> {
+  const dir = join(root, 'examples')
+  const records: Record<string, string> = {}
+  for (const file of jsonFiles(dir)) {
+    const key = 'shenma:' + relative(dir, file).slice(0, -'.json'.length).split(sep).join(':')
+    records[key] = readFileSync(file, 'utf8')
+  }
+  const keys = Object.keys(records).sort()
+  if (keys.length === 0) throw new Error(`no records under ${dir}`)
+  // Values are JSON text: stored as they are, as the Worker reads them (it parses them itself).
+  const redis = new Redis({ url: bridgeUrl, token, enableTelemetry: false, automaticDeserialization: false })
+  await redis.mset(records)
+  const stored = await redis.mget<(string | null)[]>(...keys)
+  keys.forEach((key, i) => {
+    if (stored[i] !== records[key]) throw new Error(`Redis gave back something else for ${key}`)
+  })
+  log(`wrote ${keys.length} example records into Redis: ${keys.join(', ')}`)
+  return keys.length
+}
+
+function jsonFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) return jsonFiles(path)
+      return entry.isFile() && entry.name.endsWith('.json') ? [path] : []
+    })
+    .sort()
+}
+
+/** The bridge's count of the Upstash requests made with one token. */
+class BridgeStats {
+  readonly #admin: string
+
+  constructor(bridgeUrl: string, token: string) {
+    this.#admin = `${bridgeUrl}/__bridge/databases/${token}`
+  }
+
+  async requests(): Promise<number> {
+    const res = await fetch(`${this.#admin}/stats`)
+    return ((await res.json()) as { requests: number }).requests
+  }
+
+  async reset(): Promise<void> {
+    await fetch(`${this.#admin}/stats/reset`, { method: 'POST' })
+  }
+}
+
+// ---------------------------------------------------------------- wrangler dev
+
+/** A line of wrangler's output, with the phase of the bench it came in and when, in s from that phase's start. */
+interface Logged {
+  line: string
+  phase: string
+  at: number
+}
+
+interface WranglerDev {
+  base: string
+  version: string
+  /** From now on, lines of output are logged as coming in this phase. */
+  phase(name: string): void
+  /** Lines of its output that look like errors or warnings. */
+  problemLines(): Logged[]
+  stop(): Promise<void>
+}
+
+async function startWrangler(root: string, bridgeUrl: string, token: string): Promise<WranglerDev> {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const args = [
+    'wrangler',
+    'dev',
+    '--port',
+    String(port),
+    '--ip',
+    '127.0.0.1',
+    '--var',
+    `UPSTASH_REDIS_REST_URL:${bridgeUrl}`,
+    '--var',
+    `UPSTASH_REDIS_REST_TOKEN:${token}`,
+  ]
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' }
+  log(`starting npx wrangler dev --port ${port} --ip 127.0.0.1 --var UPSTASH_REDIS_REST_URL:${bridgeUrl} ...`)
+  // Its own process group: wrangler starts workerd, which must stop with it.
+  const child = spawn('npx', args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  // If this process dies first (a crash, Ctrl-C), wrangler's group, outside the terminal's, must die with it.
+  const killGroup = (): void => signalGroup(child, 'SIGKILL')
+  const onSignal = (signal: NodeJS.Signals): void => {
+    killGroup()
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  process.once('exit', killGroup)
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  let output = ''
+  let lineStart = 0
+  const problems: Logged[] = []
+  let phase = { name: 'start-up', started: performance.now() }
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8')
+    // Keep only what is needed: complete lines are scanned once, for problems.
+    let end: number
+    while ((end = output.indexOf('\n', lineStart)) !== -1) {
+      const line = stripAnsi(output.slice(lineStart, end)).trim()
+      if (/error|warn|exception|uncaught/i.test(line) && !/npm warn/i.test(line)) {
+        problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
+      }
+      lineStart = end + 1
+    }
+    if (output.length > 1_000_000 && lineStart > 0) {
+      output = output.slice(lineStart)
+      lineStart = 0
+    }
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+
+  const stop = async (): Promise<void> => {
+    process.off('exit', killGroup)
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    if (child.exitCode !== null || child.signalCode !== null) return
+    signalGroup(child, 'SIGTERM')
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_TIMEOUT_MS)
+    await exited
+    clearTimeout(timer)
+    // workerd may outlive wrangler's own exit: make sure the whole group is gone.
+    signalGroup(child, 'SIGKILL')
+  }
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`wrangler dev did not say "Ready on" in ${READY_TIMEOUT_MS / 1000} s:\n${output}`)),
+        READY_TIMEOUT_MS,
+      )
+      const check = (): void => {
+        if (!/Ready on/.test(output)) return
+        clearTimeout(timer)
+        child.stdout.off('data', check)
+        child.stderr.off('data', check)
+        resolve()
+      }
+      child.stdout.on('data', check)
+      child.stderr.on('data', check)
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer)
+        reject(new Error(`wrangler dev exited (${signal ?? `status ${code}`}) before it was ready:\n${output}`))
+      })
+    })
+  } catch (e) {
+    await stop()
+    throw e
+  }
+  const version = /wrangler\s+(\d+\.\d+\.\d+)/.exec(stripAnsi(output))?.[1] ?? 'unknown'
+  return {
+    base,
+    version,
+    phase: (name) => (phase = { name, started: performance.now() }),
+    problemLines: () => [...problems],
+    stop,
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function stripAnsi(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, '')
+}
+
+// ---------------------------------------------------------------- load
+
+/** Requests one after the other: every answer must be right, and the Worker must read Redis. */
+async function warmUp(base: string, stats: BridgeStats): Promise<void> {
+  const health = await fetch(`${base}/health`)
+  const healthBody = await health.text()
+  if (health.status !== 200 || !healthBody.includes('"store":"upstash"')) {
+    throw new Error(`GET /health answered ${health.status} ${healthBody}, not a 200 naming the upstash store`)
+  }
+  for (const route of ROUTES) {
+    for (let i = 0; i < WARMUP_REQUESTS; i++) {
+      const res = await fetch(`${base}${route.path}`, {
+        method: route.method,
+        ...(route.body === undefined ? {} : { body: route.body, headers: { 'content-type': 'application/json' } }),
+      })
+      const body = await res.text()
+      if (res.status !== 200 || !route.check(body)) {
+        throw new Error(`warm-up: ${route.method} ${route.path} answered ${res.status} ${body.slice(0, 500)}`)
+      }
+    }
+  }
+  const requests = await stats.requests()
+  if (requests === 0) throw new Error('warm-up: the Worker made no Upstash request; it is not reading Redis')
+  log(`warmed up: ${WARMUP_REQUESTS} requests per route, all right; the Worker made ${requests} Upstash requests`)
+}
+
+async function load(
+  base: string,
+  route: Route,
+  durationS: number,
+  connections: number,
+  stats: BridgeStats,
+): Promise<{ run: RunResult; problems: string[] }> {
+  const started = performance.now()
+  const seconds = (): number => (performance.now() - started) / 1000
+  // When the answers that were not 200 came, and when the Worker went to Redis: to tell whether they go together.
+  const failedAt: number[] = []
+  const upstash: { at: number; requests: number }[] = []
+  const sampler = setInterval(() => {
+    const at = seconds()
+    stats.requests().then(
+      (requests) => upstash.push({ at, requests }),
+      () => undefined,
+    )
+  }, TIMELINE_MS)
+  const latencies: number[] = []
+  let wrong = 0
+  const samples = new Map<string, string[]>()
+  const keep = (kind: string, body: string): void => {
+    const kept = samples.get(kind) ?? []
+    if (kept.length < SAMPLES) samples.set(kind, [...kept, body])
+  }
+  const instance = autocannon({
+    url: base,
+    connections,
+    duration: durationS,
+    requests: [
+      {
+        method: route.method,
+        path: route.path,
+        ...(route.body === undefined ? {} : { body: route.body, headers: { 'content-type': 'application/json' } }),
+        onResponse: (status: number, body: string) => {
+          if (status !== 200) {
+            failedAt.push(seconds())
+            keep(`status ${status}`, body)
+          } else if (!route.check(body)) {
+            wrong++
+            keep('wrong 200', body)
+          }
+        },
+      },
+    ],
+  })
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime)
+  })
+  let result: CannonResult
+  try {
+    result = await instance
+  } finally {
+    clearInterval(sampler)
+  }
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]))
+  const responses = Object.values(statusCodes).reduce((a, b) => a + b, 0)
+  const problems: string[] = []
+  const non200 = Object.entries(statusCodes).filter(([code]) => code !== '200')
+  if (non200.length > 0) {
+    problems.push(`${non200.map(([code, n]) => `${n} × ${code}`).join(', ')} of ${responses} responses`)
+  }
+  if (failedAt.length > 0) {
+    problems.push(
+      `the answers that were not 200 came at ${spells(failedAt)} s into the run; the Worker's Upstash requests, ` +
+        `at ${bursts(upstash)} s`,
+    )
+  }
+  if (wrong > 0) problems.push(`${wrong} of the 200 answers did not carry the expected body`)
+  if (result.errors > 0) problems.push(`${result.errors} connection errors (${result.timeouts} of them timeouts)`)
+  for (const [kind, bodies] of samples) {
+    for (const body of bodies) problems.push(`sample answer (${kind}): ${body.slice(0, 500)}`)
+  }
+  latencies.sort((a, b) => a - b)
+  return {
+    run: {
+      requestsPerSec: result.requests.average,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      responses,
+      statusCodes,
+      wrong,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      upstashRequests: 0,
+    },
+    problems,
+  }
+}
+
+/** Times (s) as spells at least a second apart: "2.1–2.6 (12), 7.3 (1)", with how many fell in each. */
+function spells(times: readonly number[]): string {
+  const sorted = [...times].sort((a, b) => a - b)
+  const groups: number[][] = []
+  for (const t of sorted) {
+    const last = groups[groups.length - 1]
+    if (last && t - (last[last.length - 1] as number) < 1) last.push(t)
+    else groups.push([t])
+  }
+  return groups
+    .map((g) => {
+      const [from, to] = [g[0] as number, g[g.length - 1] as number]
+      const when = to - from < 0.05 ? from.toFixed(1) : `${from.toFixed(1)}–${to.toFixed(1)}`
+      return `${when} (${g.length})`
+    })
+    .join(', ')
+}
+
+/** The Upstash requests of a run, from samples of the bridge's count, as spells: "0.1–0.4 (72), 5.2 (70)". */
+function bursts(samples: readonly { at: number; requests: number }[]): string {
+  const sorted = [...samples].sort((a, b) => a.at - b.at)
+  const times: number[] = []
+  for (let i = 1; i < sorted.length; i++) {
+    const [before, now] = [sorted[i - 1], sorted[i]] as [{ requests: number }, { at: number; requests: number }]
+    for (let k = before.requests; k < now.requests; k++) times.push(now.at)
+  }
+  return times.length === 0 ? 'none' : spells(times)
+}
+
+/** The nearest-rank percentile of sorted values (0 when there are none). */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length))
+  return sorted[rank - 1] as number
+}
+
+function positiveInt(flag: string, text: string | undefined): number {
+  const n = Number(text)
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, not ${text}`)
+  return n
+}
+
+run(main)
