@@ -207,7 +207,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** wrangler's complaints, alike ones together, each with when it came: "12 × LINE: 5 in run 2 of ... at 10.2 s, ...". */
+/** wrangler's complaints, alike ones together, each with when it reached the bench: "12 × LINE (run 2 of ..., at 0.6 (5) s)". */
 function describeLogged(logged: readonly Logged[]): string {
   const byLine = new Map<string, Logged[]>()
   for (const entry of logged) byLine.set(entry.line, [...(byLine.get(entry.line) ?? []), entry])
@@ -217,7 +217,10 @@ function describeLogged(logged: readonly Logged[]): string {
     const when = [...byPhase].map(([phase, times]) => `${phase}, at ${spells(times)} s`).join('; ')
     return `${entries.length} × ${line}\n    (${when})`
   })
-  return `wrangler dev logged errors or warnings (with when, in s from the start of the phase):\n${described.join('\n')}`
+  const heading =
+    'wrangler dev logged errors or warnings (with when each line reached the bench, in s from the start of the ' +
+    "bench's phase then; wrangler relays the Worker's logs, so a line can come late):"
+  return `${heading}\n${described.join('\n')}`
 }
 
 function zero(): Figures {

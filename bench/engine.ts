@@ -16,11 +16,11 @@
  * A template that fails to parse or execute is reported on stderr with a
  * non-zero exit status.
  */
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parse } from '../lib/template/index'
-import { median, run } from './stats'
+import { median, positive, run, templateNames } from './stats'
 import type { Template } from '../lib/template/index'
 
 interface Result {
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const budget = positive('budget', values.budget)
   const runs = positive('runs', values.runs)
   const report: Report = { node: process.version, results: {} }
-  for (const name of templateNames(dir, values.only ?? '')) {
+  for (const name of templateNames(dir, values.only ?? '', '.tmpl')) {
     try {
       report.results[name] = await benchOne(dir, name, budget, runs)
     } catch (e) {
@@ -54,24 +54,6 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(JSON.stringify(report) + '\n')
-}
-
-function positive(flag: string, text: string | undefined): number {
-  const n = Number(text)
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} must be a positive number, not ${text}`)
-  return n
-}
-
-function templateNames(dir: string, only: string): string[] {
-  const names = readdirSync(dir)
-    .filter((f) => f.endsWith('.tmpl'))
-    .map((f) => f.slice(0, -'.tmpl'.length))
-    .sort()
-  if (names.length === 0) throw new Error(`no templates in ${dir}`)
-  if (only === '') return names
-  const picked = only.split(',')
-  for (const name of picked) if (!names.includes(name)) throw new Error(`no template named "${name}" in ${dir}`)
-  return picked
 }
 
 async function benchOne(dir: string, name: string, budget: number, runs: number): Promise<Result> {

@@ -30,7 +30,7 @@
  * each, with, if, unless, lookup, inline partials, partial blocks, block
  * parameters, @index, @key, @root and `~`.
  */
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import Handlebars from 'handlebars'
@@ -38,7 +38,7 @@ import type { HelperDelegate, HelperOptions } from 'handlebars'
 import { BUILTINS } from '../lib/template/builtins'
 import { isTrue } from '../lib/template/value'
 import type { Value } from '../lib/template/index'
-import { median, run } from './stats'
+import { median, positive, run, templateNames } from './stats'
 
 interface Result {
   rendersPerSec: number
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   const handlebars = Handlebars.create()
   handlebars.registerHelper(HELPERS)
   const report: Report = { handlebars: Handlebars.VERSION, results: {} }
-  for (const name of templateNames(dir, values.only ?? '')) {
+  for (const name of templateNames(dir, values.only ?? '', '.hbs')) {
     try {
       report.results[name] = benchOne(handlebars, dir, name, budget, runs)
     } catch (e) {
@@ -122,24 +122,6 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(JSON.stringify(report) + '\n')
-}
-
-function positive(flag: string, text: string | undefined): number {
-  const n = Number(text)
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} must be a positive number, not ${text}`)
-  return n
-}
-
-function templateNames(dir: string, only: string): string[] {
-  const names = readdirSync(dir)
-    .filter((f) => f.endsWith('.hbs'))
-    .map((f) => f.slice(0, -'.hbs'.length))
-    .sort()
-  if (names.length === 0) throw new Error(`no Handlebars templates in ${dir}`)
-  if (only === '') return names
-  const picked = only.split(',')
-  for (const name of picked) if (!names.includes(name)) throw new Error(`no template named "${name}.hbs" in ${dir}`)
-  return picked
 }
 
 function benchOne(handlebars: typeof Handlebars, dir: string, name: string, budget: number, runs: number): Result {
