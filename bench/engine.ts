@@ -18,9 +18,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { parse } from '../lib/template/index'
-import { median, positive, run, templateNames } from './stats'
+import { benchFlags, median, run, templateNames } from './stats'
 import type { Template } from '../lib/template/index'
 
 interface Result {
@@ -34,19 +33,9 @@ interface Report {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      dir: { type: 'string', default: 'bench/templates' },
-      budget: { type: 'string', default: '300' },
-      runs: { type: 'string', default: '5' },
-      only: { type: 'string', default: '' },
-    },
-  })
-  const dir = values.dir ?? 'bench/templates'
-  const budget = positive('budget', values.budget)
-  const runs = positive('runs', values.runs)
+  const { dir, budget, runs, only } = benchFlags()
   const report: Report = { node: process.version, results: {} }
-  for (const name of templateNames(dir, values.only ?? '', '.tmpl')) {
+  for (const name of templateNames(dir, only, '.tmpl')) {
     try {
       report.results[name] = await benchOne(dir, name, budget, runs)
     } catch (e) {

@@ -32,13 +32,12 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import Handlebars from 'handlebars'
 import type { HelperDelegate, HelperOptions } from 'handlebars'
 import { BUILTINS } from '../lib/template/builtins'
 import { isTrue } from '../lib/template/value'
 import type { Value } from '../lib/template/index'
-import { median, positive, run, templateNames } from './stats'
+import { benchFlags, median, run, templateNames } from './stats'
 
 interface Result {
   rendersPerSec: number
@@ -100,21 +99,11 @@ const COMPILE_OPTIONS = {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      dir: { type: 'string', default: 'bench/templates' },
-      budget: { type: 'string', default: '300' },
-      runs: { type: 'string', default: '5' },
-      only: { type: 'string', default: '' },
-    },
-  })
-  const dir = values.dir ?? 'bench/templates'
-  const budget = positive('budget', values.budget)
-  const runs = positive('runs', values.runs)
+  const { dir, budget, runs, only } = benchFlags()
   const handlebars = Handlebars.create()
   handlebars.registerHelper(HELPERS)
   const report: Report = { handlebars: Handlebars.VERSION, results: {} }
-  for (const name of templateNames(dir, values.only ?? '', '.hbs')) {
+  for (const name of templateNames(dir, only, '.hbs')) {
     try {
       report.results[name] = benchOne(handlebars, dir, name, budget, runs)
     } catch (e) {

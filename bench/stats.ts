@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs'
+import { parseArgs } from 'node:util'
 
 /** What the bench scripts share: reading their flags and templates, the median of their runs, and how they end. */
 export function median(xs: readonly number[]): number {
@@ -34,4 +35,22 @@ export function templateNames(dir: string, only: string, extension: string): str
   for (const name of picked)
     if (!names.includes(name)) throw new Error(`no template named "${name}${extension}" in ${dir}`)
   return picked
+}
+
+/** The flags every engine-section script takes: where the templates are, the time budget per run, runs, a subset. */
+export function benchFlags(): { dir: string; budget: number; runs: number; only: string } {
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string', default: 'bench/templates' },
+      budget: { type: 'string', default: '300' },
+      runs: { type: 'string', default: '5' },
+      only: { type: 'string', default: '' },
+    },
+  })
+  return {
+    dir: values.dir ?? 'bench/templates',
+    budget: positive('budget', values.budget),
+    runs: positive('runs', values.runs),
+    only: values.only ?? '',
+  }
 }
