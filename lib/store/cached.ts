@@ -1,7 +1,10 @@
+import { AbandonedFlight, fly, inFlight, join } from './flights'
 import type { Store, StoreKind } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
 export const FRESH_MS = 5000
+/** An entry this close to its expiry is read again in the background while it is still served. */
+const REFRESH_AHEAD_MS = 1000
 /** Characters of cached text one isolate keeps at most (an isolate has 128 MB); the oldest entries go first. */
 const MAX_CHARS = 16 * 1024 * 1024
 /** Never resolved: a URL only the Cache API sees. */
@@ -59,6 +62,8 @@ export interface CacheOptions {
   shared: Cache | undefined
   /** Keeps the isolate alive for background cache writes. */
   waitUntil: (p: Promise<unknown>) => void
+  /** The longest one read of the inner store takes before it fails (see flights.ts). */
+  flightLimitMs: number
 }
 
 /**
@@ -79,25 +84,63 @@ export class CachedStore implements Store {
   }
 
   async keys(prefix: string): Promise<string[]> {
-    const id = `${this.options.namespace}/keys/${prefix}`
-    const [hit] = await this.#lookup<string[]>([id])
-    if (hit) return hit.value
-    // Fresh from when Redis was asked, not from when it answered.
-    const asked = Date.now()
-    const keys = await this.inner.keys(prefix)
-    this.#store(id, keys, asked)
-    return keys
+    const [keys] = await this.#read<string[]>([`${this.options.namespace}/keys/${prefix}`], async () => [
+      await this.inner.keys(prefix),
+    ])
+    return keys as string[]
   }
 
-  async values(keys: readonly string[]): Promise<(string | null)[]> {
-    const ids = keys.map((key) => `${this.options.namespace}/value/${key}`)
-    const hits = await this.#lookup<string | null>(ids)
-    const missing = keys.filter((_, i) => hits[i] === undefined)
+  values(keys: readonly string[]): Promise<(string | null)[]> {
+    const prefix = `${this.options.namespace}/value/`
+    return this.#read<string | null>(
+      keys.map((key) => prefix + key),
+      (ids) => this.inner.values(ids.map((id) => id.slice(prefix.length))),
+    )
+  }
+
+  /**
+   * The values of `ids`: fresh entries as they are, misses from a read in
+   * flight or one new read of them all. `read` fetches some of the ids from
+   * the inner store, in their order.
+   */
+  async #read<T>(ids: readonly string[], read: (ids: readonly string[]) => Promise<(T | undefined)[]>): Promise<T[]> {
+    const hits = await this.#lookup<T>(ids)
+    const now = Date.now()
+    // Entries about to expire are read again in the background, so that under steady load no render waits for Redis.
+    const ageing = ids.filter((id, i) => {
+      const hit = hits[i]
+      return hit !== undefined && now - hit.fetchedAt >= FRESH_MS - REFRESH_AHEAD_MS && !inFlight(id)
+    })
+    if (ageing.length > 0) this.options.waitUntil(Promise.all(this.#fly(ageing, read)).catch(() => undefined))
+
+    const misses = ids.filter((_, i) => hits[i] === undefined)
+    const answers = new Map<string, Promise<T>>()
+    for (const id of misses) if (inFlight(id)) answers.set(id, this.#join(id, read))
+    const unflown = [...new Set(misses.filter((id) => !answers.has(id)))]
+    this.#fly(unflown, read).forEach((answer, i) => answers.set(unflown[i] as string, answer))
+    return Promise.all(ids.map((id, i) => (hits[i] ? hits[i].value : (answers.get(id) as Promise<T>))))
+  }
+
+  /** One read of `ids`, shared with the misses that follow until it answers; each answer is cached. */
+  #fly<T>(ids: readonly string[], read: (ids: readonly string[]) => Promise<(T | undefined)[]>): Promise<T>[] {
+    if (ids.length === 0) return []
+    // Fresh from when Redis was asked, not from when it answered.
     const asked = Date.now()
-    const fetched = missing.length > 0 ? await this.inner.values(missing) : []
-    missing.forEach((key, i) => this.#store(`${this.options.namespace}/value/${key}`, fetched[i] ?? null, asked))
-    let next = 0
-    return hits.map((hit) => (hit ? hit.value : (fetched[next++] ?? null)))
+    return fly(ids, this.options.flightLimitMs, async () => {
+      const values = (await read(ids)).map((value) => (value ?? null) as T)
+      ids.forEach((id, i) => this.#store(id, values[i], asked))
+      return values
+    })
+  }
+
+  /** The answer of the read of `id` in flight; a new read if that one was abandoned. */
+  async #join<T>(id: string, read: (ids: readonly string[]) => Promise<(T | undefined)[]>): Promise<T> {
+    try {
+      return await join<T>(id)
+    } catch (e) {
+      if (!(e instanceof AbandonedFlight)) throw e
+      return this.#fly([id], read)[0] as Promise<T>
+    }
   }
 
   /** Fresh entries for `ids`, from this isolate or the shared cache; undefined where there is none. */

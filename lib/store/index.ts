@@ -60,7 +60,7 @@ const namespaces = new Map<string, Promise<string>>()
  */
 export async function openFreshStore(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<Store> {
   const store = openStore(env)
-  if (store.kind !== 'upstash') return store
+  if (!(store instanceof UpstashStore)) return store
   const id = `${env.UPSTASH_REDIS_REST_URL}\n${env.UPSTASH_REDIS_REST_TOKEN}`
   let namespace = namespaces.get(id)
   if (!namespace) {
@@ -68,5 +68,5 @@ export async function openFreshStore(env: Env, waitUntil: (p: Promise<unknown>) 
     namespaces.set(id, namespace)
   }
   const shared = typeof caches === 'undefined' ? undefined : (caches as unknown as { default: Cache }).default
-  return new CachedStore(store, { namespace: await namespace, shared, waitUntil })
+  return new CachedStore(store, { namespace: await namespace, shared, waitUntil, flightLimitMs: store.readLimitMs })
 }

@@ -13,6 +13,9 @@ import type { Store } from './types'
 const SCAN_COUNT = 10_000
 /** Keys per MGET. Batches are issued together and auto-pipelined into one HTTP request. */
 const MGET_BATCH = 500
+/** The client's default (5 retries, exponential) can hold a request for seconds; an edge request would rather fail fast with a 503. */
+const RETRIES = 2
+const backoff = (n: number) => 25 * 2 ** n
 
 export interface UpstashConfig {
   url: string
@@ -30,9 +33,14 @@ export interface UpstashConfig {
  */
 export class UpstashStore implements Store {
   readonly kind = 'upstash'
+  /** The longest one read takes before it fails: every attempt timing out, with the pauses between them. */
+  readonly readLimitMs: number
   readonly #redis: Redis
 
   constructor(config: UpstashConfig) {
+    this.readLimitMs =
+      (RETRIES + 1) * config.timeoutMs +
+      Array.from({ length: RETRIES }, (_, n) => backoff(n)).reduce((a, b) => a + b, 0)
     this.#redis = new Redis({
       url: config.url,
       token: config.token,
@@ -40,9 +48,7 @@ export class UpstashStore implements Store {
       // is reported as such instead of coming back as a string.
       automaticDeserialization: false,
       enableTelemetry: false,
-      // The client's default (5 retries, exponential) can hold a request for
-      // seconds; an edge request would rather fail fast with a 503.
-      retry: { retries: 2, backoff: (n) => 25 * 2 ** n },
+      retry: { retries: RETRIES, backoff },
       signal: () => AbortSignal.timeout(config.timeoutMs),
     })
   }

@@ -207,6 +207,43 @@ describe('caching', () => {
     expect((await render('team.changing')).body.rendered_prompt).toBe('two')
   })
 
+  it('sends one Redis read per expired entry however many renders miss it at once', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    // Later than anything earlier tests cached, whatever their clocks did.
+    vi.setSystemTime(Date.now() + 3_600_000)
+    const once = async (renders: number) => {
+      vi.setSystemTime(Date.now() + 5001)
+      await db.resetRequests()
+      const answers = await Promise.all(
+        Array.from({ length: renders }, (_, i) => render('team.summary', { args: { topic: `t${i}` } })),
+      )
+      expect(answers.map((a) => a.body.rendered_prompt)).toEqual(
+        Array.from({ length: renders }, (_, i) => `Summarise t${i} in go.`),
+      )
+      return db.requests()
+    }
+    const alone = await once(1)
+    expect(alone).toBeGreaterThan(0)
+    expect(await once(16)).toBe(alone)
+  })
+
+  it('reads an entry about to expire again in the background, so the first render after its expiry waits for none', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 7_200_000)
+    await render('team.summary', { args: { topic: 'a' } })
+    await db.redis.set('shenma:environs:vscode:programming_language', 'rust')
+    vi.setSystemTime(Date.now() + 4500)
+    await db.resetRequests()
+    // Still within 5 s: the cached value answers, and a read starts behind the answer.
+    expect((await render('team.summary', { args: { topic: 'b' } })).body.rendered_prompt).toBe('Summarise b in go.')
+    expect(await db.requests()).toBeGreaterThan(0)
+    await db.resetRequests()
+    vi.setSystemTime(Date.now() + 1000)
+    expect((await render('team.summary', { args: { topic: 'c' } })).body.rendered_prompt).toBe('Summarise c in rust.')
+    expect(await db.requests()).toBe(0)
+    await db.redis.set('shenma:environs:vscode:programming_language', 'go')
+  })
+
   it('reads the variables of a cold render in one Redis round trip', async () => {
     const cold = await freshRedis()
     await cold.redis.mset({
