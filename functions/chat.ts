@@ -1,27 +1,60 @@
-import { Hono } from 'hono'
-import { z } from 'zod'
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { intVar } from '../lib/env'
-import { freshStoreOf, jsonBody } from '../lib/http'
+import { API_ERRORS, errorsOf, freshStoreOf, jsonInput } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { clientFor, complete, modelFor, routeFor, stream } from '../lib/llm'
 import type { ChatMessage } from '../lib/llm'
+import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
+import { Args, PromptId, RENDER_ERRORS } from './shapes'
 
 const DEFAULT_LLM_TIMEOUT_MS = 30_000
 
 /** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, and the usual OpenAI parameters, passed through. */
-const ChatBody = z.object({
-  model: z.string().min(1).optional(),
-  args: z.record(z.string(), z.unknown()).optional(),
-  temperature: z.number().optional(),
-  max_tokens: z.number().int().positive().optional(),
-  top_p: z.number().optional(),
-  stop: z.union([z.string(), z.array(z.string())]).optional(),
-  n: z.number().int().positive().optional(),
-  user: z.string().optional(),
-  response_format: z.record(z.string(), z.unknown()).optional(),
-  seed: z.number().int().optional(),
-  stream: z.boolean().optional(),
+const ChatBody = z
+  .object({
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: 'Defaults to LLM_DEFAULT_MODEL.', example: 'gpt-4o-mini' }),
+    args: Args.optional(),
+    temperature: z.number().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    top_p: z.number().optional(),
+    stop: z.union([z.string(), z.array(z.string())]).optional(),
+    n: z.number().int().positive().optional(),
+    user: z.string().optional(),
+    response_format: z.record(z.string(), z.unknown()).optional(),
+    seed: z.number().int().optional(),
+    stream: z.boolean().optional().openapi({ description: "Answer with the provider's server-sent events." }),
+  })
+  .openapi('ChatRequest')
+
+const ChatCompletion = z.record(z.string(), z.unknown()).openapi('ChatCompletion', {
+  description: "The provider's OpenAI chat completion (`object: chat.completion`), as it came.",
+})
+
+const route = createRoute({
+  method: 'post',
+  path: '/{prompt_id}/chat',
+  tags: ['prompts'],
+  summary: 'Renders a prompt and sends it to an OpenAI-compatible LLM',
+  middleware: [jsonInput],
+  request: {
+    params: z.object({ prompt_id: PromptId }),
+    body: { content: { 'application/json': { schema: ChatBody } } },
+  },
+  responses: {
+    200: {
+      description: 'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE]',
+      content: {
+        'application/json': { schema: ChatCompletion },
+        'text/event-stream': { schema: z.string() },
+      },
+    },
+    ...errorsOf(...API_ERRORS, ...RENDER_ERRORS, 'LLM_REJECTED', 'LLM_FAILED'),
+  },
 })
 
 /**
@@ -30,18 +63,17 @@ const ChatBody = z.object({
  * (a `prompt` as one user message) to the model, and answers the provider's
  * chat completion as it came, or its stream of chunks.
  */
-export const chat = new Hono<AppEnv>().post('/:prompt_id/chat', async (c) => {
-  const { args, model: requested, stream: streamed, ...parameters } = await jsonBody(c, ChatBody)
+export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
+  const { prompt_id: id } = c.req.valid('param')
+  const { args = {}, model: requested, stream: streamed, ...parameters } = c.req.valid('json')
+  requestLog()?.set('prompt_id', id)
   const started = Date.now()
-  const rendered = await renderPrompt(
-    await freshStoreOf(c),
-    c.req.param('prompt_id'),
-    args ?? {},
-    renderOptionsFrom(c.env),
-  )
+  const rendered = await renderPrompt(await freshStoreOf(c), id, args, renderOptionsFrom(c.env))
   const renderMs = Date.now() - started
+  requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
   // After the render, so that every render error answers exactly as /render's.
   const model = modelFor(c.env, requested)
+  requestLog()?.set('model', model)
   const messages: ChatMessage[] =
     typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
   const timeoutMs = intVar(c.env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS)

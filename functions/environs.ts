@@ -1,15 +1,41 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getEnviron, listEnvironPaths } from '../lib/catalog'
-import { storeOf, success } from '../lib/http'
+import { API_ERRORS, errorsOf, json, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['environs'],
+  summary: 'The paths of the shared variables',
+  responses: {
+    200: json(
+      'Every variable path, sorted',
+      successOf('EnvironList', z.array(z.string()).openapi({ example: ['vscode.frameworks', 'vscode.rules'] })),
+    ),
+    ...errorsOf(...API_ERRORS),
+  },
+})
+
+const one = createRoute({
+  method: 'get',
+  path: '/{environ_id}',
+  tags: ['environs'],
+  summary: 'One shared variable, or every variable under a path prefix as one object',
+  request: { params: z.object({ environ_id: z.string().openapi({ example: 'vscode.frameworks' }) }) },
+  responses: {
+    200: json('Its value: any JSON', successOf('EnvironAnswer', z.unknown())),
+    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+  },
+})
+
 /** GET /api/environs and GET /api/environs/{environ_id} (a path such as `vscode.frameworks`, or a prefix of paths). */
-export const environs = new Hono<AppEnv>()
-  .get('/', async (c) => {
+export const environs = new OpenAPIHono<AppEnv>()
+  .openapi(list, async (c) => {
     const { items, skipped } = await listEnvironPaths(storeOf(c))
     return success(c, items, skipped)
   })
-  .get('/:environ_id', async (c) => {
-    const { value, skipped } = await getEnviron(storeOf(c), c.req.param('environ_id'))
+  .openapi(one, async (c) => {
+    const { value, skipped } = await getEnviron(storeOf(c), c.req.valid('param').environ_id)
     return success(c, value, skipped)
   })

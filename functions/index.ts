@@ -1,25 +1,32 @@
-import { Hono } from 'hono'
-import { onError, storeOf, success, unroutedHandler } from '../lib/http'
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { bearerAuth, onError, requestLogger, unroutedHandler, validationHook } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
+import { docsOf } from './docs'
 import { environs } from './environs'
 import { extensions } from './extensions'
+import { health } from './health'
 import { prompts } from './prompts'
 import { tools } from './tools'
 
 /**
- * The Worker: one Hono app, one route group per module. Handlers are thin;
- * lib/ does the work, and onError turns every failure into the error body.
+ * The Worker: one Hono app, one route group per module, each route declared
+ * with its OpenAPI description. Every request gets one log line and an id;
+ * /api needs the bearer token when API_TOKEN is set. Handlers are thin: lib/
+ * does the work, and onError turns every failure into the error body.
  */
-const app = new Hono<AppEnv>()
+const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-app.get('/health', (c) => success(c, { store: storeOf(c).kind }))
+app.use('*', requestLogger)
+app.use('/api/*', bearerAuth)
 
+app.route('/', health)
 app.route('/api/extensions', extensions)
 app.route('/api/prompts', prompts)
 app.route('/api/prompts', chat)
 app.route('/api/environs', environs)
 app.route('/api/tools', tools)
+app.route('/', docsOf(app))
 
 app.notFound(unroutedHandler(app))
 app.onError(onError)

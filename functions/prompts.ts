@@ -1,51 +1,137 @@
-import { Hono } from 'hono'
-import { z } from 'zod'
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { freshStoreOf, jsonBody, storeOf, success } from '../lib/http'
-import { renderOptionsFrom, renderPrompt } from '../lib/render'
+import { API_ERRORS, errorsOf, freshStoreOf, json, jsonInput, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { requestLog } from '../lib/log'
+import { renderOptionsFrom, renderPrompt } from '../lib/render'
+import { Args, Message, RENDER_ERRORS, PromptId } from './shapes'
+
+const PromptSummary = z
+  .object({
+    id: z.string().openapi({ example: 'evaluator.evaluate_quality' }),
+    origin: z.enum(['extension', 'direct']),
+    kind: z.enum(['prompt', 'messages']),
+    description: z.string().nullable(),
+    supports: z.array(z.string()),
+  })
+  .openapi('PromptSummary')
+
+const PromptDetail = PromptSummary.extend({
+  prompt: z.string().optional().openapi({ description: 'The template, for a prompt of kind `prompt`.' }),
+  messages: z.array(Message).optional().openapi({ description: 'The templates, for a prompt of kind `messages`.' }),
+  parameters: z
+    .object({ type: z.literal('object'), properties: z.record(z.string(), z.unknown()), required: z.array(z.string()) })
+    .catchall(z.unknown())
+    .openapi({ description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' }),
+  returns: z.unknown(),
+}).openapi('PromptDetail')
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['prompts'],
+  summary: 'The prompts, from extensions and stored directly',
+  request: {
+    query: z.object({
+      supports: z
+        .union([z.string(), z.array(z.string())])
+        .optional()
+        .openapi({
+          description: 'Only prompts supporting all of these (repeatable, or comma-separated).',
+          example: 'chat',
+        }),
+      extension: z.string().optional().openapi({ description: 'Only the prompts of this extension.' }),
+    }),
+  },
+  responses: {
+    200: json('The prompts', successOf('PromptList', z.array(PromptSummary))),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST'),
+  },
+})
+
+const one = createRoute({
+  method: 'get',
+  path: '/{prompt_id}',
+  tags: ['prompts'],
+  summary: 'One prompt, with its template and parameters',
+  request: { params: z.object({ prompt_id: PromptId }) },
+  responses: {
+    200: json('The prompt', successOf('PromptAnswer', PromptDetail)),
+    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+  },
+})
+
+const RenderBody = z.object({ args: Args.optional() }).openapi('RenderRequest')
+
+const RenderAnswer = z
+  .object({
+    status: z.literal('success'),
+    rendered_prompt: z.union([z.string(), z.array(Message)]).openapi({
+      description: 'A string for a prompt of kind `prompt`; the messages, rendered, for kind `messages`.',
+    }),
+    warnings: z
+      .array(z.object({ code: z.string(), message: z.string() }).catchall(z.unknown()))
+      .optional()
+      .openapi({ description: 'What degraded the render without failing it: a failed tool call, a skipped record.' }),
+  })
+  .openapi('RenderAnswer')
+
+const render = createRoute({
+  method: 'post',
+  path: '/{prompt_id}/render',
+  tags: ['prompts'],
+  summary: 'Renders a prompt with its args and the shared variables, calling its tools',
+  middleware: [jsonInput],
+  request: {
+    params: z.object({ prompt_id: PromptId }),
+    body: { content: { 'application/json': { schema: RenderBody } } },
+  },
+  responses: {
+    200: {
+      ...json('The rendered prompt', RenderAnswer),
+      headers: z.object({
+        'Server-Timing': z.string().openapi({ example: 'redis;dur=2, tools;dur=0, render;dur=1, total;dur=3' }),
+      }),
+    },
+    ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),
+  },
+})
 
 /**
  * GET /api/prompts (filters: `?supports=chat`, repeatable or comma-separated,
- * all of which a prompt must support; `?extension=X`, ids starting `X.`) and
- * GET /api/prompts/{prompt_id}.
+ * all of which a prompt must support; `?extension=X`, ids starting `X.`),
+ * GET /api/prompts/{prompt_id} and POST /api/prompts/{prompt_id}/render.
  */
-export const prompts = new Hono<AppEnv>()
-  .get('/', async (c) => {
-    const supports =
-      c.req
-        .queries('supports')
-        ?.flatMap((s) => s.split(','))
-        .filter(Boolean) ?? []
-    const extension = c.req.query('extension')
+export const prompts = new OpenAPIHono<AppEnv>()
+  .openapi(list, async (c) => {
+    const query = c.req.valid('query')
+    const supports = [query.supports ?? []]
+      .flat()
+      .flatMap((s) => s.split(','))
+      .filter(Boolean)
     const { items, skipped } = await listPrompts(storeOf(c))
     const chosen = items.filter(
       (p) =>
-        (extension === undefined || p.id.startsWith(`${extension}.`)) &&
+        (query.extension === undefined || p.id.startsWith(`${query.extension}.`)) &&
         supports.every((s) => p.record.supports?.includes(s)),
     )
     return success(c, chosen.map(summary), skipped)
   })
-  .get('/:prompt_id', async (c) => {
-    const prompt = await getPrompt(storeOf(c), c.req.param('prompt_id'))
+  .openapi(one, async (c) => {
+    const prompt = await getPrompt(storeOf(c), c.req.valid('param').prompt_id)
     return success(c, detail(prompt))
   })
-  .post('/:prompt_id/render', async (c) => {
-    const { args } = await jsonBody(c, RenderBody)
-    const rendered = await renderPrompt(
-      await freshStoreOf(c),
-      c.req.param('prompt_id'),
-      args ?? {},
-      renderOptionsFrom(c.env),
-    )
+  .openapi(render, async (c) => {
+    const { prompt_id: id } = c.req.valid('param')
+    const { args = {} } = c.req.valid('json')
+    requestLog()?.set('prompt_id', id)
+    const rendered = await renderPrompt(await freshStoreOf(c), id, args, renderOptionsFrom(c.env))
+    requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
     c.header('Server-Timing', rendered.timing.header())
     const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
-    return c.json({ status: 'success', rendered_prompt: rendered.prompt, ...warnings })
+    return c.json({ status: 'success' as const, rendered_prompt: rendered.prompt, ...warnings }, 200)
   })
-
-/** POST /render: `{"args": {...}}`, args optional. */
-const RenderBody = z.object({ args: z.record(z.string(), z.unknown()).optional() })
 
 function summary(prompt: Prompt) {
   return {

@@ -1,17 +1,51 @@
-import { Hono } from 'hono'
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getTool, listTools } from '../lib/catalog'
 import type { Tool } from '../lib/catalog'
-import { storeOf, success } from '../lib/http'
+import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
+const ToolSummary = z
+  .object({
+    id: z.string().openapi({ description: 'The template function name.', example: 'codebase_lookup_ref' }),
+    name: z.string(),
+    module: z.string(),
+    type: z.string().openapi({ example: 'restful' }),
+    description: z.string(),
+    supports: z.array(z.string()),
+  })
+  .openapi('ToolSummary')
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['tools'],
+  summary: 'The tools templates can call',
+  responses: {
+    200: json('Every tool, by function name', successOf('ToolList', z.array(ToolSummary))),
+    ...errorsOf(...API_ERRORS),
+  },
+})
+
+const one = createRoute({
+  method: 'get',
+  path: '/{tool_id}',
+  tags: ['tools'],
+  summary: 'One tool, as published',
+  request: { params: z.object({ tool_id: z.string().openapi({ example: 'codebase_lookup_ref' }) }) },
+  responses: {
+    200: json('The tool record', successOf('ToolAnswer', recordSchema('Tool'))),
+    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+  },
+})
+
 /** GET /api/tools and GET /api/tools/{tool_id} (the template function name). */
-export const tools = new Hono<AppEnv>()
-  .get('/', async (c) => {
+export const tools = new OpenAPIHono<AppEnv>()
+  .openapi(list, async (c) => {
     const { items, skipped } = await listTools(storeOf(c))
     return success(c, items.map(summary), skipped)
   })
-  .get('/:tool_id', async (c) => {
-    const tool = await getTool(storeOf(c), c.req.param('tool_id'))
+  .openapi(one, async (c) => {
+    const tool = await getTool(storeOf(c), c.req.valid('param').tool_id)
     return success(c, tool.record)
   })
 

@@ -27,6 +27,10 @@ export interface Env {
   LLM_DEFAULT_MODEL?: string
   /** JSON: {"<model>": {"baseURL": "...", "apiKeyVar": "<secret's name>"}} for models served elsewhere. */
   LLM_ROUTES?: string
+  /** When set (a secret), every /api request needs `Authorization: Bearer <API_TOKEN>`. */
+  API_TOKEN?: string
+  /** `true` or `1`: request log lines also carry the args, the rendered prompt and sensitive error messages. */
+  LOG_DEBUG?: string
   /** Bound on the wait for a provider's response headers, and on a gap between streamed chunks, in ms (default 30000). */
   LLM_TIMEOUT_MS?: string
 }

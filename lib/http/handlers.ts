@@ -2,7 +2,7 @@ import type { Context, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { describeError, log } from '../log'
+import { describeError, requestLog } from '../log'
 import { ServiceError } from './errors'
 import type { ErrorCode } from './errors'
 
@@ -13,24 +13,27 @@ function errorBody(code: ErrorCode, message: string, extra?: Record<string, unkn
 
 /**
  * The app's only error handler: every failure, expected or not, becomes a
- * JSON error body here. Unexpected errors are logged with their stack and
- * answered without internals.
+ * JSON error body here, and the request's log line says which. Unexpected
+ * errors are logged with their stack and answered without internals.
  */
 export function onError(err: Error, c: Context): Response {
+  const record = requestLog()
   if (err instanceof ServiceError) {
-    if (err.status >= 500) {
-      const cause = err.cause === undefined ? undefined : describeError(err.cause)
-      if (err.sensitive) log.error(`${err.code} answered`, { code: err.code, ...err.extra })
-      else log.error(err.message, { code: err.code, cause })
-    }
+    // A sensitive message can quote args or rendered text: the line gets it only under LOG_DEBUG.
+    const message = err.sensitive ? undefined : err.message
+    const cause = err.cause === undefined ? undefined : describeError(err.cause)
+    record?.set('error', { code: err.code, message, cause, ...err.extra })
+    if (err.sensitive) record?.debug({ error_message: err.message })
     return c.json(errorBody(err.code, err.message, err.extra), err.status, err.headers)
   }
   if (err instanceof HTTPException) {
     // Raised by Hono's own middleware (body limits, malformed input).
     const status = err.status as ContentfulStatusCode
-    return c.json(errorBody(codeForStatus(status), err.message || 'request rejected'), status)
+    const code = codeForStatus(status)
+    record?.set('error', { code, message: err.message })
+    return c.json(errorBody(code, err.message || 'request rejected'), status)
   }
-  log.error('unhandled error', { error: describeError(err), stack: err.stack, path: c.req.path })
+  record?.set('error', { code: 'INTERNAL', message: describeError(err), stack: err.stack })
   return c.json(errorBody('INTERNAL', 'internal error'), 500)
 }
 
@@ -38,6 +41,7 @@ function codeForStatus(status: number): ErrorCode {
   if (status === 401) return 'UNAUTHORIZED'
   if (status === 404) return 'NOT_FOUND'
   if (status === 405) return 'METHOD_NOT_ALLOWED'
+  if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE'
   return status < 500 ? 'BAD_REQUEST' : 'INTERNAL'
 }
 

@@ -1,3 +1,4 @@
+import { requestLog } from '../log'
 import { AbandonedFlight, fly, inFlight, join } from './flights'
 import type { Store, StoreKind } from './types'
 
@@ -115,8 +116,14 @@ export class CachedStore implements Store {
 
     const misses = ids.filter((_, i) => hits[i] === undefined)
     const answers = new Map<string, Promise<T>>()
-    for (const id of misses) if (inFlight(id)) answers.set(id, this.#join(id, read))
+    for (const id of misses) if (!answers.has(id) && inFlight(id)) answers.set(id, this.#join(id, read))
+    const joined = answers.size
     const unflown = [...new Set(misses.filter((id) => !answers.has(id)))]
+    const record = requestLog()
+    record?.count('cache', 'hits', ids.length - misses.length)
+    // A miss joined to another request's read costs this request no Redis request.
+    record?.count('cache', 'joined', joined)
+    record?.count('cache', 'misses', unflown.length)
     this.#fly(unflown, read).forEach((answer, i) => answers.set(unflown[i] as string, answer))
     return Promise.all(ids.map((id, i) => (hits[i] ? hits[i].value : (answers.get(id) as Promise<T>))))
   }

@@ -1,6 +1,6 @@
 import { abortable } from '../abort'
 import type { Tool } from '../catalog'
-import { log } from '../log'
+import { requestLog } from '../log'
 import { EMPTY } from '../template'
 import type { TemplateFunction, Value } from '../template'
 import { ArgumentError, ToolError, paramsChecker } from './arguments'
@@ -35,8 +35,8 @@ export type ToolWarning = {
  * (the rest queue); a call identical to an earlier one (same tool, same
  * parameters) is that call. A call that fails in any way (invalid arguments,
  * a host not allowed, the network, a non-2xx answer, a timeout, an answer
- * that does not parse) is logged, becomes a warning, and returns EMPTY: the
- * render goes on.
+ * that does not parse) becomes a warning and returns EMPTY: the render goes
+ * on. Every call and its outcome goes into the request's log line.
  */
 export class ToolSession {
   readonly warnings: ToolWarning[] = []
@@ -89,7 +89,9 @@ export class ToolSession {
       try {
         // The tool's own timeout starts now, when its request is sent.
         const signal = AbortSignal.any([this.options.signal, AbortSignal.timeout(this.options.timeoutMs)])
-        return (await send(signal)) as Value
+        const value = (await send(signal)) as Value
+        requestLog()?.append('tools', { tool: tool.id, outcome: 'ok', ms: Date.now() - started })
+        return value
       } finally {
         this.#busy(-1)
         this.#release()
@@ -127,7 +129,7 @@ export class ToolSession {
   #fail(tool: Tool, e: unknown, started: number): Value {
     const reason = reasonOf(e, this.options.timeoutMs)
     const ms = Date.now() - started
-    log.warn('tool call failed', { tool: tool.id, reason, ms })
+    requestLog()?.append('tools', { tool: tool.id, outcome: 'failed', reason, ms })
     const excerpt = e instanceof ToolError && e.excerpt ? `: ${e.excerpt}` : ''
     this.warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
     return EMPTY

@@ -27,6 +27,10 @@ describe('the embedded store', () => {
       parameters: { type: 'object', required: ['code'] },
     })
     expect((await get({}, '/api/environs/vscode.programming_language')).body.data).toBe('go')
-    expect((await get({}, '/health')).body.data).toEqual({ store: 'embedded' })
+    expect((await get({}, '/health')).body.data).toEqual({
+      service: 'ai-prompt-shell',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      store: 'embedded',
+    })
   })
 })

@@ -1,8 +1,8 @@
 // What happens with records publishers got wrong, and with overrides.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import evaluator from '../../examples/extensions/evaluator.json'
 import lookupRef from '../../examples/tools/codebase/lookup_ref.json'
-import { freshRedis, get } from '../support/harness'
+import { freshRedis, get, logged } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 
 let db: TestRedis
@@ -173,13 +173,11 @@ describe('tool names', () => {
 })
 
 describe('skips', () => {
-  it('are logged as one structured line each, with the key and the reason, and no part of the value', async () => {
+  it("are logged as events of the request's line, with the key and the reason, and no part of the value", async () => {
     await db.redis.set('shenma:tools:leaky', '{"name": "x", "token": "sk-live-SECRET"')
-    const warned = vi.spyOn(console, 'warn')
-    const { body } = await get(db.env, '/api/tools')
-    const lines = warned.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
-    warned.mockRestore()
-    expect(lines).toEqual([
+    const { result, lines } = await logged(() => get(db.env, '/api/tools'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]?.events).toEqual([
       {
         level: 'warn',
         msg: 'record skipped',
@@ -187,7 +185,7 @@ describe('skips', () => {
         reason: 'is not valid JSON (error at position 39)',
       },
     ])
-    expect(JSON.stringify(body)).not.toContain('SECRET')
+    expect(JSON.stringify([result.body, lines])).not.toContain('SECRET')
   })
 
   it('cover keys with a dot inside a segment, which no id could name', async () => {

@@ -1,8 +1,8 @@
 // Tools called from templates, against real servers the test setup started:
 // a node:http tool server (delays, failures, counters) and an MCP server built
 // with the SDK. Nothing is mocked.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { call, freshRedis, mcpServer, toolServer } from '../support/harness'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, freshRedis, logged, mcpServer, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 import type { Env } from '../../lib/env'
 
@@ -121,16 +121,18 @@ describe('independent tool calls', () => {
 })
 
 describe('failing tools', () => {
-  it('render empty with a warning and a log line each, and the rest of the prompt stays', async () => {
+  it("render empty with a warning and an entry each in the request's log line, and the rest of the prompt stays", async () => {
     await tools.reset('failures')
-    const warned = vi.spyOn(console, 'warn')
-    const { status, body } = await render(
-      'failures',
-      'A{{fail500 "x"}}B{{hang "x"}}C{{typed "not a number"}}D{{(fail500 "x").field.deeper}}E{{badjson "x"}}F',
-      { TOOL_TIMEOUT_MS: '150' },
+    const {
+      result: { status, body },
+      lines,
+    } = await logged(() =>
+      render(
+        'failures',
+        'A{{fail500 "x"}}B{{hang "x"}}C{{typed "not a number"}}D{{(fail500 "x").field.deeper}}E{{badjson "x"}}F',
+        { TOOL_TIMEOUT_MS: '150' },
+      ),
     )
-    const lines = warned.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
-    warned.mockRestore()
     expect(status).toBe(200)
     expect(body.rendered_prompt).toBe('ABCDEF')
     expect(body.warnings).toEqual([
@@ -139,16 +141,11 @@ describe('failing tools', () => {
       { code: 'TOOL_FAILED', tool: 'badjson', message: 'answered JSON that does not parse' },
       { code: 'TOOL_FAILED', tool: 'hang', message: 'timed out after 150 ms' },
     ])
-    const failures = lines.filter((l) => l.msg === 'tool call failed')
-    expect(failures.map((l) => l.tool).sort()).toEqual(['badjson', 'fail500', 'hang', 'typed'])
-    for (const l of failures)
-      expect(l).toEqual({
-        level: 'warn',
-        msg: 'tool call failed',
-        tool: l.tool,
-        reason: expect.any(String),
-        ms: expect.any(Number),
-      })
+    expect(lines).toHaveLength(1)
+    const calls = lines[0]?.tools as Record<string, unknown>[]
+    expect(calls.map((l) => l.tool).sort()).toEqual(['badjson', 'fail500', 'hang', 'typed'])
+    for (const call of calls)
+      expect(call).toEqual({ tool: call.tool, outcome: 'failed', reason: expect.any(String), ms: expect.any(Number) })
     // Invalid arguments never reach the server; the duplicate fail500 call went once.
     expect((await tools.stats('failures')).requests.map((r) => r.split(' ')[1])).not.toContain('/tools/typed')
   })

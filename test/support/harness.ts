@@ -2,7 +2,7 @@
 // a database of its own on the test Redis, reached through the bridge.
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { Redis } from '@upstash/redis/cloudflare'
-import { inject } from 'vitest'
+import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
 import type { LlmRequestRecord } from './llm-server'
@@ -68,6 +68,21 @@ export async function call(env: Env, method: string, path: string, body?: unknow
 }
 
 export const get = (env: Env, path: string) => call(env, 'GET', path)
+
+/** The JSON lines the Worker logs while `run` runs, and what `run` returned. */
+export async function logged<T>(run: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> {
+  const lines: Record<string, unknown>[] = []
+  const spies = (['log', 'warn', 'error'] as const).map((level) =>
+    vi.spyOn(console, level).mockImplementation((line: unknown) => {
+      lines.push(JSON.parse(String(line)) as Record<string, unknown>)
+    }),
+  )
+  try {
+    return { result: await run(), lines }
+  } finally {
+    for (const spy of spies) spy.mockRestore()
+  }
+}
 
 export interface ToolServerClient {
   /** Base URL of the REST tool server, no trailing slash: tools live under `${url}/tools/...` and the control prefixes. */

@@ -1,0 +1,70 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import { SwaggerUI } from '@hono/swagger-ui'
+import { version } from '../package.json'
+import { registerRecordSchemas } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+
+const documentRoute = createRoute({
+  method: 'get',
+  path: '/openapi.json',
+  tags: ['service'],
+  summary: 'This document: the OpenAPI 3.1 description of every route',
+  security: [],
+  responses: {
+    200: {
+      description: 'The OpenAPI document',
+      content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+    },
+  },
+})
+
+const pageRoute = createRoute({
+  method: 'get',
+  path: '/docs',
+  tags: ['service'],
+  summary: 'A Swagger UI page for the document',
+  security: [],
+  responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } } },
+})
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>AI-Prompt-Shell API</title>
+  </head>
+  <body>
+    ${SwaggerUI({ url: '/openapi.json' })}
+  </body>
+</html>`
+
+/**
+ * GET /openapi.json and GET /docs for `app`: the document is generated from
+ * the routes' own declarations (their zod schemas are the ones that
+ * validate requests), once per isolate.
+ */
+export function docsOf(app: OpenAPIHono<AppEnv>): OpenAPIHono<AppEnv> {
+  registerRecordSchemas(app)
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API_TOKEN, when the service has one; without it /api is open.',
+  })
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined
+  return new OpenAPIHono<AppEnv>()
+    .openapi(documentRoute, (c) => {
+      document ??= app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'AI-Prompt-Shell',
+          version,
+          description:
+            'Serves prompt extensions, prompts, shared variables and tools from Redis, and renders Go text/template prompts.',
+        },
+        security: [{ bearerAuth: [] }],
+      })
+      return c.json(document, 200)
+    })
+    .openapi(pageRoute, (c) => c.html(PAGE, 200))
+}

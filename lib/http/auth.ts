@@ -1,0 +1,51 @@
+import type { MiddlewareHandler } from 'hono'
+import { log } from '../log'
+import type { AppEnv } from './context'
+import { ServiceError } from './errors'
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ai-prompt-shell"' }
+
+/** Whether this isolate has said that the API is open; said once, not per request. */
+let openNoticeGiven = false
+
+/**
+ * API_TOKEN, when set, guards what it is mounted on: the request needs
+ * `Authorization: Bearer <API_TOKEN>`, else 401 UNAUTHORIZED. Unset, the API
+ * is open, and the first request of each isolate says so in its log line.
+ */
+export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = c.env?.API_TOKEN
+  if (!expected) {
+    if (!openNoticeGiven) {
+      openNoticeGiven = true
+      log.warn('API_TOKEN is unset: /api/* is open to anyone who can reach the service')
+    }
+    return next()
+  }
+  const header = c.req.header('authorization')
+  const given = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
+  if (given === undefined) {
+    const why = header === undefined ? 'no Authorization header' : 'the Authorization header is not "Bearer <token>"'
+    throw new ServiceError('UNAUTHORIZED', `this API needs a bearer token: ${why}`, { headers: CHALLENGE })
+  }
+  if (!(await sameSecret(given, expected))) {
+    throw new ServiceError('UNAUTHORIZED', 'the bearer token is not valid', { headers: CHALLENGE })
+  }
+  return next()
+}
+
+/**
+ * Compares two secrets in time that depends on neither: both are hashed
+ * first, so lengths do not show, and the digests are compared without an
+ * early exit.
+ */
+export async function sameSecret(a: string, b: string): Promise<boolean> {
+  const encoder = new TextEncoder()
+  const digest = async (s: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(s)))
+  const [x, y] = await Promise.all([digest(a), digest(b)])
+  let difference = 0
+  x.forEach((byte, i) => {
+    difference |= byte ^ (y[i] as number)
+  })
+  return difference === 0
+}

@@ -1,0 +1,38 @@
+import type { MiddlewareHandler } from 'hono'
+import { matchedRoutes } from 'hono/route'
+import { RequestLog } from '../log'
+import type { AppEnv } from './context'
+
+/** An id a caller may choose, so that its own logs and ours can be joined; anything else is replaced. */
+const CALLER_ID = /^[\w.:@-]{1,128}$/
+
+/**
+ * The request's one log line and its id. The id is the caller's
+ * `X-Request-Id` when it is a plausible one, else a new UUID, and is echoed
+ * in the answer's `X-Request-Id`. The line is written when the answer is
+ * ready, with what the handlers and lib/ added on the way (lib/log.ts);
+ * LOG_DEBUG=true adds the args and the rendered prompt.
+ */
+export const requestLogger: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const given = c.req.header('x-request-id')
+  const requestId = given && CALLER_ID.test(given) ? given : crypto.randomUUID()
+  const debug = c.env?.LOG_DEBUG === 'true' || c.env?.LOG_DEBUG === '1'
+  const record = new RequestLog({ request_id: requestId, method: c.req.method, path: c.req.path }, debug)
+  c.set('requestId', requestId)
+  c.set('log', record)
+  const started = Date.now()
+  await record.run(next)
+  c.header('X-Request-Id', requestId)
+  const status = c.res.status
+  record.write(status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info', {
+    route: routeOf(c),
+    status,
+    duration_ms: Date.now() - started,
+  })
+}
+
+/** The pattern of the route that answered (`/api/prompts/:prompt_id/render`); null when none did. */
+function routeOf(c: Parameters<MiddlewareHandler>[0]): string | null {
+  const handler = matchedRoutes(c).findLast((r) => r.method !== 'ALL')
+  return handler?.path ?? null
+}
