@@ -1,7 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { SwaggerUI } from '@hono/swagger-ui'
 import { version } from '../package.json'
-import { registerRecordSchemas } from '../lib/http'
+import { errorsOf, registerRecordSchemas } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 
 const documentRoute = createRoute({
@@ -15,6 +15,7 @@ const documentRoute = createRoute({
       description: 'The OpenAPI document',
       content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
     },
+    ...errorsOf(),
   },
 })
 
@@ -24,7 +25,7 @@ const pageRoute = createRoute({
   tags: ['service'],
   summary: 'A Swagger UI page for the document',
   security: [],
-  responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } } },
+  responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } }, ...errorsOf() },
 })
 
 const PAGE = `<!doctype html>

@@ -23,7 +23,7 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     return next()
   }
   const header = c.req.header('authorization')
-  const given = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
+  const given = header === undefined ? undefined : /^Bearer +(.+)$/i.exec(header)?.[1]?.trim()
   if (given === undefined) {
     const why = header === undefined ? 'no Authorization header' : 'the Authorization header is not "Bearer <token>"'
     throw new ServiceError('UNAUTHORIZED', `this API needs a bearer token: ${why}`, { headers: CHALLENGE })

@@ -54,6 +54,14 @@ export interface Answer {
   body: Record<string, unknown>
 }
 
+/** One request to the Worker, as it answers it (waiting for the work it left running). */
+export async function fetchWorker(env: Env, path: string, init: RequestInit = {}): Promise<Response> {
+  const ctx = createExecutionContext()
+  const res = await worker.fetch(new Request(`http://shell.test${path}`, init), env, ctx)
+  await waitOnExecutionContext(ctx)
+  return res
+}
+
 /** One request to the Worker, answered as parsed JSON. `raw` sends a body as it is, JSON or not. */
 export async function call(env: Env, method: string, path: string, body?: unknown, raw?: string): Promise<Answer> {
   const init: RequestInit = { method }
@@ -61,9 +69,7 @@ export async function call(env: Env, method: string, path: string, body?: unknow
     init.body = raw ?? JSON.stringify(body)
     init.headers = { 'content-type': 'application/json' }
   }
-  const ctx = createExecutionContext()
-  const res = await worker.fetch(new Request(`http://shell.test${path}`, init), env, ctx)
-  await waitOnExecutionContext(ctx)
+  const res = await fetchWorker(env, path, init)
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> }
 }
 
