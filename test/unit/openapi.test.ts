@@ -27,7 +27,7 @@ describe('/openapi.json', () => {
     const document = await openapiDocument()
     expect(document.openapi).toBe('3.1.0')
     const validator = new Validator()
-    const result = await validator.validate(document as unknown as object)
+    const result = await validator.validate(document as unknown as Record<string, unknown>)
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe('3.1')
