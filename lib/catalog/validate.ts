@@ -11,12 +11,27 @@ export function explainInvalid(validate: ValidateFunction, value: unknown): stri
 }
 
 export function wordErrors(errors: readonly ErrorObject[]): string {
-  const clauses: string[] = []
+  return problemsOf(errors).map(({ path, problem }) => `${path} ${problem}`).join('; ') || 'does not match its schema'
+}
+
+export interface SchemaProblem {
+  /** Where in the value, as a JSON path (`$.contributes.prompts[0].name`). */
+  path: string
+  problem: string
+}
+
+/** Each thing wrong with `value` under a generated validator, once; none when it is valid. */
+export function schemaProblems(validate: ValidateFunction, value: unknown): SchemaProblem[] {
+  return validate(value) ? [] : problemsOf(validate.errors ?? [])
+}
+
+function problemsOf(errors: readonly ErrorObject[]): SchemaProblem[] {
+  const problems = new Map<string, SchemaProblem>()
   for (const error of relevant(errors)) {
-    const clause = `${jsonPath(error.instancePath)} ${describe(error)}`
-    if (!clauses.includes(clause)) clauses.push(clause)
+    const problem = { path: jsonPath(error.instancePath), problem: describe(error) }
+    problems.set(`${problem.path} ${problem.problem}`, problem)
   }
-  return clauses.join('; ') || 'does not match its schema'
+  return [...problems.values()]
 }
 
 /**

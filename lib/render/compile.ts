@@ -30,10 +30,12 @@ export function compile(prompt: Prompt, functions: readonly string[]): CompiledP
   let entry = compiled.get(key)
   if (!entry) {
     try {
-      entry = build(prompt, functions)
+      entry = compilePrompt(prompt, functions)
     } catch (e) {
       if (!(e instanceof ParseError)) throw e
-      entry = new ServiceError('TEMPLATE_SYNTAX', e.message, { extra: { template: e.templateName, line: e.line } })
+      entry = new ServiceError('TEMPLATE_SYNTAX', e.message, {
+        extra: { template: e.templateName, line: e.line, column: e.column },
+      })
     }
     compiled.set(key, entry)
   }
@@ -41,7 +43,13 @@ export function compile(prompt: Prompt, functions: readonly string[]): CompiledP
   return entry
 }
 
-function build(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
+/**
+ * Parses a prompt's templates and makes its args checker, uncached.
+ * `functions` are the names templates may call besides the builtins;
+ * undefined leaves calls unchecked (Go's SkipFuncCheck), for checking a
+ * prompt before its tools are known.
+ */
+export function compilePrompt(prompt: Prompt, functions?: readonly string[]): CompiledPrompt {
   const { prompt: text, messages, parameters } = prompt.record
   const checkArgs = argsChecker(normalizeParameters(parameters))
   if (messages === undefined) {

@@ -4,5 +4,6 @@
  */
 export { renderPrompt } from './pipeline'
 export { renderOptionsFrom } from './options'
+export { compilePrompt } from './compile'
 export type { Rendered, RenderOptions, Warning } from './pipeline'
 export type { Args } from './args'

@@ -44,9 +44,16 @@ export class ParseError extends Error {
     readonly templateName: string,
     readonly line: number,
     readonly detail: string,
+    /** Where on its line the offending token starts, from 1; 0 when unknown. Go's message names only the line. */
+    readonly column = 0,
   ) {
     super(`template: ${templateName}:${line}: ${detail}`)
   }
+}
+
+/** The 1-based column of `pos` in `text`, in characters (UTF-16 code units). */
+function columnAt(text: string, pos: number): number {
+  return pos - (text.lastIndexOf('\n', pos - 1) + 1) + 1
 }
 
 /**
@@ -141,7 +148,8 @@ class Parser {
   // Errors.
 
   #errorf(message: string): never {
-    throw new ParseError(this.parseName, this.#token[0]?.line ?? 0, message)
+    const token = this.#token[0]
+    throw new ParseError(this.parseName, token?.line ?? 0, message, token ? columnAt(this.text, token.pos) : 0)
   }
 
   #expect(expected: ItemType, context: string): Item {
@@ -525,11 +533,13 @@ class Parser {
     const name = this.#parseTemplateName(token, context)
     const pipe = this.#pipeline(context, ItemType.RightDelim)
     // Go reports a wrong end of the body from the enclosing tree, whose last token is the block's right delim.
-    const line = this.#token[0]?.line ?? 0
+    const last = this.#token[0]
     this.#define(name, () => {
       const [root, end] = this.#itemList()
-      if (end.type !== 'end')
-        throw new ParseError(this.parseName, line, `unexpected ${controlString(end)} in ${context}`)
+      if (end.type !== 'end') {
+        const column = last ? columnAt(this.text, last.pos) : 0
+        throw new ParseError(this.parseName, last?.line ?? 0, `unexpected ${controlString(end)} in ${context}`, column)
+      }
       this.#add(name, root)
     })
     return { type: 'template', pos: token.pos, line: token.line, name, pipe }

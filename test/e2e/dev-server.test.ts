@@ -1,66 +1,50 @@
 // The README's first command, as a newcomer runs it: `npm run dev` on a
 // machine with no Redis and no configuration serves the example catalogue.
-import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort } from '../support/ports'
+import { startDev } from '../support/wrangler-dev'
+import type { DevServer } from '../support/wrangler-dev'
 
-let dev: ChildProcess
-let base: string
-let output = ''
-const waiters: { pattern: RegExp; resolve: () => void }[] = []
-
-/** Resolves once wrangler's output matches `pattern` (the test's timeout bounds the wait). */
-function outputMatching(pattern: RegExp): Promise<void> {
-  if (pattern.test(output)) return Promise.resolve()
-  return new Promise((resolve) => waiters.push({ pattern, resolve }))
-}
+let dev: DevServer
 
 beforeAll(async () => {
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    WRANGLER_SEND_METRICS: 'false',
-    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-  }
-  delete env.UPSTASH_REDIS_REST_URL
-  delete env.UPSTASH_REDIS_REST_TOKEN
-  // Its own process group: wrangler starts workerd children that must stop with it.
-  dev = spawn('npm', ['run', 'dev', '--', '--port', String(port), '--ip', '127.0.0.1'], { env, detached: true })
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString()
-    for (const waiter of waiters.filter((w) => w.pattern.test(output))) {
-      waiters.splice(waiters.indexOf(waiter), 1)
-      waiter.resolve()
-    }
-  }
-  dev.stdout?.on('data', onData)
-  dev.stderr?.on('data', onData)
-  await new Promise<void>((resolve, reject) => {
-    outputMatching(/Ready on/).then(resolve)
-    dev.once('exit', (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)))
-  })
+  dev = await startDev()
 }, 60_000)
-
-afterAll(async () => {
-  if (dev.exitCode !== null || dev.pid === undefined) return
-  const exited = new Promise((resolve) => dev.once('exit', resolve))
-  process.kill(-dev.pid, 'SIGTERM')
-  await exited
-})
+afterAll(() => dev?.stop())
 
 describe('npm run dev', () => {
   it('serves the example extension from the embedded store', async () => {
-    const res = await fetch(`${base}/api/extensions`)
+    const res = await fetch(`${dev.url}/api/extensions`)
     expect(res.status).toBe(200)
     const body = (await res.json()) as { data: { id: string }[] }
     expect(body.data.map((e) => e.id)).toEqual(['evaluator'])
   })
 
   it('says in its log that the store is the embedded one', async () => {
-    await fetch(`${base}/health`)
-    await outputMatching(/"msg":"using the embedded store/)
-    expect(output.match(/using the embedded store/g)).toHaveLength(1)
+    await fetch(`${dev.url}/health`)
+    await dev.outputMatching(/"msg":"using the embedded store/)
+    expect(dev.output().match(/using the embedded store/g)).toHaveLength(1)
+  })
+
+  it('writes exactly one JSON log line per request, carrying the id it answers with', async () => {
+    const res = await fetch(`${dev.url}/api/prompts/evaluator.quick_review/render`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'e2e-one-line' },
+      body: JSON.stringify({ args: { code: 'x := 1' } }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-request-id')).toBe('e2e-one-line')
+    // The whole line: its end, not only its id, has arrived.
+    await dev.outputMatching(/"request_id":"e2e-one-line"[^\n]*\}\n/)
+    const lines = dev
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('e2e-one-line'))
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse((lines[0] as string).slice((lines[0] as string).indexOf('{')))).toMatchObject({
+      msg: 'request',
+      route: '/api/prompts/:prompt_id/render',
+      status: 200,
+      prompt_id: 'evaluator.quick_review',
+    })
   })
 })

@@ -1,0 +1,65 @@
+// `npm run dev` (wrangler dev) as a child process, for end-to-end tests on
+// Node: started in its own process group (wrangler starts workerd children
+// that must stop with it), ready once it says so.
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { freePort } from './ports'
+
+export interface DevServer {
+  /** http://127.0.0.1:PORT */
+  url: string
+  /** Resolves once wrangler's output so far matches `pattern` (the test's timeout bounds the wait). */
+  outputMatching(pattern: RegExp): Promise<void>
+  /** Everything wrangler and the Worker printed so far. */
+  output(): string
+  stop(): Promise<void>
+}
+
+/** Starts `npm run dev` with `vars` as Worker variables, and no Redis configuration from this process's environment. */
+export async function startDev(vars: Record<string, string> = {}): Promise<DevServer> {
+  const port = await freePort()
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  }
+  delete env.UPSTASH_REDIS_REST_URL
+  delete env.UPSTASH_REDIS_REST_TOKEN
+  const varArgs = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`])
+  const dev: ChildProcess = spawn(
+    'npm',
+    ['run', 'dev', '--', '--port', String(port), '--ip', '127.0.0.1', ...varArgs],
+    {
+      env,
+      detached: true,
+    },
+  )
+  let output = ''
+  const waiters: { pattern: RegExp; resolve: () => void }[] = []
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString()
+    for (const waiter of waiters.filter((w) => w.pattern.test(output))) {
+      waiters.splice(waiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
+  }
+  dev.stdout?.on('data', onData)
+  dev.stderr?.on('data', onData)
+  const outputMatching = (pattern: RegExp) =>
+    pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ pattern, resolve }))
+  await new Promise<void>((resolve, reject) => {
+    outputMatching(/Ready on/).then(resolve)
+    dev.once('exit', (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)))
+  })
+  return {
+    url: `http://127.0.0.1:${port}`,
+    outputMatching,
+    output: () => output,
+    async stop() {
+      if (dev.exitCode !== null || dev.pid === undefined) return
+      const exited = new Promise((resolve) => dev.once('exit', resolve))
+      process.kill(-dev.pid, 'SIGTERM')
+      await exited
+    },
+  }
+}

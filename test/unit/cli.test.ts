@@ -1,0 +1,89 @@
+// `ai-prompt-shell validate`: the examples pass; each kind of broken file is
+// named with its file, the JSON path or template line and column, and fails
+// the run.
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { main } from '../../cli/index'
+
+async function validate(...paths: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(['validate', ...paths], { out: (l) => out.push(l), err: (l) => err.push(l), env: {} })
+  return { code, out, err }
+}
+
+/** Writes `files` (path → content) into a fresh folder; returns it. */
+async function folder(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'aps-cli-'))
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true })
+    await writeFile(join(root, path), content)
+  }
+  return root
+}
+
+describe('validate', () => {
+  it('passes the examples, through npx as authors run it', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['ai-prompt-shell', 'validate', 'examples'])
+    expect(stdout).toBe('8 files: 0 errors, 0 warnings\n')
+  })
+
+  it('names the file and JSON path of a schema error, and exits 1', async () => {
+    const root = await folder({
+      'tools/m/t.json': JSON.stringify({ name: 't', module: 'm', type: 'ftp', description: 'x', parameters: {} }),
+    })
+    const { code, err } = await validate(root)
+    expect(code).toBe(1)
+    expect(err).toContain(`error: ${join(root, 'tools/m/t.json')}: $.type: must be one of "restful", "grpc", "mcp"`)
+  })
+
+  it('names the template, its line and column, for a syntax error inside an extension', async () => {
+    const extension = {
+      name: 'x',
+      version: '1.0.0',
+      extensionType: 'prompt',
+      contributes: {
+        prompts: [
+          {
+            name: 'p',
+            messages: [
+              { role: 'system', content: 'ok' },
+              { role: 'user', content: 'one\ntwo {{if}}' },
+            ],
+          },
+        ],
+      },
+    }
+    const root = await folder({ 'extensions/x.json': JSON.stringify(extension) })
+    const { code, err } = await validate(root)
+    expect(code).toBe(1)
+    expect(err[0]).toBe(
+      `error: ${join(root, 'extensions/x.json')}: $.contributes.prompts[0].messages[1].content:2:9: template: x.p.messages[1]:2: missing value for if`,
+    )
+  })
+
+  it('reports JSON that does not parse, and a file whose key cannot be told', async () => {
+    const root = await folder({ 'templates/a/b.json': '{"prompt": ', 'loose.json': '{"prompt": "x"}' })
+    const { code, err } = await validate(root)
+    expect(code).toBe(1)
+    expect(err).toEqual([
+      expect.stringMatching(/loose\.json: has no key: put it under a folder named extensions\//),
+      expect.stringMatching(/templates\/a\/b\.json: is not valid JSON: /),
+      '2 files: 2 errors, 0 warnings',
+    ])
+  })
+
+  it('warns, without failing, of a call to a function none of the given tools defines', async () => {
+    const root = await folder({ 'templates/a/b.json': JSON.stringify({ prompt: 'x {{lookup "y"}} {{dict "k" 1}}' }) })
+    const { code, err, out } = await validate(root)
+    expect(code).toBe(0)
+    expect(err).toEqual([
+      `warning: ${join(root, 'templates/a/b.json')}: $.prompt:1:5: template: a.b:1: function "lookup" not defined (not one of the tools given)`,
+    ])
+    expect(out).toEqual(['1 file: 0 errors, 1 warning'])
+  })
+})
