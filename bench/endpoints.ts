@@ -347,7 +347,7 @@ async function startWrangler(root: string, bridgeUrl: string, token: string): Pr
     let end: number
     while ((end = output.indexOf('\n', lineStart)) !== -1) {
       const line = stripAnsi(output.slice(lineStart, end)).trim()
-      if (/error|warn|exception|uncaught/i.test(line) && !/npm warn/i.test(line)) {
+      if (isProblem(line)) {
         problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
       }
       lineStart = end + 1
@@ -581,3 +581,22 @@ function positiveInt(flag: string, text: string | undefined): number {
 }
 
 run(main)
+
+/**
+ * Whether a line of wrangler's output reports a problem. The Worker's own
+ * JSON lines say so by their level (one request's line can carry a warning
+ * among its events, such as the notice that API_TOKEN is unset, and still be
+ * a success); any other line, by its words.
+ */
+function isProblem(line: string): boolean {
+  const json = line.indexOf('{"level":')
+  if (json !== -1) {
+    try {
+      const { level } = JSON.parse(line.slice(json)) as { level?: string }
+      return level === 'warn' || level === 'error'
+    } catch {
+      // Not one of the Worker's lines after all: judged by its words below.
+    }
+  }
+  return /error|warn|exception|uncaught/i.test(line) && !/npm warn/i.test(line)
+}

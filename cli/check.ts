@@ -26,8 +26,12 @@ const SCHEMAS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
 export function checkRecords(records: readonly RecordFile[]): Findings {
   const findings: Findings = { errors: [], warnings: [] }
   const tools = new Map<string, RecordFile>()
+  const keys = new Map<string, string>()
   for (const record of records) {
     const { file, kind, key } = record
+    const other = keys.get(key)
+    if (other !== undefined) findings.errors.push({ file, message: `its key ${key} is also the key of ${other}` })
+    keys.set(key, file)
     const dotted = (keySuffix(kind, key) ?? '').split(':').find((segment) => segment.includes('.'))
     if (dotted !== undefined)
       findings.errors.push({ file, message: `key ${key} has a '.' inside a key segment, so no id can name it` })

@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { checkRecords } from './check'
 import { readRecordFiles } from './files'
@@ -151,7 +151,7 @@ function format({ file, where, message }: Problem): string {
   return where ? `${file}: ${where}: ${message}` : `${file}: ${message}`
 }
 
-/** Files as given; folders as every .json file under them, in name order. */
+/** Files as given; folders as every .json file under them, in name order. A file named twice counts once. */
 async function expand(paths: readonly string[]): Promise<string[]> {
   const files: string[] = []
   for (const path of paths) {
@@ -168,5 +168,5 @@ async function expand(paths: readonly string[]): Promise<string[]> {
         .sort(),
     )
   }
-  return files
+  return [...new Map(files.map((file) => [resolve(file), file])).values()]
 }

@@ -11,7 +11,11 @@ export function explainInvalid(validate: ValidateFunction, value: unknown): stri
 }
 
 export function wordErrors(errors: readonly ErrorObject[]): string {
-  return problemsOf(errors).map(({ path, problem }) => `${path} ${problem}`).join('; ') || 'does not match its schema'
+  return (
+    problemsOf(errors)
+      .map(({ path, problem }) => `${path} ${problem}`)
+      .join('; ') || 'does not match its schema'
+  )
 }
 
 export interface SchemaProblem {

@@ -19,11 +19,13 @@ function errorBody(code: ErrorCode, message: string, extra?: Record<string, unkn
 export function onError(err: Error, c: Context): Response {
   const record = requestLog()
   if (err instanceof ServiceError) {
-    // A sensitive message can quote args or rendered text: the line gets it only under LOG_DEBUG.
-    const message = err.sensitive ? undefined : err.message
+    // A client error's message quotes what the client sent (args, a body), and a sensitive one can quote
+    // args or rendered text: the line gets those only under LOG_DEBUG, and a client error only its code.
+    const logged = err.status >= 500 && !err.sensitive
     const cause = err.cause === undefined ? undefined : describeError(err.cause)
-    record?.set('error', { code: err.code, message, cause, ...err.extra })
-    if (err.sensitive) record?.debug({ error_message: err.message })
+    const said = logged ? { message: err.message, cause } : {}
+    record?.set('error', { code: err.code, ...placeOf(err.extra), ...said })
+    if (!logged) record?.debug({ error_message: err.message })
     return c.json(errorBody(err.code, err.message, err.extra), err.status, err.headers)
   }
   if (err instanceof HTTPException) {
@@ -35,6 +37,14 @@ export function onError(err: Error, c: Context): Response {
   }
   record?.set('error', { code: 'INTERNAL', message: describeError(err), stack: err.stack })
   return c.json(errorBody('INTERNAL', 'internal error'), 500)
+}
+
+/** The fields of an error that say where it happened, never what was in the request there. */
+function placeOf(extra: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!extra) return {}
+  return Object.fromEntries(
+    Object.entries(extra).filter(([key]) => ['template', 'line', 'column', 'variable'].includes(key)),
+  )
 }
 
 function codeForStatus(status: number): ErrorCode {
@@ -64,12 +74,11 @@ export function unroutedHandler(app: {
     }
     const routes = router
     const allowed = METHODS.filter((m) => routes.match(m === 'HEAD' ? 'GET' : m, c.req.path)[0].length > 0)
-    if (allowed.length === 0) {
-      return c.json(errorBody('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), 404)
-    }
+    // Answered here rather than thrown: where no route matched, a throw would leave the request's middleware.
+    if (allowed.length === 0)
+      return onError(new ServiceError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c)
     const allow = allowed.join(', ')
-    throw new ServiceError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`, {
-      headers: { Allow: allow },
-    })
+    const message = `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`
+    return onError(new ServiceError('METHOD_NOT_ALLOWED', message, { headers: { Allow: allow } }), c)
   }
 }

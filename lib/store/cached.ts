@@ -133,11 +133,15 @@ export class CachedStore implements Store {
     if (ids.length === 0) return []
     // Fresh from when Redis was asked, not from when it answered.
     const asked = Date.now()
-    return fly(ids, this.options.flightLimitMs, async () => {
+    const answers = fly(ids, this.options.flightLimitMs, async () => {
       const values = (await read(ids)).map((value) => (value ?? null) as T)
       ids.forEach((id, i) => this.#store(id, values[i], asked))
       return values
     })
+    // Others may wait for this read: it must finish even if this request answers first (a 503 at its
+    // deadline, say), which in workerd would otherwise cancel it and leave them waiting.
+    this.options.waitUntil(Promise.allSettled(answers))
+    return answers
   }
 
   /** The answer of the read of `id` in flight; a new read if that one was abandoned. */
@@ -175,6 +179,10 @@ export class CachedStore implements Store {
   }
 
   #store(id: string, value: unknown, fetchedAt: number): void {
+    // A slow read answering after a later one must not put the older value back; an entry from the
+    // future (a clock that jumped back) is no newer value, and is replaced.
+    const held = isolate.get(id)
+    if (held && held.fetchedAt > fetchedAt && held.fetchedAt <= Date.now()) return
     const entry = { value, fetchedAt }
     remember(id, entry)
     const shared = this.options.shared

@@ -127,10 +127,28 @@ describe('the log', () => {
     expect(JSON.stringify(lines)).not.toContain('secret-value')
   })
 
-  it('writes one line for a request no route takes', async () => {
-    const { result, lines } = await logged(() => call(db.env, 'DELETE', '/api/extensions'))
-    expect(result.status).toBe(405)
-    expect(lines).toEqual([expect.objectContaining({ status: 405, route: null, error: expect.any(Object) })])
+  it('writes one line for a request no route takes, inside /api or not', async () => {
+    for (const [method, path, status] of [
+      ['DELETE', '/api/extensions', 405],
+      ['POST', '/health', 405],
+      ['GET', '/nowhere', 404],
+    ] as const) {
+      const { result, lines } = await logged(() => fetchWorker(db.env, path, { method }))
+      expect(result.status, path).toBe(status)
+      expect(result.headers.get('x-request-id'), path).toBeTruthy()
+      expect(lines, path).toEqual([
+        expect.objectContaining({ request_id: result.headers.get('x-request-id'), status, route: null }),
+      ])
+    }
+  })
+
+  it('writes a client error as its code and place, never what the client sent', async () => {
+    const { lines } = await logged(async () => {
+      await call(db.env, 'POST', '/api/prompts/ops.greet/render', { args: { name: 12345678 } })
+      await call(db.env, 'POST', '/api/prompts/ops.greet/render', undefined, '{"args": {"name": "hunter2"')
+    })
+    expect(lines.map((l) => l.error)).toEqual([{ code: 'INVALID_ARGS' }, { code: 'BAD_REQUEST' }])
+    expect(JSON.stringify(lines)).not.toMatch(/12345678|hunter2/)
   })
 
   it('carries the args and the rendered prompt when LOG_DEBUG asks for them', async () => {
@@ -172,10 +190,12 @@ describe('bodies', () => {
     expect(broken.body).toMatchObject({ code: 'BAD_REQUEST', message: /^the body is not valid JSON/ })
   })
 
-  it('takes an empty body as {}', async () => {
+  it('takes an empty body as {}, with or without a JSON Content-Type', async () => {
     await db.redis.set('shenma:templates:ops:plain', { prompt: 'plain' })
-    const res = await fetchWorker(db.env, '/api/prompts/ops.plain/render', { method: 'POST' })
-    expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ status: 'success', rendered_prompt: 'plain' })
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
+      const res = await fetchWorker(db.env, '/api/prompts/ops.plain/render', { method: 'POST', headers })
+      expect(res.status, JSON.stringify(headers)).toBe(200)
+      expect(await res.json()).toEqual({ status: 'success', rendered_prompt: 'plain' })
+    }
   })
 })

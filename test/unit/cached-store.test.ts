@@ -20,14 +20,9 @@ function innerStore(answer: (keys: readonly string[]) => Promise<(string | null)
 }
 
 let namespaces = 0
-function cached(inner: Store, flightLimitMs = 1000): CachedStore {
+function cached(inner: Store, flightLimitMs = 1000, waitUntil: (p: Promise<unknown>) => void = () => undefined) {
   // A namespace per test: the isolate's entries outlive one store.
-  return new CachedStore(inner, {
-    namespace: `unit-${++namespaces}`,
-    shared: undefined,
-    waitUntil: () => undefined,
-    flightLimitMs,
-  })
+  return new CachedStore(inner, { namespace: `unit-${++namespaces}`, shared: undefined, waitUntil, flightLimitMs })
 }
 
 afterEach(() => vi.useRealTimers())
@@ -67,6 +62,40 @@ describe('reads in flight', () => {
     fail = false
     expect(await cache.values(['k'])).toEqual(['up'])
     expect(asked).toEqual([['k'], ['k']])
+  })
+
+  it('keeps the request that started a read alive until the read lands, for those waiting on it', async () => {
+    let answer: (values: string[]) => void = () => undefined
+    const { store } = innerStore(() => new Promise((resolve) => (answer = resolve)))
+    const kept: Promise<unknown>[] = []
+    const reading = cached(store, 1000, (p) => kept.push(p)).values(['k'])
+    await vi.waitFor(() => expect(kept).toHaveLength(1))
+    let landed = false
+    void Promise.all(kept).then(() => (landed = true))
+    await Promise.resolve()
+    expect(landed).toBe(false)
+    answer(['v'])
+    expect(await reading).toEqual(['v'])
+    await Promise.all(kept)
+    expect(landed).toBe(true)
+  })
+
+  it('does not let a late answer of an older read replace a newer value', async () => {
+    vi.useFakeTimers()
+    let answerFirst: (values: string[]) => void = () => undefined
+    let calls = 0
+    const { store } = innerStore(() =>
+      ++calls === 1 ? new Promise((resolve) => (answerFirst = resolve)) : Promise.resolve(['new']),
+    )
+    const cache = cached(store, 2000)
+    void cache.values(['k'])
+    const joiner = cache.values(['k'])
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(await joiner).toEqual(['new'])
+    answerFirst(['old'])
+    await vi.advanceTimersByTimeAsync(0)
+    expect(await cache.values(['k'])).toEqual(['new'])
+    expect(calls).toBe(2)
   })
 
   it('reads for itself once the read it joined has outlived its limit', async () => {

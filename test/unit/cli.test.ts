@@ -77,6 +77,15 @@ describe('validate', () => {
     ])
   })
 
+  it('refuses two files with one key, and reads a file named twice once', async () => {
+    const root = await folder({ 'environs/a/b.json': '1', 'environs/a:b.json': '2' })
+    const twice = await validate(join(root, 'environs/a/b.json'), root)
+    expect(twice.err.filter((l) => l.startsWith('error:'))).toEqual([
+      `error: ${join(root, 'environs/a:b.json')}: its key shenma:environs:a:b is also the key of ${join(root, 'environs/a/b.json')}`,
+    ])
+    expect(twice.err.at(-1)).toBe('2 files: 1 error, 0 warnings')
+  })
+
   it('warns, without failing, of a call to a function none of the given tools defines', async () => {
     const root = await folder({ 'templates/a/b.json': JSON.stringify({ prompt: 'x {{lookup "y"}} {{dict "k" 1}}' }) })
     const { code, err, out } = await validate(root)
