@@ -337,7 +337,7 @@ export class State {
     const first = cmd.args[0] as ArgNode
     switch (first.type) {
       case 'field':
-        return this.#evalFieldChain(dot, dot, first, first.ident, cmd.args, final)
+        return this.#evalFieldChain(dot, first, first.ident, cmd.args, final)
       case 'chain':
         return this.#evalChainNode(dot, first, cmd.args, final)
       case 'identifier':
@@ -346,7 +346,7 @@ export class State {
         this.#notAFunction(cmd.args, final)
         return this.#evalPipeline(dot, first)
       case 'variable':
-        return this.#evalVariableNode(dot, first, cmd.args, final)
+        return this.#evalVariableNode(first, cmd.args, final)
     }
     this.#notAFunction(cmd.args, final)
     switch (first.type) {
@@ -377,20 +377,19 @@ export class State {
     if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${nodeString(chain)}`)
     // Go evaluates the receiver with no parameter type: a missing value stays missing, not nil.
     const receiver = this.#evalArg(dot, chain.node, true)
-    return this.#evalFieldChain(dot, { value: receiver, wrapped: false }, chain, chain.field, args, final)
+    return this.#evalFieldChain({ value: receiver, wrapped: false }, chain, chain.field, args, final)
   }
 
-  #evalVariableNode(dot: Slot, variable: VariableNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
+  #evalVariableNode(variable: VariableNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
     const slot = this.#varSlot(variable, variable.ident[0] as string)
     if (variable.ident.length === 1) {
       this.#notAFunction(args, final)
       return slot.value
     }
-    return this.#evalFieldChain(dot, slot, variable, variable.ident.slice(1), args, final)
+    return this.#evalFieldChain(slot, variable, variable.ident.slice(1), args, final)
   }
 
   #evalFieldChain(
-    dot: Slot,
     receiver: Slot,
     node: FieldNode | ChainNode | VariableNode,
     ident: readonly string[],
@@ -569,10 +568,10 @@ export class State {
       case 'nil':
         return raw ? undefined : null
       case 'field':
-        value = this.#evalFieldChain(dot, dot, n, n.ident, [n], NO_FINAL)
+        value = this.#evalFieldChain(dot, n, n.ident, [n], NO_FINAL)
         break
       case 'variable':
-        value = this.#evalVariableNode(dot, n, [n], NO_FINAL)
+        value = this.#evalVariableNode(n, [n], NO_FINAL)
         break
       case 'pipe':
         value = this.#evalPipeline(dot, n)

@@ -16,7 +16,7 @@ import { ExecError } from './errors'
 import { Run, State, joinPieces } from './exec'
 import type { MissingKey, TemplateFunction } from './exec'
 import { isPromise } from './maybe'
-import { ParseError, isEmptyTree, parseInto } from './parser'
+import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
 

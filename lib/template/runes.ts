@@ -1,0 +1,96 @@
+/**
+ * Rune classes and rune formatting the lexer needs (Go's unicode and fmt,
+ * as much of them as lex.go uses). A rune is a code point.
+ */
+// Code points the lexer looks for.
+export const NL = 0x0a
+export const BACKSLASH = 0x5c
+
+// isSpace reports whether r is a space character.
+export function isSpace(r: number): boolean {
+  return r === 0x20 || r === 0x09 || r === 0x0d || r === NL
+}
+
+const letterOrDigit = /^[\p{L}\p{Nd}]$/u
+
+// isAlphaNumeric reports whether r is an alphabetic, digit, or underscore.
+export function isAlphaNumeric(r: number): boolean {
+  if (r < 0x80) {
+    return r === 0x5f || (0x61 <= r && r <= 0x7a) || (0x41 <= r && r <= 0x5a) || (0x30 <= r && r <= 0x39)
+  }
+  return letterOrDigit.test(String.fromCodePoint(r))
+}
+
+// containsRune reports whether the ASCII string valid contains r.
+export function containsRune(valid: string, r: number): boolean {
+  for (let i = 0; i < valid.length; i++) {
+    if (valid.charCodeAt(i) === r) return true
+  }
+  return false
+}
+
+// countNewlines counts the newlines in input[start:end].
+export function countNewlines(input: string, start: number, end: number): number {
+  let n = 0
+  for (let i = input.indexOf('\n', start); i >= 0 && i < end; i = input.indexOf('\n', i + 1)) n++
+  return n
+}
+
+// Messages: fmt's %#U and %q.
+
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u
+
+// isPrint reports whether r is printable as Go's strconv.IsPrint defines it.
+export function isPrint(r: number): boolean {
+  return r === 0x20 || printable.test(String.fromCodePoint(r))
+}
+
+// formatRune formats r as fmt's %#U does: U+0029 ')', or U+0001 if r is not printable.
+export function formatRune(r: number): string {
+  const hex = `U+${r.toString(16).toUpperCase().padStart(4, '0')}`
+  return isPrint(r) ? `${hex} '${String.fromCodePoint(r)}'` : hex
+}
+
+// quote quotes s as fmt's %q (strconv.Quote) does.
+export function quote(s: string): string {
+  let out = '"'
+  for (const ch of s) {
+    const r = ch.codePointAt(0) as number
+    if (r === 0x22 || r === BACKSLASH) {
+      out += `\\${ch}`
+    } else if (isPrint(r)) {
+      out += ch
+    } else {
+      switch (r) {
+        case 0x07:
+          out += '\\a'
+          break
+        case 0x08:
+          out += '\\b'
+          break
+        case 0x0c:
+          out += '\\f'
+          break
+        case NL:
+          out += '\\n'
+          break
+        case 0x0d:
+          out += '\\r'
+          break
+        case 0x09:
+          out += '\\t'
+          break
+        case 0x0b:
+          out += '\\v'
+          break
+        default:
+          if (r < 0x20 || r === 0x7f) out += `\\x${r.toString(16).padStart(2, '0')}`
+          else if (r >= 0xd800 && r <= 0xdfff)
+            out += '\\ufffd' // a lone surrogate: Go's utf8.RuneError
+          else if (r < 0x10000) out += `\\u${r.toString(16).padStart(4, '0')}`
+          else out += `\\U${r.toString(16).padStart(8, '0')}`
+      }
+    }
+  }
+  return `${out}"`
+}
