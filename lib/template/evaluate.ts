@@ -1,0 +1,423 @@
+/**
+ * Evaluation for the executor (Go's exec.go, evalPipeline and below): what a
+ * pipeline, a command, a field chain, a function call or an operand is worth,
+ * with Promises where a function returned one.
+ */
+import { BUILTINS } from './builtins'
+import type { Builtin } from './builtins'
+import { sprintf } from './fmt'
+import { allThen, andThen, isPromise } from './maybe'
+import type { Maybe } from './maybe'
+import type {
+  ArgNode,
+  ChainNode,
+  CommandNode,
+  FieldNode,
+  IdentifierNode,
+  Node,
+  NumberNode,
+  PipeNode,
+  VariableNode,
+} from './nodes'
+import { nodeString } from './nodes'
+import { ExecError, location } from './errors'
+import type { Tree } from './parser'
+import { isMap, isTrue, mapHas, typeName } from './value'
+import type { Value } from './value'
+import { EMPTY } from './value'
+
+import type { Run, TemplateFunction } from './exec'
+
+export type Piece = string | Promise<string>
+
+/** A value and whether Go would hold it as an interface{} (a map or slice element), which error messages show. */
+export interface Slot {
+  value: Maybe<Value>
+  wrapped: boolean
+}
+
+export interface Variable extends Slot {
+  name: string
+}
+
+/** No final (piped-in) argument: Go's missingVal. */
+export const NO_FINAL: unique symbol = Symbol('no final argument')
+export type Final = Maybe<Value> | typeof NO_FINAL
+
+/**
+ * The evaluating half of Go's `state`: variables, errors, and the values of
+ * pipelines, commands, fields, function calls and operands. exec.ts walks
+ * the tree on top of it.
+ */
+export class Evaluator {
+  #localSeq = 0
+
+  constructor(
+    readonly run: Run,
+    readonly tree: Tree,
+    readonly vars: Variable[],
+    readonly depth: number,
+    readonly out: Piece[],
+    /** Inside a fork: the place in execution order of the fork itself. */
+    readonly seqBase?: number,
+  ) {}
+
+  protected nextSeq(): number {
+    return this.seqBase === undefined ? this.run.nextSeq() : this.seqBase + ++this.#localSeq / 1e6
+  }
+
+  // Errors.
+
+  /** An ExecError at `node`, with Go's location and context. */
+  error(node: Node | undefined, detail: string, seq: number = this.nextSeq()): ExecError {
+    const name = this.tree.name
+    if (!node) return new ExecError(name, 0, 0, detail, `template: ${name}: ${detail}`, seq)
+    const { line, column } = location(this.tree.text, node.pos)
+    const message = `template: ${this.tree.parseName}:${line}:${column}: executing ${sprintf('%q', [name])} at <${nodeString(node)}>: ${detail}`
+    return new ExecError(name, line, column, detail, message, seq)
+  }
+
+  // Variables.
+
+  protected push(name: string, value: Maybe<Value>, wrapped = false): void {
+    this.vars.push({ name, value, wrapped })
+  }
+
+  protected pop(mark: number): void {
+    this.vars.length = mark
+  }
+
+  private setVar(node: Node, name: string, value: Maybe<Value>): void {
+    for (let i = this.vars.length - 1; i >= 0; i--) {
+      const v = this.vars[i] as Variable
+      if (v.name === name) {
+        v.value = value
+        v.wrapped = false
+        return
+      }
+    }
+    throw this.error(node, `undefined variable: ${name}`)
+  }
+
+  private varSlot(node: Node, name: string): Slot {
+    for (let i = this.vars.length - 1; i >= 0; i--) {
+      const v = this.vars[i] as Variable
+      if (v.name === name) return v
+    }
+    throw this.error(node, `undefined variable: ${name}`)
+  }
+
+  // Evaluation.
+
+  protected evalPipeline(dot: Slot, pipe: PipeNode): Maybe<Value> {
+    let value: Final = NO_FINAL
+    for (const cmd of pipe.cmds) value = andThen(this.evalCommand(dot, cmd, value), unwrapNil)
+    const result = value as Maybe<Value>
+    // A declared value may never be read; its failure is reported through the call that made it.
+    if (isPromise(result)) handled(result)
+    for (const variable of pipe.decl) {
+      if (pipe.isAssign) this.setVar(variable, variable.ident[0] as string, result)
+      else this.push(variable.ident[0] as string, result)
+    }
+    return result
+  }
+
+  private notAFunction(args: readonly ArgNode[], final: Final): void {
+    if (args.length > 1 || final !== NO_FINAL) {
+      throw this.error(args[0], `can't give argument to non-function ${nodeString(args[0] as ArgNode)}`)
+    }
+  }
+
+  private evalCommand(dot: Slot, cmd: CommandNode, final: Final): Maybe<Value> {
+    const first = cmd.args[0] as ArgNode
+    switch (first.type) {
+      case 'field':
+        return this.evalFieldChain(dot, first, first.ident, cmd.args, final)
+      case 'chain':
+        return this.evalChainNode(dot, first, cmd.args, final)
+      case 'identifier':
+        return this.evalFunction(dot, first, cmd, cmd.args, final)
+      case 'pipe':
+        this.notAFunction(cmd.args, final)
+        return this.evalPipeline(dot, first)
+      case 'variable':
+        return this.evalVariableNode(first, cmd.args, final)
+    }
+    this.notAFunction(cmd.args, final)
+    switch (first.type) {
+      case 'bool':
+        return first.value
+      case 'dot':
+        return dot.value
+      case 'nil':
+        throw this.error(first, 'nil is not a command')
+      case 'number':
+        return this.idealConstant(first)
+      case 'string':
+        return first.text
+    }
+  }
+
+  /** A number constant's Go type is what its syntax says: `3` is an int, `3.0` and `1e3` are float64, `1i` complex128. */
+  private idealConstant(n: NumberNode): Value {
+    if (n.isComplex) return n.complex128
+    const hexInt = /^0[xX]/.test(n.text) && !/[pP]/.test(n.text)
+    if (n.isFloat && !hexInt && !n.text.startsWith("'") && /[.eEpP]/.test(n.text)) return n.float64
+    if (n.isInt) return n.int64
+    if (n.isUint) throw this.error(n, `${n.text} overflows int`)
+    return undefined
+  }
+
+  private evalChainNode(dot: Slot, chain: ChainNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
+    if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${nodeString(chain)}`)
+    // Go evaluates the receiver with no parameter type: a missing value stays missing, not nil.
+    const receiver = this.evalArg(dot, chain.node, true)
+    return this.evalFieldChain({ value: receiver, wrapped: false }, chain, chain.field, args, final)
+  }
+
+  private evalVariableNode(variable: VariableNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
+    const slot = this.varSlot(variable, variable.ident[0] as string)
+    if (variable.ident.length === 1) {
+      this.notAFunction(args, final)
+      return slot.value
+    }
+    return this.evalFieldChain(slot, variable, variable.ident.slice(1), args, final)
+  }
+
+  private evalFieldChain(
+    receiver: Slot,
+    node: FieldNode | ChainNode | VariableNode,
+    ident: readonly string[],
+    args: readonly ArgNode[],
+    final: Final,
+  ): Maybe<Value> {
+    let value = receiver.value
+    // A chain on a pending value fails, if it does, at this point of the execution order.
+    const seq = isPromise(value) ? this.nextSeq() : undefined
+    ident.forEach((name, i) => {
+      const last = i === ident.length - 1
+      // Every receiver after the first is a map element: an interface{} to Go.
+      const wrapped = i === 0 ? receiver.wrapped : true
+      value = andThen(value, (r) =>
+        this.evalField(name, node, last ? args : [], last ? final : NO_FINAL, r, wrapped, seq),
+      )
+    })
+    return value
+  }
+
+  private evalField(
+    name: string,
+    node: Node,
+    args: readonly ArgNode[],
+    final: Final,
+    receiver: Value,
+    wrapped: boolean,
+    seq: number | undefined,
+  ): Value {
+    const missingKey = this.run.options.missingKey
+    if (receiver === EMPTY) return EMPTY
+    if (receiver === undefined) {
+      if (missingKey === 'error') throw this.error(node, `nil data; no entry for key ${sprintf('%q', [name])}`, seq)
+      return undefined
+    }
+    const typ = wrapped ? 'interface {}' : typeName(receiver)
+    if (receiver === null) throw this.error(node, `nil pointer evaluating ${typ}.${name}`, seq)
+    if (isMap(receiver)) {
+      if (args.length > 1 || final !== NO_FINAL)
+        throw this.error(node, `${name} is not a method but has arguments`, seq)
+      if (mapHas(receiver, name)) return receiver[name]
+      if (missingKey === 'error') throw this.error(node, `map has no entry for key ${sprintf('%q', [name])}`, seq)
+      return missingKey === 'zero' ? null : undefined
+    }
+    throw this.error(node, `can't evaluate field ${name} in type ${typ}`, seq)
+  }
+
+  /** A call: errors about the call itself are at the name; failures of the function, at the whole command. */
+  private evalFunction(
+    dot: Slot,
+    node: IdentifierNode,
+    cmd: Node,
+    args: readonly ArgNode[],
+    final: Final,
+  ): Maybe<Value> {
+    const name = node.ident
+    const user = this.run.options.funcs.get(name)
+    if (user) return this.callUser(dot, cmd, name, user, args, final)
+    const builtin = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
+    if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, final)
+    throw this.error(node, `${sprintf('%q', [name])} is not a defined function`)
+  }
+
+  /** The operands after the function's name, evaluated in order, then the piped-in value. */
+  private evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
+    const values = args.slice(1).map((arg) => andThen(this.evalArg(dot, arg, raw), emptyAsString))
+    if (final !== NO_FINAL) values.push(andThen(final, raw ? emptyAsString : nilForInterface))
+    // A later operand may fail synchronously and leave these unread.
+    for (const v of values) if (isPromise(v)) handled(v)
+    return values
+  }
+
+  private callUser(
+    dot: Slot,
+    node: Node,
+    name: string,
+    fn: TemplateFunction,
+    args: readonly ArgNode[],
+    final: Final,
+  ): Maybe<Value> {
+    const seq = this.nextSeq()
+    const fail = (e: unknown): never => {
+      if (e instanceof ExecError) throw e
+      throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
+    }
+    return allThen(this.evalArgs(dot, args, final, false), (argv) => {
+      let result: Maybe<Value>
+      try {
+        result = fn(...argv)
+      } catch (e) {
+        return fail(e)
+      }
+      if (!isThenable(result)) return result
+      const pending = Promise.resolve(result).catch(fail)
+      // Its failure is the render's failure even if nothing reads its value.
+      this.run.inflight.push(pending)
+      pending.catch(() => {})
+      return pending
+    })
+  }
+
+  private callBuiltin(
+    dot: Slot,
+    node: IdentifierNode,
+    cmd: Node,
+    name: string,
+    builtin: Builtin,
+    args: readonly ArgNode[],
+    final: Final,
+  ): Maybe<Value> {
+    const given = args.length - 1 + (final === NO_FINAL ? 0 : 1)
+    if (builtin.variadic) {
+      if (given < builtin.arity) {
+        throw this.error(
+          node,
+          `wrong number of args for ${name}: want at least ${builtin.arity} got ${args.length - 1}`,
+        )
+      }
+    } else if (given !== builtin.arity) {
+      throw this.error(node, `wrong number of args for ${name}: want ${builtin.arity} got ${given}`)
+    }
+    if (name === 'and' || name === 'or') return this.andOr(dot, name === 'or', args, final)
+    const format = builtin.stringFirst ? (args[1] ?? node) : undefined
+    if (format && isConstant(format) && format.type !== 'string') {
+      throw this.error(
+        format,
+        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${nodeString(format)}`,
+      )
+    }
+    const seq = this.nextSeq()
+    return allThen(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
+      if (format && typeof argv[0] !== 'string') {
+        const got =
+          argv[0] === null
+            ? 'invalid value; expected string'
+            : `wrong type for value; expected string; got ${typeName(argv[0])}`
+        throw this.error(format, got, seq)
+      }
+      try {
+        return builtin.call(argv)
+      } catch (e) {
+        throw this.error(cmd, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
+      }
+    })
+  }
+
+  /**
+   * and/or short-circuit: an operand is evaluated only if the ones before it
+   * did not decide. Later operands read variables as they were when the
+   * expression started, even if an earlier operand was pending.
+   */
+  private andOr(dot: Slot, isOr: boolean, args: readonly ArgNode[], final: Final): Maybe<Value> {
+    const operands = args.slice(1)
+    const step = (state: Evaluator, i: number, last: Value): Maybe<Value> => {
+      if (i === operands.length) return final === NO_FINAL ? last : final
+      const value = state.evalArg(dot, operands[i] as ArgNode, true)
+      if (!isPromise(value))
+        return isTrue(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
+      const snapshot = new Evaluator(
+        state.run,
+        state.tree,
+        state.vars.map((v) => ({ ...v })),
+        state.depth,
+        [],
+        state.seqBase,
+      )
+      return value.then((v) => (isTrue(v) === isOr ? v : step(snapshot, i + 1, v)))
+    }
+    return step(this, 0, undefined)
+  }
+
+  /**
+   * One operand. `raw` is for builtins, which take reflect.Values in Go: a
+   * missing value stays missing. Other functions take interface{}: missing is nil.
+   */
+  private evalArg(dot: Slot, n: ArgNode, raw: boolean): Maybe<Value> {
+    let value: Maybe<Value>
+    switch (n.type) {
+      case 'dot':
+        value = dot.value
+        break
+      case 'nil':
+        return raw ? undefined : null
+      case 'field':
+        value = this.evalFieldChain(dot, n, n.ident, [n], NO_FINAL)
+        break
+      case 'variable':
+        value = this.evalVariableNode(n, [n], NO_FINAL)
+        break
+      case 'pipe':
+        value = this.evalPipeline(dot, n)
+        break
+      case 'identifier':
+        value = this.evalFunction(dot, n, n, [n], NO_FINAL)
+        break
+      case 'chain':
+        value = this.evalChainNode(dot, n, [n], NO_FINAL)
+        break
+      case 'bool':
+        return n.value
+      case 'number':
+        return this.idealConstant(n)
+      case 'string':
+        return n.text
+    }
+    return raw ? value : andThen(value, nilForInterface)
+  }
+}
+
+function isConstant(n: Node): boolean {
+  return n.type === 'bool' || n.type === 'number' || n.type === 'nil' || n.type === 'string'
+}
+
+/** Go unwraps an interface{} after each command: a nil one becomes the invalid value. */
+function unwrapNil(v: Value): Value {
+  return v === null ? undefined : v
+}
+
+/** Passed to an interface{} parameter, the invalid value is nil (and EMPTY the empty string). */
+function nilForInterface(v: Value): Value {
+  return v === undefined ? null : emptyAsString(v)
+}
+
+/** What a function or builtin given a soft failure's value sees. */
+export function emptyAsString(v: Value): Value {
+  return v === EMPTY ? '' : v
+}
+
+/** Marks a Promise whose failure is reported elsewhere, so that dropping it is not an unhandled rejection. */
+export function handled(p: Promise<unknown>): void {
+  p.catch(() => {})
+}
+
+function isThenable(v: unknown): v is PromiseLike<Value> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function'
+}
