@@ -3,7 +3,7 @@
 // bundled first with esbuild (a fraction of a second), so it always runs the
 // current sources; a packed copy runs the bundle made when it was packed.
 // Dependencies stay external: they come from node_modules either way.
-import { existsSync } from 'node:fs'
+import { existsSync, renameSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const root = new URL('..', import.meta.url)
@@ -12,9 +12,11 @@ const source = new URL('cli/index.ts', root)
 
 if (existsSync(source)) {
   const { build } = await import('esbuild')
+  // Written aside, then renamed into place: two runs at once never read a half-written bundle.
+  const written = `${fileURLToPath(bundle)}.${process.pid}.tmp`
   await build({
     entryPoints: [fileURLToPath(source)],
-    outfile: fileURLToPath(bundle),
+    outfile: written,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -22,6 +24,7 @@ if (existsSync(source)) {
     packages: 'external',
     logLevel: 'warning',
   })
+  renameSync(written, fileURLToPath(bundle))
 }
 const { main } = await import(bundle.href)
 process.exitCode = await main(process.argv.slice(2))
