@@ -81,6 +81,14 @@ export class RequestLog {
   }
 }
 
+/**
+ * `fn`, bound to the current request: what it logs belongs to that request
+ * wherever it is called from (a stream's callbacks run outside the handler).
+ */
+export function boundToRequest<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return AsyncLocalStorage.bind(fn)
+}
+
 /** The current request's log, if there is a request. */
 export function requestLog(): RequestLog | undefined {
   return scope.getStore()

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai'
+import { boundToRequest, log } from '../log'
 import { Retryable, withRetries } from './retry'
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string }
@@ -65,6 +66,8 @@ export async function stream(client: OpenAI, request: ChatRequest, gapMs: number
   })
   const decoder = new TextDecoder()
   let tail = ''
+  // The stream outlives the handler; its failure is logged against the request that started it.
+  const fail = boundToRequest(failStream)
   const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array): void => {
     controller.enqueue(chunk)
     tail = (tail + decoder.decode(chunk, { stream: true })).slice(-64)
@@ -94,8 +97,13 @@ export async function stream(client: OpenAI, request: ChatRequest, gapMs: number
   })
 }
 
-/** Ends the stream with an error event, on an event boundary even if the provider broke off mid-event. */
-function fail(controller: ReadableStreamDefaultController<Uint8Array>, tail: string, message: string): void {
+/**
+ * Ends the stream with an error event, on an event boundary even if the
+ * provider broke off mid-event. The request's log line was written with the
+ * 200 that started the stream, so the failure gets a line of its own.
+ */
+function failStream(controller: ReadableStreamDefaultController<Uint8Array>, tail: string, message: string): void {
+  log.warn('chat stream ended with an error', { code: 'LLM_FAILED', reason: message })
   const event = { error: { code: 'LLM_FAILED', message } }
   const separator = tail === '' || tail.endsWith('\n\n') ? '' : '\n\n'
   controller.enqueue(new TextEncoder().encode(`${separator}event: error\ndata: ${JSON.stringify(event)}\n\n`))

@@ -2,7 +2,7 @@
 // test setup started (its behaviour is chosen by the model name).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import evaluator from '../../examples/extensions/evaluator.json'
-import { call, freshRedis, llmServer } from '../support/harness'
+import { call, freshRedis, llmServer, logged } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import worker from '../../functions/index'
@@ -204,10 +204,19 @@ describe('streaming', () => {
     expect(deltas.join('')).toBe('echo: Summarise a b.')
   })
 
-  it('ends a stream cut mid-way with an error event and no [DONE]', async () => {
-    const { text } = await streamed('team.summary', { model: 'stream-cut', args: { topic: 'x' } })
+  it('ends a stream cut mid-way with an error event and no [DONE], and logs the failure', async () => {
+    const {
+      result: { text },
+      lines,
+    } = await logged(() => streamed('team.summary', { model: 'stream-cut', args: { topic: 'x' } }))
     expect(text).not.toContain('[DONE]')
     expect(text).toMatch(/event: error\ndata: \{"error":\{"code":"LLM_FAILED","message":".+"\}\}\n\n$/)
+    // The request's line says 200 (the stream had started); the failure has its own.
+    expect(lines.map((l) => [l.msg, l.status ?? l.code])).toEqual([
+      ['request', 200],
+      ['chat stream ended with an error', 'LLM_FAILED'],
+    ])
+    expect(lines[1]?.request_id).toBe(lines[0]?.request_id)
   })
 
   it('ends a stream that falls silent longer than LLM_TIMEOUT_MS with an error event', async () => {
