@@ -27,6 +27,8 @@ import { closeNow, listenOnLoopback } from './ports'
 export interface LlmServer {
   /** Base URL including the version path, e.g. `http://127.0.0.1:40123/v1` (no trailing slash). */
   url: string
+  /** Resolves once `count` requests of `model` have arrived (since its last reset). */
+  arrived(model: string, count?: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -73,6 +75,14 @@ export async function startLlmServer(): Promise<LlmServer> {
     if (!records) models.set(model, (records = []))
     return records
   }
+  /** Who waits for requests of a model to arrive (`arrived`). */
+  const waiters: { model: string; count: number; resolve: () => void }[] = []
+  const wake = (): void => {
+    for (const waiter of waiters.filter((w) => (models.get(w.model)?.length ?? 0) >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
+  }
   /** Responses left hanging or stalled, destroyed on stop. */
   const hanging = new Set<ServerResponse>()
   let stopping = false
@@ -113,6 +123,7 @@ export async function startLlmServer(): Promise<LlmServer> {
     const records = recordsOf(model)
     records.push({ at, body, authorization: req.headers.authorization ?? null })
     const nth = records.length
+    wake()
 
     const failing = FAILING.exec(model)
     if (failing && nth <= Number(failing[2])) {
@@ -222,6 +233,12 @@ export async function startLlmServer(): Promise<LlmServer> {
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    arrived(model, count = 1) {
+      return new Promise((resolve) => {
+        waiters.push({ model, count, resolve })
+        wake()
+      })
+    },
     async stop() {
       stopping = true
       await closeNow(server, hanging)

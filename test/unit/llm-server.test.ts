@@ -374,12 +374,8 @@ describe('OpenAI-compatible LLM server', () => {
         for await (const chunk of stream) void chunk
       })(),
     )
-    // Both requests have arrived.
-    const arrived = async (): Promise<number> => {
-      const res = await fetch(new URL('/__requests?model=timeout-1', own.url))
-      return ((await res.json()) as { requests: LlmRequestRecord[] }).requests.length
-    }
-    while ((await arrived()) === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    // Both requests have arrived (the stream's, since its headers came back).
+    await own.arrived('timeout-1')
     await own.stop()
     expect(await hanging).toBeInstanceOf(APIConnectionError)
     expect(await iterated).toBeInstanceOf(Error)
