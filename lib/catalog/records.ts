@@ -1,5 +1,7 @@
 import type { ValidateFunction } from 'ajv'
+import { deepFreeze } from '../json'
 import { log } from '../log'
+import { Lru } from '../lru'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Kind, Store } from '../store'
 import { explainInvalid } from './validate'
@@ -12,10 +14,18 @@ export type Decoder<T> = (raw: string | null) => Decoded<T>
 
 const NO_VALUE = 'holds no string value (deleted while read, or not a Redis string)'
 
-/** A JSON record (extension, prompt, tool), valid against its generated validator. */
+/** Distinct record texts each decoder remembers: a catalogue's worth, in one isolate. */
+const DECODED_TEXTS = 500
+
+/**
+ * A JSON record (extension, prompt, tool), valid against its generated
+ * validator. Every render reads its prompt and the tool list, mostly
+ * unchanged: each text is parsed and validated once, and its record, frozen,
+ * is shared by the requests that read the same text.
+ */
 export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
-  return (raw) => {
-    if (raw === null) return { ok: false, reason: NO_VALUE }
+  const decoded = new Lru<string, Decoded<T>>(DECODED_TEXTS)
+  const decode = (raw: string): Decoded<T> => {
     let value: unknown
     try {
       value = JSON.parse(raw)
@@ -24,7 +34,16 @@ export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
     }
     const invalid = explainInvalid(validate, value)
     if (invalid) return { ok: false, reason: `fails its schema: ${invalid}` }
-    return { ok: true, value: value as T }
+    return { ok: true, value: deepFreeze(value as T) }
+  }
+  return (raw) => {
+    if (raw === null) return { ok: false, reason: NO_VALUE }
+    let result = decoded.get(raw)
+    if (!result) {
+      result = decode(raw)
+      decoded.set(raw, result)
+    }
+    return result
   }
 }
 

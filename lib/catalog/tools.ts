@@ -5,6 +5,8 @@ import { jsonRecord, readKind, skip, storedBut } from './records'
 import type { Listing, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
 
+const decodeTool = jsonRecord<ToolRecord>(validateTool)
+
 export interface Tool {
   /** The template function name: keyToFunc of the key. */
   id: string
@@ -18,7 +20,7 @@ export interface Tool {
  * is skipped, so a template function always means one tool.
  */
 export async function listTools(store: Store): Promise<Listing<Tool>> {
-  const { records, skipped } = await readKind(store, 'tools', jsonRecord<ToolRecord>(validateTool))
+  const { records, skipped } = await readKind(store, 'tools', decodeTool)
   const byId = new Map<string, Tool>()
   for (const { key, value } of records) {
     const id = keyToFunc(key)

@@ -1,5 +1,5 @@
-import { Validator } from '@cfworker/json-schema'
 import type { OutputUnit } from '@cfworker/json-schema'
+import { parametersValidator } from '../catalog'
 import type { ParametersSchema } from '../catalog'
 import { ServiceError } from '../http/errors'
 import { isObject, setOwn } from '../json'
@@ -16,10 +16,9 @@ export interface ArgProblem {
  * declared defaults fill missing args, and a declared optional parameter with
  * no default is present as null, so `{{if .args.x}}` works under
  * missingkey=error. Args the parameters do not declare pass through.
- * The validator interprets the schema (no code generation, which workerd forbids).
  */
 export function argsChecker(schema: ParametersSchema): (args: Args) => Args {
-  const validator = new Validator(schema as object, '7', false)
+  const validator = parametersValidator(schema)
   const properties = Object.entries(schema.properties)
   return (given) => {
     const args: Args = { ...given }

@@ -1,11 +1,10 @@
 import { normalizeParameters } from '../catalog'
-import type { Message, Prompt } from '../catalog'
+import type { Message, Prompt, PromptRecord } from '../catalog'
 import { ServiceError } from '../http/errors'
 import { ParseError, mergeAnalyses, parse } from '../template'
 import type { Analysis, Template } from '../template'
 import { argsChecker } from './args'
 import type { Args } from './args'
-import { Lru } from './lru'
 
 /** A prompt made ready to render: its templates parsed, what they read, and its args checker. */
 export interface CompiledPrompt {
@@ -18,16 +17,19 @@ export interface CompiledPrompt {
 }
 
 /**
- * Parsed prompts, by everything that makes them: a prompt changed in Redis
- * has a new key and is parsed at its next use; an unchanged one never again.
+ * Parsed prompts, by record, then by id and the functions templates may
+ * call. A record is one object for as long as its text in Redis is unchanged
+ * (catalog/records.ts): a changed prompt is a new record, parsed at its next
+ * use; an unchanged one never again, and finding it costs no serialisation.
  * A prompt that does not parse is remembered as its error.
  */
-const compiled = new Lru<string, CompiledPrompt | ServiceError>(100)
+const compiled = new WeakMap<PromptRecord, Map<string, CompiledPrompt | ServiceError>>()
 
 export function compile(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
-  const { prompt: text, messages, parameters } = prompt.record
-  const key = JSON.stringify([prompt.id, text, messages, parameters, functions])
-  let entry = compiled.get(key)
+  let byCall = compiled.get(prompt.record)
+  if (!byCall) compiled.set(prompt.record, (byCall = new Map()))
+  const key = `${prompt.id}\n${functions.join('\n')}`
+  let entry = byCall.get(key)
   if (!entry) {
     try {
       entry = compilePrompt(prompt, functions)
@@ -37,7 +39,7 @@ export function compile(prompt: Prompt, functions: readonly string[]): CompiledP
         extra: { template: e.templateName, line: e.line, column: e.column },
       })
     }
-    compiled.set(key, entry)
+    byCall.set(key, entry)
   }
   if (entry instanceof ServiceError) throw entry
   return entry

@@ -1,6 +1,5 @@
-import { Validator } from '@cfworker/json-schema'
-import { normalizeParameters } from '../catalog'
-import type { Tool } from '../catalog'
+import { normalizeParameters, parametersValidator } from '../catalog'
+import type { Tool, ToolRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
 import { Complex128, Uint8, isMap } from '../template/value'
 import type { Value } from '../template'
@@ -30,9 +29,21 @@ export class ToolError extends Error {
  * Template values become JSON: ints as numbers, bytes as numbers.
  */
 export function paramsChecker(tool: Tool): (args: readonly Value[]) => Params {
-  const schema = normalizeParameters(tool.record.parameters)
+  let checker = checkers.get(tool.record)
+  if (!checker) {
+    checker = newParamsChecker(tool.record)
+    checkers.set(tool.record, checker)
+  }
+  return checker
+}
+
+/** Checkers by tool record: a record is one object for as long as its text is unchanged (catalog/records.ts). */
+const checkers = new WeakMap<ToolRecord, (args: readonly Value[]) => Params>()
+
+function newParamsChecker(record: ToolRecord): (args: readonly Value[]) => Params {
+  const schema = normalizeParameters(record.parameters)
   const names = Object.keys(schema.properties)
-  const validator = new Validator(schema as object, '7', false)
+  const validator = parametersValidator(schema)
   return (args) => {
     let params: Params
     const [first] = args
