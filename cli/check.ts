@@ -1,7 +1,7 @@
 import { schemaProblems, validateExtension, validatePrompt, validateTool } from '../lib/catalog'
-import type { ExtensionRecord, Prompt, PromptRecord } from '../lib/catalog'
+import type { Prompt, PromptRecord } from '../lib/catalog'
 import { compilePrompt } from '../lib/render'
-import { keySuffix, keyToFunc, keyToPath } from '../lib/store/keys'
+import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../lib/store/keys'
 import { ParseError } from '../lib/template'
 import type { ValidateFunction } from 'ajv'
 import type { Problem, RecordFile } from './files'
@@ -21,7 +21,9 @@ const SCHEMAS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
 /**
  * Checks record files as the service would read them: each against its JSON
  * Schema (jsonschema/), every template parsed by our engine, and the keys
- * and tool function names the service must be able to tell apart.
+ * and tool function names the service must be able to tell apart. A record
+ * that fails its schema still has its templates parsed, so one run reports
+ * every problem of a file.
  */
 export function checkRecords(records: readonly RecordFile[]): Findings {
   const findings: Findings = { errors: [], warnings: [] }
@@ -40,46 +42,97 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
     const holder = tools.get(id)
     if (holder) findings.errors.push({ file, message: `its function name '${id}' is already taken by ${holder.file}` })
     else tools.set(id, record)
+    checkToolKey(record, id, findings)
   }
   const functions = [...tools.keys(), 'dict']
 
   for (const record of records) {
     const validate = SCHEMAS[record.kind]
     if (!validate) continue
-    const problems = schemaProblems(validate, record.value)
-    for (const { path, problem } of problems) findings.errors.push({ file: record.file, where: path, message: problem })
-    if (problems.length > 0) continue
+    for (const { path, problem } of schemaProblems(validate, record.value))
+      findings.errors.push({ file: record.file, where: path, message: problem })
     for (const { prompt, path } of promptsOf(record, findings))
       checkTemplates(record.file, prompt, path, functions, findings)
   }
   return findings
 }
 
-/** The prompts a valid record holds, each with its JSON path in the file. */
+type Fields = Record<string, unknown>
+
+/** A record's fields; none when it is not a JSON object. */
+function fieldsOf(value: unknown): Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {}
+}
+
+/**
+ * The README's rule: a tool's key is `shenma:tools:{module}:{name}`, so its
+ * id is `{module}_{name}`. Another key still works (the id comes from the
+ * key), hence a warning: callers reading the record would guess another id.
+ */
+function checkToolKey({ file, key, value }: RecordFile, id: string, findings: Findings): void {
+  const { module, name } = fieldsOf(value)
+  if (typeof module !== 'string' || typeof name !== 'string' || module === '' || name === '') return
+  const expected = `${kindPrefix('tools')}${module}:${name}`
+  if (key === expected) return
+  findings.warnings.push({
+    file,
+    message: `key ${key} is not shenma:tools:{module}:{name} (${expected}), so its id '${id}' is not {module}_{name} ('${module}_${name}')`,
+  })
+}
+
+/**
+ * The templates of a record, valid against its schema or not: each prompt
+ * it holds, made of the template texts that are strings (a `prompt`, and
+ * `messages`, both when a broken record has both), with the JSON path of the
+ * prompt in the file.
+ */
 function promptsOf(record: RecordFile, findings: Findings): { prompt: Prompt; path: string }[] {
   const { file, key } = record
+  const fields = fieldsOf(record.value)
   if (record.kind === 'templates') {
-    const prompt: Prompt = {
-      id: keyToPath('templates', key),
-      origin: 'direct',
-      key,
-      record: record.value as PromptRecord,
-    }
-    return [{ prompt, path: '$' }]
+    const id = keyToPath('templates', key)
+    return templatesOf(fields).map((templates) => ({
+      prompt: { id, origin: 'direct', key, record: templates },
+      path: '$',
+    }))
   }
   if (record.kind !== 'extensions') return []
-  const extension = record.value as ExtensionRecord
-  if (extension.extensionType !== 'prompt') {
+  if (typeof fields.extensionType === 'string' && fields.extensionType !== 'prompt') {
     findings.warnings.push({
       file,
-      message: `extensionType is '${extension.extensionType}': the service serves only 'prompt' extensions`,
+      message: `extensionType is '${fields.extensionType}': the service serves only 'prompt' extensions`,
     })
   }
-  const id = keyToPath('extensions', key)
-  return (extension.contributes.prompts ?? []).map((p, i) => ({
-    prompt: { id: `${id}.${p.name}`, origin: 'extension', key, record: p },
-    path: `$.contributes.prompts[${i}]`,
-  }))
+  const extension = keyToPath('extensions', key)
+  const prompts = fieldsOf(fields.contributes).prompts
+  return (Array.isArray(prompts) ? prompts : []).flatMap((value: unknown, i) => {
+    const contributed = fieldsOf(value)
+    const id = `${extension}.${typeof contributed.name === 'string' ? contributed.name : `prompts[${i}]`}`
+    return templatesOf(contributed).map((templates) => ({
+      prompt: { id, origin: 'extension' as const, key, record: templates },
+      path: `$.contributes.prompts[${i}]`,
+    }))
+  })
+}
+
+/**
+ * A prompt record's template texts, as records holding nothing else: its
+ * `prompt` when it is a string, its `messages` when they are a list. A
+ * message whose content is not a string is parsed as empty, so the others
+ * keep their names (`messages[N]`) for the errors.
+ */
+function templatesOf(fields: Fields): PromptRecord[] {
+  const templates: PromptRecord[] = []
+  if (typeof fields.prompt === 'string') templates.push({ prompt: fields.prompt })
+  if (Array.isArray(fields.messages)) {
+    const messages = fields.messages.map((value: unknown) => {
+      const { content } = fieldsOf(value)
+      // Roles play no part in parsing; the schema judges them.
+      return { role: 'user' as const, content: typeof content === 'string' ? content : '' }
+    })
+    templates.push({ messages })
+  }
+  return templates
 }
 
 /**

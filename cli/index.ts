@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { checkRecords } from './check'
-import { readRecordFiles } from './files'
+import { isRecordFile, readRecordFiles } from './files'
 import type { Problem } from './files'
 import { describeWrites, publish } from './publish'
 import { renderRemote } from './render'
@@ -15,9 +15,12 @@ import { renderRemote } from './render'
 const USAGE = `usage: ai-prompt-shell <command> [options]
 
   validate <files or folders...>
-      Checks extension, prompt and tool JSON files against jsonschema/ and parses every template.
-      A file's key comes from its path, as in examples/ (tools/codebase/lookup_ref.json is
-      shenma:tools:codebase:lookup_ref). Exit status 1 on any error.
+      Checks extension, prompt and tool JSON files against jsonschema/ and parses every template,
+      reporting every problem of every file. A file's key comes from its path, as in examples/
+      (tools/codebase/lookup_ref.json is shenma:tools:codebase:lookup_ref). Below environs/, any
+      file is an environ, its key the path without its extension: a .json file is JSON (or, when
+      it is not JSON and does not open with { or [, its text), any other file is bare text.
+      Exit status 1 on any error.
 
   publish <files or folders...> [--url URL] [--token TOKEN] [--dry-run]
       Validates, then writes the records under their shenma: keys in one transaction.
@@ -86,14 +89,15 @@ async function validated(operands: readonly string[], io: Io) {
     return undefined
   }
   const files = await expand(operands)
-  const { records, problems } = await readRecordFiles(files)
-  const { errors, warnings } = checkRecords(records)
-  const allErrors = [...problems, ...errors]
+  const read = await readRecordFiles(files)
+  const checked = checkRecords(read.records)
+  const allErrors = [...read.problems, ...checked.errors]
+  const warnings = [...read.warnings, ...checked.warnings]
   for (const problem of allErrors) io.err(`error: ${format(problem)}`)
   for (const problem of warnings) io.err(`warning: ${format(problem)}`)
   const summary = `${files.length} file${files.length === 1 ? '' : 's'}: ${allErrors.length} error${allErrors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`
   ;(allErrors.length > 0 ? io.err : io.out)(summary)
-  return allErrors.length > 0 ? undefined : records
+  return allErrors.length > 0 ? undefined : read.records
 }
 
 async function publishCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
@@ -151,7 +155,11 @@ function format({ file, where, message }: Problem): string {
   return where ? `${file}: ${where}: ${message}` : `${file}: ${message}`
 }
 
-/** Files as given; folders as every .json file under them, in name order. A file named twice counts once. */
+/**
+ * Files as given; folders as every record file under them (isRecordFile: the
+ * .json files, and any file below environs/), in name order. A file named
+ * twice counts once.
+ */
 async function expand(paths: readonly string[]): Promise<string[]> {
   const files: string[] = []
   for (const path of paths) {
@@ -163,8 +171,9 @@ async function expand(paths: readonly string[]): Promise<string[]> {
     const entries = await readdir(path, { recursive: true, withFileTypes: true })
     files.push(
       ...entries
-        .filter((e) => e.isFile() && e.name.endsWith('.json'))
+        .filter((e) => e.isFile())
         .map((e) => join(e.parentPath, e.name))
+        .filter(isRecordFile)
         .sort(),
     )
   }

@@ -1,5 +1,4 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { SwaggerUI } from '@hono/swagger-ui'
 import { version } from '../package.json'
 import { errorsOf, registerRecordSchemas } from '../lib/http'
 import type { AppEnv } from '../lib/http'
@@ -28,20 +27,48 @@ const pageRoute = createRoute({
   responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } }, ...errorsOf() },
 })
 
+const rootRoute = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['service'],
+  summary: 'Redirects to /docs, the Swagger UI page',
+  security: [],
+  responses: {
+    302: {
+      description: 'To /docs',
+      headers: z.object({ Location: z.string().openapi({ example: '/docs' }) }),
+    },
+    ...errorsOf(),
+  },
+})
+
+/**
+ * The Swagger UI page. Its script and stylesheet come from this origin
+ * (/swagger-ui/: wrangler.toml's [assets], filled from the pinned
+ * swagger-ui-dist by scripts/swagger-ui-assets.mjs), so it works with no
+ * internet. The validator badge is off: it is an image from another host.
+ */
 const PAGE = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>AI-Prompt-Shell API</title>
+    <link rel="icon" type="image/png" sizes="32x32" href="/swagger-ui/favicon-32x32.png" />
+    <link rel="icon" type="image/png" sizes="16x16" href="/swagger-ui/favicon-16x16.png" />
+    <link rel="stylesheet" href="/swagger-ui/swagger-ui.css" />
   </head>
   <body>
-    ${SwaggerUI({ url: '/openapi.json' })}
+    <div id="swagger-ui"></div>
+    <script src="/swagger-ui/swagger-ui-bundle.js"></script>
+    <script>
+      window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', validatorUrl: null })
+    </script>
   </body>
 </html>`
 
 /**
- * GET /openapi.json and GET /docs for `app`: the document is generated from
+ * GET /openapi.json, GET /docs and GET / for `app`: the document is generated from
  * the routes' own declarations (their zod schemas are the ones that
  * validate requests), once per isolate.
  */
@@ -68,4 +95,5 @@ export function docsOf(app: OpenAPIHono<AppEnv>): OpenAPIHono<AppEnv> {
       return c.json(document, 200)
     })
     .openapi(pageRoute, (c) => c.html(PAGE, 200))
+    .openapi(rootRoute, (c) => c.redirect('/docs', 302))
 }

@@ -1,7 +1,7 @@
 // With no Redis configured the Worker serves examples/ from its embedded store.
 import { describe, expect, it, vi } from 'vitest'
 import evaluator from '../../examples/extensions/evaluator.json'
-import { get } from '../support/harness'
+import { fetchWorker, get } from '../support/harness'
 
 describe('the embedded store', () => {
   it('serves the example catalogue with no environment at all, and says so once in the log', async () => {
@@ -27,10 +27,22 @@ describe('the embedded store', () => {
       parameters: { type: 'object', required: ['code'] },
     })
     expect((await get({}, '/api/environs/vscode.programming_language')).body.data).toBe('go')
+    // The README's rule: a tool's key is shenma:tools:{module}:{name}, its id {module}_{name}.
+    expect((await get({}, '/api/tools/translate_zh_en')).body.data).toMatchObject({
+      module: 'translate',
+      name: 'zh_en',
+    })
     expect((await get({}, '/health')).body.data).toEqual({
       service: 'ai-prompt-shell',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       store: 'embedded',
     })
+  })
+
+  it('sends GET / to the /docs page', async () => {
+    const res = await fetchWorker({}, '/')
+    expect(res.status).toBe(302)
+    expect(res.headers.get('location')).toBe('/docs')
+    expect((await fetchWorker({}, '/docs')).headers.get('content-type')).toMatch(/^text\/html/)
   })
 })

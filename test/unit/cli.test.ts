@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { readRecordFiles } from '../../cli/files'
 import { main } from '../../cli/index'
 
 async function validate(...paths: string[]) {
@@ -94,5 +95,101 @@ describe('validate', () => {
       `warning: ${join(root, 'templates/a/b.json')}: $.prompt:1:5: template: a.b:1: function "lookup" not defined (not one of the tools given)`,
     ])
     expect(out).toEqual(['1 file: 0 errors, 1 warning'])
+  })
+
+  it('warns of a tool whose key is not shenma:tools:{module}:{name}, since its id is then not {module}_{name}', async () => {
+    const tool = {
+      name: 'translate_zh_en',
+      module: 'translator',
+      type: 'restful',
+      restful: { url: '/translate' },
+      description: 'x',
+      parameters: {},
+    }
+    const root = await folder({
+      'tools/translate_zh_en.json': JSON.stringify(tool),
+      'tools/translate/en_zh.json': JSON.stringify({ ...tool, name: 'en_zh', module: 'translate' }),
+    })
+    const { code, err } = await validate(join(root, 'tools/translate_zh_en.json'), join(root, 'tools/translate'))
+    expect(code).toBe(0)
+    expect(err).toEqual([
+      `warning: ${join(root, 'tools/translate_zh_en.json')}: key shenma:tools:translate_zh_en is not shenma:tools:{module}:{name} (shenma:tools:translator:translate_zh_en), so its id 'translate_zh_en' is not {module}_{name} ('translator_translate_zh_en')`,
+    ])
+  })
+
+  it('reports a schema error and the template errors of the same record in one run', async () => {
+    const extension = {
+      name: 'x',
+      version: 1,
+      extensionType: 'prompt',
+      contributes: {
+        prompts: [
+          {
+            name: 'p',
+            messages: [
+              { role: 'robot', content: '{{end}}' },
+              { role: 'user', content: 7 },
+            ],
+          },
+        ],
+      },
+    }
+    const root = await folder({
+      'templates/a/b.json': JSON.stringify({ prompt: 'x {{if}}', messages: [{ role: 'user', content: '{{.a' }] }),
+      'extensions/x.json': JSON.stringify(extension),
+    })
+    const { code, err } = await validate(root)
+    expect(code).toBe(1)
+    // Files relative to the folder; template columns left out (what a column counts is the engine's to say).
+    const lines = err.map((l) => l.replaceAll(`${root}/`, '').replace(/(\.content|\.prompt):\d+:\d+:/, '$1:L:C:'))
+    expect(lines).toEqual([
+      'error: extensions/x.json: $.version: must be string',
+      'error: extensions/x.json: $.contributes.prompts[0].messages[0].role: must be one of "system", "user", "assistant"',
+      'error: extensions/x.json: $.contributes.prompts[0].messages[1].content: must be string',
+      'error: extensions/x.json: $.contributes.prompts[0].messages[0].content:L:C: template: x.p.messages[0]:1: unexpected {{end}}',
+      "error: templates/a/b.json: $: must have exactly one of 'prompt' or 'messages'",
+      'error: templates/a/b.json: $.prompt:L:C: template: a.b:1: missing value for if',
+      'error: templates/a/b.json: $.messages[0].content:L:C: template: a.b.messages[0]:1: unclosed action',
+      '2 files: 7 errors, 0 warnings',
+    ])
+  })
+})
+
+describe('bare-text environs', () => {
+  it('reads any file below environs/ as text, keyed by its path without the extension', async () => {
+    const root = await folder({
+      'environs/vscode/language.txt': 'go\n',
+      'environs/vscode/version.txt': '1.0',
+      'environs/vscode/notes': '{not json, and that is fine: it is text}',
+      'environs/vscode/.DS_Store': 'x',
+      'environs/vscode/frameworks.json': '["gin"]',
+    })
+    const { code, err, out } = await validate(root)
+    expect(err).toEqual([])
+    expect(out).toEqual(['4 files: 0 errors, 0 warnings'])
+    expect(code).toBe(0)
+    const files = ['frameworks.json', 'language.txt', 'notes', 'version.txt'].map((f) =>
+      join(root, 'environs/vscode', f),
+    )
+    const { records } = await readRecordFiles(files)
+    expect(records.map((r) => [r.key, r.value])).toEqual([
+      ['shenma:environs:vscode:frameworks', ['gin']],
+      ['shenma:environs:vscode:language', 'go'],
+      ['shenma:environs:vscode:notes', '{not json, and that is fine: it is text}'],
+      ['shenma:environs:vscode:version', '1.0'],
+    ])
+  })
+
+  it('takes a .json file that is not JSON as its text, as the service does, with a warning; unless it opens like JSON', async () => {
+    const root = await folder({ 'environs/a/b.json': 'go\n', 'environs/a/c.json': '{"unclosed": 1' })
+    const { code, err } = await validate(root)
+    expect(code).toBe(1)
+    expect(err).toEqual([
+      `error: ${join(root, 'environs/a/c.json')}: is not valid JSON (error at position 14)`,
+      `warning: ${join(root, 'environs/a/b.json')}: is not JSON: its text is the value, as the service reads it (name it other than .json to say so)`,
+      '2 files: 1 error, 1 warning',
+    ])
+    const { records } = await readRecordFiles([join(root, 'environs/a/b.json')])
+    expect(records).toEqual([expect.objectContaining({ key: 'shenma:environs:a:b', value: 'go' })])
   })
 })
