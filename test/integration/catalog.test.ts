@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import evaluator from '../../examples/extensions/evaluator.json'
 import lookupRef from '../../examples/tools/codebase/lookup_ref.json'
-import translate from '../../examples/tools/translate_zh_en.json'
+import translate from '../../examples/tools/translate/zh_en.json'
 import { freshRedis, get, call } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
   await db.redis.mset({
     'shenma:extensions:evaluator': evaluator,
     'shenma:tools:codebase:lookup_ref': lookupRef,
-    'shenma:tools:translate_zh_en': translate,
+    'shenma:tools:translate:zh_en': translate,
     'shenma:environs:vscode:programming_language': 'go',
     'shenma:environs:vscode:frameworks': ['gin', 'gorm', 'gin-swagger'],
   })
@@ -145,8 +145,8 @@ describe('tools', () => {
       },
       {
         id: 'translate_zh_en',
-        name: 'translate_zh_en',
-        module: 'translator',
+        name: 'zh_en',
+        module: 'translate',
         type: 'restful',
         description: translate.description,
         supports: ['chat', 'completion', 'codereview'],
