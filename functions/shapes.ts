@@ -20,11 +20,13 @@ export const Message = z
 /** Every way a render fails, before any LLM is asked. */
 export const RENDER_ERRORS = [
   'BAD_REQUEST',
+  'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'INVALID_ARGS',
   'TEMPLATE_SYNTAX',
   'MISSING_VARIABLE',
   'NOT_FOUND',
+  'LIMIT_EXCEEDED',
   'RENDER_FAILED',
   'RENDER_TIMEOUT',
 ] as const satisfies readonly ErrorCode[]
