@@ -58,7 +58,7 @@ const one = createRoute({
   request: { params: z.object({ prompt_id: PromptId }) },
   responses: {
     200: json('The prompt', successOf('PromptAnswer', PromptDetail)),
-    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
 })
 

@@ -1,12 +1,28 @@
 import { z } from '@hono/zod-openapi'
+import { ID_RULES, MAX_ID_LENGTH, TOO_LONG } from '../lib/catalog'
+import type { IdKind } from '../lib/catalog'
 import type { ErrorCode } from '../lib/http'
 
-/** Request and answer shapes that /render and /chat share. */
+/** Request and answer shapes the routes share. */
 
-export const PromptId = z.string().openapi({
-  description: '`{extension}.{prompt}`, or the path of a prompt stored directly under shenma:templates:',
-  example: 'evaluator.evaluate_quality',
-})
+/**
+ * A path parameter naming a record, checked (length first, which bounds the
+ * pattern's work) before any Redis request; OpenAPI shows the limits.
+ */
+export function idParam(kind: IdKind, description: string, example: string) {
+  const rule = ID_RULES[kind]
+  return z
+    .string()
+    .max(MAX_ID_LENGTH, { message: TOO_LONG, abort: true })
+    .regex(rule.pattern, rule.problem)
+    .openapi({ description, example })
+}
+
+export const PromptId = idParam(
+  'prompt',
+  '`{extension}.{prompt}`, or the path of a prompt stored directly under shenma:templates:',
+  'evaluator.evaluate_quality',
+)
 
 export const Args = z.record(z.string(), z.unknown()).openapi({
   description: "The prompt's args, checked against its parameters; templates read them as `.args`.",

@@ -2,8 +2,9 @@ import type { ValidateFunction } from 'ajv'
 import { deepFreeze } from '../json'
 import { log } from '../log'
 import { Lru } from '../lru'
-import { keyToPath, kindPrefix, pathToKey } from '../store'
+import { kindPrefix } from '../store'
 import type { Kind, Store } from '../store'
+import { unnamable } from './ids'
 import { explainInvalid } from './validate'
 import type { Skip } from './types'
 
@@ -90,17 +91,14 @@ export function unusable(key: string, reason: string): string {
   return storedBut(key, reason)
 }
 
-/**
- * The keys of a kind whose ids name them: a `.` inside a key segment would
- * make its id (`:` written as `.`) name another key, so such keys are
- * skipped. Tool ids are looked up by listing, so any tool key will do.
- */
+/** The keys of a kind an id can name (see ids.ts); the others are skipped. */
 export function addressable(kind: Kind, keys: readonly string[]): { keys: string[]; skipped: Skip[] } {
   const out: string[] = []
   const skipped: Skip[] = []
   for (const key of keys) {
-    if (kind === 'tools' || pathToKey(kind, keyToPath(kind, key)) === key) out.push(key)
-    else skipped.push(skip(key, "has a '.' inside a key segment, so no id can name it"))
+    const why = unnamable(kind, key)
+    if (why === undefined) out.push(key)
+    else skipped.push(skip(key, why))
   }
   return { keys: out, skipped }
 }
