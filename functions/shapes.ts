@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { ID_RULES, MAX_ID_LENGTH, TOO_LONG } from '../lib/catalog'
 import type { IdKind } from '../lib/catalog'
 import type { ErrorCode } from '../lib/http'
+import { MAX_JSON_DEPTH } from '../lib/json'
 
 /** Request and answer shapes the routes share. */
 
@@ -28,6 +29,9 @@ export const Args = z.record(z.string(), z.unknown()).openapi({
   description: "The prompt's args, checked against its parameters; templates read them as `.args`.",
   example: { code: 'func main() {}' },
 })
+
+/** What every JSON body is bounded by, said once for the OpenAPI descriptions. */
+export const BODY_LIMITS = `At most MAX_BODY_BYTES (default 1 MiB; past it, 413 PAYLOAD_TOO_LARGE), nested at most ${MAX_JSON_DEPTH} levels deep.`
 
 export const Message = z
   .object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import { deepFreeze } from '../json'
+import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../json'
 import { log } from '../log'
 import { Lru } from '../lru'
 import { kindPrefix } from '../store'
@@ -14,6 +14,8 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string }
 export type Decoder<T> = (raw: string | null) => Decoded<T>
 
 const NO_VALUE = 'holds no string value (deleted while read, or not a Redis string)'
+/** Checked before a validator, deepFreeze or a template recurses into the record. */
+const TOO_DEEP = `is nested deeper than ${MAX_JSON_DEPTH} levels`
 
 /** Distinct record texts each decoder remembers: a catalogue's worth, in one isolate. */
 const DECODED_TEXTS = 500
@@ -33,6 +35,7 @@ export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
     } catch (e) {
       return { ok: false, reason: notJson(e) }
     }
+    if (nestedDeeperThan(value)) return { ok: false, reason: TOO_DEEP }
     const invalid = explainInvalid(validate, value)
     if (invalid) return { ok: false, reason: `fails its schema: ${invalid}` }
     return { ok: true, value: deepFreeze(value as T) }
@@ -56,11 +59,13 @@ export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
  */
 export const environValue: Decoder<unknown> = (raw) => {
   if (raw === null) return { ok: false, reason: NO_VALUE }
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(raw) }
+    value = JSON.parse(raw)
   } catch (e) {
     return /^\s*[[{]/.test(raw) ? { ok: false, reason: notJson(e) } : { ok: true, value: raw }
   }
+  return nestedDeeperThan(value) ? { ok: false, reason: TOO_DEEP } : { ok: true, value }
 }
 
 /**
