@@ -8,6 +8,7 @@ export { storeOf, freshStoreOf } from './context'
 export type { AppEnv } from './context'
 export { jsonBody, validationHook } from './input'
 export { bearerAuth } from './auth'
+export { corsFromEnv } from './cors'
 export { requestLogger } from './request-log'
 export * from './openapi'
 
