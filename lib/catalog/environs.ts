@@ -72,10 +72,6 @@ export function nestRecords(
       continue
     }
     const segments = key.slice(offset).split(':')
-    if (segments.some((s) => s === '')) {
-      skipped.push(skip(key, 'has an empty path segment'))
-      continue
-    }
     const leaf = segments.pop() as string
     let node: JsonObject | undefined = root
     for (const [depth, segment] of segments.entries()) {

@@ -68,15 +68,18 @@ const MAX_KEY_SEGMENTS: Readonly<Partial<Record<Kind, number>>> = {
 /**
  * Why no id can name a stored key, worded to follow the key; undefined when
  * one can. A `.` inside a key segment would make its id (`:` written as `.`)
- * name another key; an id past the limits above cannot be asked for. Tool
- * ids are function names, looked up by listing: only their length counts.
+ * name another key; an empty segment, or an id past the limits above, cannot
+ * be asked for. Tool ids are function names, looked up by listing: only
+ * their length counts.
  */
 export function unnamable(kind: Kind, key: string): string | undefined {
   const id = kind === 'tools' ? keyToFunc(key) : keyToPath(kind, key)
   if (kind !== 'tools' && pathToKey(kind, id) !== key) return "has a '.' inside a key segment, so no id can name it"
   if (id.length > MAX_ID_LENGTH) return `has an id longer than ${MAX_ID_LENGTH} characters, so no id can name it`
+  if (kind === 'tools') return undefined
+  const segments = id.split('.')
+  if (segments.includes('')) return 'has an empty path segment, so no id can name it'
   const most = MAX_KEY_SEGMENTS[kind]
-  if (most !== undefined && id.split('.', most + 1).length > most)
-    return `has more than ${most} path segments, so no id can name it`
+  if (most !== undefined && segments.length > most) return `has more than ${most} path segments, so no id can name it`
   return undefined
 }

@@ -77,6 +77,9 @@ describe('unnamable', () => {
       'has an id longer than 256 characters, so no id can name it',
     )
     expect(unnamable('tools', `shenma:tools:m:${'t'.repeat(300)}`)).toMatch(/longer than 256/)
+    expect(unnamable('environs', 'shenma:environs:a::b')).toBe('has an empty path segment, so no id can name it')
+    expect(unnamable('extensions', 'shenma:extensions:a:')).toBe('has an empty path segment, so no id can name it')
     expect(unnamable('tools', 'shenma:tools:a.b:c')).toBeUndefined()
+    expect(unnamable('tools', 'shenma:tools:a::c')).toBeUndefined()
   })
 })
