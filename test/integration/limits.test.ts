@@ -140,6 +140,25 @@ describe('request bodies', () => {
     await expectOrdinaryRender()
   })
 
+  it('takes a streamed body under the limit', async () => {
+    const parts = ['{"args": ', '{"name": ', '"Ada"}}'].map((p) => new TextEncoder().encode(p))
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const part = parts.shift()
+        if (part) controller.enqueue(part)
+        else controller.close()
+      },
+    })
+    const res = await fetchWorker(db.env, RENDER, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { rendered_prompt: string }).rendered_prompt).toBe('Hello Ada')
+  })
+
   it('takes its limit from MAX_BODY_BYTES, on /chat as on /render', async () => {
     const env = { ...db.env, MAX_BODY_BYTES: '64' }
     const small = await render(env, 'team.hello')
