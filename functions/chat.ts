@@ -1,12 +1,12 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { intVar } from '../lib/env'
-import { API_ERRORS, errorsOf, freshStoreOf, jsonInput } from '../lib/http'
+import { API_ERRORS, errorsOf, freshStoreOf, jsonBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { clientFor, complete, modelFor, routeFor, stream } from '../lib/llm'
 import type { ChatMessage } from '../lib/llm'
 import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
-import { Args, PromptId, RENDER_ERRORS } from './shapes'
+import { Args, BODY_LIMITS, PromptId, RENDER_ERRORS } from './shapes'
 
 const DEFAULT_LLM_TIMEOUT_MS = 30_000
 
@@ -29,7 +29,7 @@ const ChatBody = z
     seed: z.number().int().optional(),
     stream: z.boolean().optional().openapi({ description: "Answer with the provider's server-sent events." }),
   })
-  .openapi('ChatRequest')
+  .openapi('ChatRequest', { description: BODY_LIMITS })
 
 const ChatCompletion = z.record(z.string(), z.unknown()).openapi('ChatCompletion', {
   description: "The provider's OpenAI chat completion (`object: chat.completion`), as it came.",
@@ -40,7 +40,7 @@ const route = createRoute({
   path: '/{prompt_id}/chat',
   tags: ['prompts'],
   summary: 'Renders a prompt and sends it to an OpenAI-compatible LLM',
-  middleware: [jsonInput],
+  middleware: jsonBody,
   request: {
     params: z.object({ prompt_id: PromptId }),
     body: { content: { 'application/json': { schema: ChatBody } } },

@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getEnviron, listEnvironPaths } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { idParam } from './shapes'
 
 const list = createRoute({
   method: 'get',
@@ -22,10 +23,14 @@ const one = createRoute({
   path: '/{environ_id}',
   tags: ['environs'],
   summary: 'One shared variable, or every variable under a path prefix as one object',
-  request: { params: z.object({ environ_id: z.string().openapi({ example: 'vscode.frameworks' }) }) },
+  request: {
+    params: z.object({
+      environ_id: idParam('environ', 'A variable path, or a prefix of paths.', 'vscode.frameworks'),
+    }),
+  },
   responses: {
     200: json('Its value: any JSON', successOf('EnvironAnswer', z.unknown())),
-    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
 })
 

@@ -3,6 +3,7 @@ import { getExtension, listExtensions } from '../lib/catalog'
 import type { Extension } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { idParam } from './shapes'
 
 const ExtensionSummary = z
   .object({
@@ -33,10 +34,12 @@ const one = createRoute({
   path: '/{extension_id}',
   tags: ['extensions'],
   summary: 'One prompt extension, as published',
-  request: { params: z.object({ extension_id: z.string().openapi({ example: 'evaluator' }) }) },
+  request: {
+    params: z.object({ extension_id: idParam('extension', 'The extension key, `:` written as `.`.', 'evaluator') }),
+  },
   responses: {
     200: json('The extension record', successOf('ExtensionAnswer', recordSchema('Extension'))),
-    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
 })
 

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { bearerAuth, onError, requestLogger, unroutedHandler, validationHook } from '../lib/http'
+import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler, validationHook } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
 import { docsOf } from './docs'
@@ -12,12 +12,14 @@ import { tools } from './tools'
 /**
  * The Worker: one Hono app, one route group per module, each route declared
  * with its OpenAPI description. Every request gets one log line and an id;
- * /api needs the bearer token when API_TOKEN is set. Handlers are thin: lib/
+ * CORS_ORIGINS, when set, answers preflights before authentication; /api
+ * needs the bearer token when API_TOKEN is set. Handlers are thin: lib/
  * does the work, and onError turns every failure into the error body.
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
 app.use('*', requestLogger)
+app.use('*', corsFromEnv)
 app.use('/api/*', bearerAuth)
 
 app.route('/', health)

@@ -1,11 +1,11 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { API_ERRORS, errorsOf, freshStoreOf, json, jsonInput, storeOf, success, successOf } from '../lib/http'
+import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
-import { Args, Message, RENDER_ERRORS, PromptId } from './shapes'
+import { Args, BODY_LIMITS, Message, PromptId, RENDER_ERRORS } from './shapes'
 
 const PromptSummary = z
   .object({
@@ -58,11 +58,11 @@ const one = createRoute({
   request: { params: z.object({ prompt_id: PromptId }) },
   responses: {
     200: json('The prompt', successOf('PromptAnswer', PromptDetail)),
-    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
 })
 
-const RenderBody = z.object({ args: Args.optional() }).openapi('RenderRequest')
+const RenderBody = z.object({ args: Args.optional() }).openapi('RenderRequest', { description: BODY_LIMITS })
 
 const RenderAnswer = z
   .object({
@@ -82,7 +82,7 @@ const render = createRoute({
   path: '/{prompt_id}/render',
   tags: ['prompts'],
   summary: 'Renders a prompt with its args and the shared variables, calling its tools',
-  middleware: [jsonInput],
+  middleware: jsonBody,
   request: {
     params: z.object({ prompt_id: PromptId }),
     body: { content: { 'application/json': { schema: RenderBody } } },

@@ -3,6 +3,7 @@ import { getTool, listTools } from '../lib/catalog'
 import type { Tool } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { idParam } from './shapes'
 
 const ToolSummary = z
   .object({
@@ -31,10 +32,10 @@ const one = createRoute({
   path: '/{tool_id}',
   tags: ['tools'],
   summary: 'One tool, as published',
-  request: { params: z.object({ tool_id: z.string().openapi({ example: 'codebase_lookup_ref' }) }) },
+  request: { params: z.object({ tool_id: idParam('tool', 'The template function name.', 'codebase_lookup_ref') }) },
   responses: {
     200: json('The tool record', successOf('ToolAnswer', recordSchema('Tool'))),
-    ...errorsOf(...API_ERRORS, 'NOT_FOUND'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
 })
 

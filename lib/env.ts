@@ -1,4 +1,4 @@
-import { ServiceError } from './http/errors'
+import { misconfigured } from './http/errors'
 
 /**
  * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`
@@ -33,15 +33,26 @@ export interface Env {
   LOG_DEBUG?: string
   /** Bound on the wait for a provider's response headers, and on a gap between streamed chunks, in ms (default 30000). */
   LLM_TIMEOUT_MS?: string
+  /** Largest request body, in bytes (default 1048576, 1 MiB); past it, 413 PAYLOAD_TOO_LARGE. */
+  MAX_BODY_BYTES?: string
+  /** Comma-separated origins browsers may call the API from (`*`: any); unset, no CORS headers at all. */
+  CORS_ORIGINS?: string
 }
 
-/** A positive integer from a variable, or the default when unset. A bad value is a configuration error, said plainly. */
+/** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
+const QUOTED_CHARS = 40
+
+/**
+ * A positive integer from a variable, or the default when unset. A bad value
+ * is 503 MISCONFIGURED naming the variable: the operator's fault, not a bug.
+ */
 export function intVar(env: Env, name: keyof Env, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new ServiceError('INTERNAL', `${name} must be a positive integer, got '${raw}'`)
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    const quoted = raw.length > QUOTED_CHARS ? `${raw.slice(0, QUOTED_CHARS)}...` : raw
+    throw misconfigured(name, `must be a positive integer, got '${quoted}'`)
   }
   return value
 }

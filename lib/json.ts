@@ -14,13 +14,44 @@ export function ownValue(node: JsonObject, name: string): unknown {
 }
 
 /**
+ * How deep JSON data may nest, in arrays and objects (`[]` is one level,
+ * `[[]]` two): request bodies and stored records alike. Everything that
+ * walks such data by recursion (validators, clones, formatting) stays far
+ * from the stack's limit below it.
+ */
+export const MAX_JSON_DEPTH = 100
+
+/**
+ * Whether `value` nests arrays and objects more than `limit` levels deep.
+ * Iterative, so a value nested a million levels costs no stack, and it stops
+ * at the first container past the limit.
+ */
+export function nestedDeeperThan(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
+  const pending: [node: object, depth: number][] = isContainer(value) ? [[value, 1]] : []
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop() as [object, number]
+    if (depth > limit) return true
+    for (const member of Object.values(node)) if (isContainer(member)) pending.push([member, depth + 1])
+  }
+  return false
+}
+
+function isContainer(value: unknown): value is object {
+  return typeof value === 'object' && value !== null
+}
+
+/**
  * Freezes a parsed JSON value all the way down, so that one shared between
- * requests cannot be changed by any of them.
+ * requests cannot be changed by any of them. Iterative: the depth of the
+ * value costs no stack.
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const member of Object.values(value)) deepFreeze(member)
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (!isContainer(node) || Object.isFrozen(node)) continue
+    Object.freeze(node)
+    for (const member of Object.values(node)) if (isContainer(member)) pending.push(member)
   }
   return value
 }

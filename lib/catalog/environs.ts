@@ -3,6 +3,7 @@ import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
+import { checkId, unnamable } from './ids'
 import { addressable, decodeAll, environValue, skip, unusable } from './records'
 import type { KeyedRecord } from './records'
 import type { Listing, Skip } from './types'
@@ -25,6 +26,7 @@ export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
  * The key and the first SCAN page travel in one pipelined request.
  */
 export async function getEnviron(store: Store, path: string): Promise<{ value: unknown; skipped: Skip[] }> {
+  checkId('environ', path)
   const key = pathToKey('environs', path)
   const [[raw], below] = await Promise.all([store.values([key]), store.keys(`${key}:`)])
   const { keys, skipped } = addressable('environs', below)
@@ -54,6 +56,8 @@ export async function getEnviron(store: Store, path: string): Promise<{ value: u
  * after the first `offset` characters, into `root`. A variable comes before
  * its descendants: descendants of an object merge into it (the deeper key
  * wins), and a descendant of a non-object is skipped, as the conflict it is.
+ * A key no id can name is skipped as the API skips it, which also bounds
+ * how deep its segments nest the tree.
  */
 export function nestRecords(
   records: readonly KeyedRecord<unknown>[],
@@ -62,11 +66,12 @@ export function nestRecords(
 ): { value: JsonObject; skipped: Skip[] } {
   const skipped: Skip[] = []
   for (const { key, value } of records) {
-    const segments = key.slice(offset).split(':')
-    if (segments.some((s) => s === '')) {
-      skipped.push(skip(key, 'has an empty path segment'))
+    const why = unnamable('environs', key)
+    if (why !== undefined) {
+      skipped.push(skip(key, why))
       continue
     }
+    const segments = key.slice(offset).split(':')
     const leaf = segments.pop() as string
     let node: JsonObject | undefined = root
     for (const [depth, segment] of segments.entries()) {

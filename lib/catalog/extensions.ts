@@ -1,6 +1,7 @@
 import { notFound } from '../http/errors'
 import { keyToPath, pathToKey } from '../store'
 import type { Store } from '../store'
+import { checkId } from './ids'
 import { jsonRecord, readKind, unusable } from './records'
 import type { ExtensionRecord, Listing } from './types'
 import { validateExtension } from './validators.generated'
@@ -26,6 +27,7 @@ export async function listExtensions(store: Store): Promise<Listing<Extension>> 
 }
 
 export async function getExtension(store: Store, id: string): Promise<Extension> {
+  checkId('extension', id)
   const key = pathToKey('extensions', id)
   const [raw] = await store.values([key])
   const extension = asPromptExtension(id, key, raw ?? null)

@@ -3,6 +3,7 @@ import { keyToPath, pathToKey } from '../store'
 import type { Store } from '../store'
 import { asPromptExtension, listExtensions } from './extensions'
 import type { Extension } from './extensions'
+import { checkId, idProblem } from './ids'
 import { jsonRecord, readKind, skip, unusable } from './records'
 import type { Listing, PromptRecord, Skip } from './types'
 import { validatePrompt } from './validators.generated'
@@ -56,9 +57,11 @@ export async function listPrompts(store: Store): Promise<Listing<Prompt>> {
 /**
  * One prompt by id, in a single Redis round trip: the direct key and every
  * extension the id could belong to (an id `a.b.c` may be extension `a`'s
- * prompt `b.c` or extension `a.b`'s prompt `c`) are read together.
+ * prompt `b.c` or extension `a.b`'s prompt `c`) are read together. The id
+ * is checked first (ids.ts): its dots bound how many keys that read holds.
  */
 export async function getPrompt(store: Store, id: string): Promise<Prompt> {
+  checkId('prompt', id)
   const directKey = pathToKey('templates', id)
   const splits = extensionSplits(id)
   const raws = await store.values([directKey, ...splits.map((s) => s.key)])
@@ -86,8 +89,16 @@ export async function getPrompt(store: Store, id: string): Promise<Prompt> {
 /** The prompts an extension contributes; a second prompt of the same name is skipped. */
 function contributedPrompts(extension: Extension, skipped: Skip[]): Prompt[] {
   const prompts: Prompt[] = []
-  for (const record of extension.record.contributes.prompts ?? []) {
+  for (const [i, record] of (extension.record.contributes.prompts ?? []).entries()) {
     const id = `${extension.id}.${record.name}`
+    const problem = idProblem('prompt', id)
+    if (problem) {
+      // Not quoted: the name is what is wrong, and may be long.
+      skipped.push(
+        skip(extension.key, `contributes prompts[${i}], whose id no request can name (a prompt id ${problem})`),
+      )
+      continue
+    }
     if (prompts.some((p) => p.id === id)) {
       skipped.push(skip(extension.key, `contributes prompt '${record.name}' twice; the first is served`))
       continue

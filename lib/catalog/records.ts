@@ -1,9 +1,10 @@
 import type { ValidateFunction } from 'ajv'
-import { deepFreeze } from '../json'
+import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../json'
 import { log } from '../log'
 import { Lru } from '../lru'
-import { keyToPath, kindPrefix, pathToKey } from '../store'
+import { kindPrefix } from '../store'
 import type { Kind, Store } from '../store'
+import { unnamable } from './ids'
 import { explainInvalid } from './validate'
 import type { Skip } from './types'
 
@@ -13,6 +14,8 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string }
 export type Decoder<T> = (raw: string | null) => Decoded<T>
 
 const NO_VALUE = 'holds no string value (deleted while read, or not a Redis string)'
+/** Checked before a validator, deepFreeze or a template recurses into the record. */
+const TOO_DEEP = `is nested deeper than ${MAX_JSON_DEPTH} levels`
 
 /** Distinct record texts each decoder remembers: a catalogue's worth, in one isolate. */
 const DECODED_TEXTS = 500
@@ -32,6 +35,7 @@ export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
     } catch (e) {
       return { ok: false, reason: notJson(e) }
     }
+    if (nestedDeeperThan(value)) return { ok: false, reason: TOO_DEEP }
     const invalid = explainInvalid(validate, value)
     if (invalid) return { ok: false, reason: `fails its schema: ${invalid}` }
     return { ok: true, value: deepFreeze(value as T) }
@@ -55,11 +59,13 @@ export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
  */
 export const environValue: Decoder<unknown> = (raw) => {
   if (raw === null) return { ok: false, reason: NO_VALUE }
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(raw) }
+    value = JSON.parse(raw)
   } catch (e) {
     return /^\s*[[{]/.test(raw) ? { ok: false, reason: notJson(e) } : { ok: true, value: raw }
   }
+  return nestedDeeperThan(value) ? { ok: false, reason: TOO_DEEP } : { ok: true, value }
 }
 
 /**
@@ -90,17 +96,14 @@ export function unusable(key: string, reason: string): string {
   return storedBut(key, reason)
 }
 
-/**
- * The keys of a kind whose ids name them: a `.` inside a key segment would
- * make its id (`:` written as `.`) name another key, so such keys are
- * skipped. Tool ids are looked up by listing, so any tool key will do.
- */
+/** The keys of a kind an id can name (see ids.ts); the others are skipped. */
 export function addressable(kind: Kind, keys: readonly string[]): { keys: string[]; skipped: Skip[] } {
   const out: string[] = []
   const skipped: Skip[] = []
   for (const key of keys) {
-    if (kind === 'tools' || pathToKey(kind, keyToPath(kind, key)) === key) out.push(key)
-    else skipped.push(skip(key, "has a '.' inside a key segment, so no id can name it"))
+    const why = unnamable(kind, key)
+    if (why === undefined) out.push(key)
+    else skipped.push(skip(key, why))
   }
   return { keys: out, skipped }
 }

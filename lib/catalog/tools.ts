@@ -1,6 +1,7 @@
 import { notFound } from '../http/errors'
 import { keyToFunc } from '../store'
 import type { Store } from '../store'
+import { checkId } from './ids'
 import { jsonRecord, readKind, skip, storedBut } from './records'
 import type { Listing, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
@@ -36,6 +37,7 @@ export async function listTools(store: Store): Promise<Listing<Tool>> {
  * (underscores are ambiguous), so this reads the tool list, which is small.
  */
 export async function getTool(store: Store, id: string): Promise<Tool> {
+  checkId('tool', id)
   const { items, skipped } = await listTools(store)
   const tool = items.find((t) => t.id === id)
   if (tool) return tool

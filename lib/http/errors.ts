@@ -12,12 +12,15 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  LIMIT_EXCEEDED: 422,
   INTERNAL: 500,
   RENDER_FAILED: 500,
   LLM_FAILED: 502,
   RENDER_TIMEOUT: 503,
   STORE_UNAVAILABLE: 503,
+  MISCONFIGURED: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -56,4 +59,13 @@ export class ServiceError extends Error {
 
 export function notFound(what: string, id: string, why?: string): ServiceError {
   return new ServiceError('NOT_FOUND', `${what} '${id}' ${why ?? 'does not exist'}`)
+}
+
+/**
+ * A setting of the Worker that is missing or malformed: the operator's fault,
+ * said plainly. The answer and the log line name the setting (`setting`);
+ * `problem` follows its name ("must be a positive integer, got 'abc'").
+ */
+export function misconfigured(setting: string, problem: string, cause?: unknown): ServiceError {
+  return new ServiceError('MISCONFIGURED', `${setting} ${problem}`, { cause, extra: { setting } })
 }

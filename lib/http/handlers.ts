@@ -26,24 +26,31 @@ export function onError(err: Error, c: Context): Response {
     const said = logged ? { message: err.message, cause } : {}
     record?.set('error', { code: err.code, ...placeOf(err.extra), ...said })
     if (!logged) record?.debug({ error_message: err.message })
+    // INTERNAL is a bug whatever threw it: its details are for the log, never for the caller.
+    if (err.code === 'INTERNAL') return internal(c, err.headers)
     return c.json(errorBody(err.code, err.message, err.extra), err.status, err.headers)
   }
   if (err instanceof HTTPException) {
-    // Raised by Hono's own middleware (body limits, malformed input).
+    // Raised by Hono's own middleware (malformed input).
     const status = err.status as ContentfulStatusCode
     const code = codeForStatus(status)
     record?.set('error', { code, message: err.message })
+    if (code === 'INTERNAL') return internal(c)
     return c.json(errorBody(code, err.message || 'request rejected'), status)
   }
   record?.set('error', { code: 'INTERNAL', message: describeError(err), stack: err.stack })
-  return c.json(errorBody('INTERNAL', 'internal error'), 500)
+  return internal(c)
 }
 
-/** The fields of an error that say where it happened, never what was in the request there. */
+function internal(c: Context, headers?: Record<string, string>): Response {
+  return c.json(errorBody('INTERNAL', 'internal error'), 500, headers)
+}
+
+/** The fields of an error that say where it happened (or which setting is wrong), never what was in the request there. */
 function placeOf(extra: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!extra) return {}
   return Object.fromEntries(
-    Object.entries(extra).filter(([key]) => ['template', 'line', 'column', 'variable'].includes(key)),
+    Object.entries(extra).filter(([key]) => ['template', 'line', 'column', 'variable', 'setting'].includes(key)),
   )
 }
 
@@ -51,6 +58,7 @@ function codeForStatus(status: number): ErrorCode {
   if (status === 401) return 'UNAUTHORIZED'
   if (status === 404) return 'NOT_FOUND'
   if (status === 405) return 'METHOD_NOT_ALLOWED'
+  if (status === 413) return 'PAYLOAD_TOO_LARGE'
   if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE'
   return status < 500 ? 'BAD_REQUEST' : 'INTERNAL'
 }

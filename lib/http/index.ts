@@ -1,13 +1,14 @@
 import type { Context } from 'hono'
 import type { Skip } from '../catalog/types'
 
-export { ServiceError, ERROR_STATUS, notFound } from './errors'
+export { ServiceError, ERROR_STATUS, misconfigured, notFound } from './errors'
 export type { ErrorCode, ErrorStatus } from './errors'
 export { onError, unroutedHandler } from './handlers'
 export { storeOf, freshStoreOf } from './context'
 export type { AppEnv } from './context'
-export { jsonInput, validationHook } from './input'
+export { jsonBody, validationHook } from './input'
 export { bearerAuth } from './auth'
+export { corsFromEnv } from './cors'
 export { requestLogger } from './request-log'
 export * from './openapi'
 

@@ -1,18 +1,37 @@
 import type { MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
 import type { z } from 'zod'
+import { intVar } from '../env'
+import { MAX_JSON_DEPTH, isObject, nestedDeeperThan } from '../json'
+import type { AppEnv } from './context'
 import { ServiceError } from './errors'
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+/** A member name longer than this is not quoted back in an error. */
+const QUOTED_NAME_CHARS = 64
 
 /**
- * Checks a JSON body before the route's validator reads it, so that its
- * failures are worded here: 415 when the body is not sent as JSON, 400
- * naming the fault when it does not parse. An empty body is `{}` (every
- * field of our bodies is optional): with a JSON Content-Type, Hono's cached
- * text becomes `{}`, which the validator then reads; without one, the
- * validator takes `{}` itself.
+ * MAX_BODY_BYTES (default 1 MiB), checked before the body is read in full:
+ * a Content-Length past it is refused before any byte is read, and a body
+ * streamed without one as soon as it passes it.
  */
-export const jsonInput: MiddlewareHandler = async (c, next) => {
+const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
+  const maxSize = intVar(c.env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES)
+  const tooLarge = () => {
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `the body is larger than MAX_BODY_BYTES (${maxSize} bytes)`)
+  }
+  return bodyLimit({ maxSize, onError: tooLarge })(c, next)
+}
+
+/**
+ * Reads a JSON body once, before the route's validator, so that its failures
+ * are worded here: 415 when the body is not sent as JSON, 400 naming the
+ * fault when it does not parse or nests deeper than MAX_JSON_DEPTH (checked
+ * before any validator or clone recurses into it). An empty body is `{}`
+ * (every field of our bodies is optional).
+ */
+const jsonInput: MiddlewareHandler = async (c, next) => {
   const type = c.req.header('content-type')
   const text = await c.req.text()
   const empty = text.trim() === ''
@@ -23,18 +42,36 @@ export const jsonInput: MiddlewareHandler = async (c, next) => {
       `the body must be JSON with Content-Type: application/json; ${sent}`,
     )
   }
-  if (empty) {
-    // Hono keeps promises in its body cache, though its type says otherwise.
-    if (type) c.req.bodyCache.text = Promise.resolve('{}') as unknown as string
-    return next()
+  let body: unknown = {}
+  if (!empty) {
+    try {
+      body = JSON.parse(text)
+    } catch (e) {
+      throw new ServiceError('BAD_REQUEST', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+    }
   }
-  try {
-    JSON.parse(text)
-  } catch (e) {
-    throw new ServiceError('BAD_REQUEST', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+  if (nestedDeeperThan(body)) {
+    throw new ServiceError('BAD_REQUEST', `the body is nested deeper than ${MAX_JSON_DEPTH} levels${whereDeep(body)}`)
   }
+  // Hono's json() parses the body's text again on every call, the validator's included: it gets this parse.
+  c.req.json = <T>() => Promise.resolve(body as T)
   return next()
 }
+
+/** Every route with a JSON body: its size limit, then its parse. */
+export const jsonBody: MiddlewareHandler<AppEnv>[] = [limitBody, jsonInput]
+
+/** ` (in args)`: the member of a body too deep that is, when its name is short enough to quote. */
+function whereDeep(body: unknown): string {
+  if (!isObject(body)) return ''
+  for (const [name, member] of Object.entries(body)) {
+    if (name.length <= QUOTED_NAME_CHARS && nestedDeeperThan(member, MAX_JSON_DEPTH - 1)) return ` (in ${name})`
+  }
+  return ''
+}
+
+/** What each request part is called in an answer. */
+const PARTS: Readonly<Record<string, string>> = { json: 'body', param: 'path', query: 'query string' }
 
 /**
  * The routes' validation hook: a request that does not fit its schema is
@@ -42,7 +79,7 @@ export const jsonInput: MiddlewareHandler = async (c, next) => {
  */
 export function validationHook(result: { success: boolean; target: string; error?: z.ZodError }): void {
   if (result.success || !result.error) return
-  const part = result.target === 'json' ? 'body' : result.target
+  const part = PARTS[result.target] ?? result.target
   const problems = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : part}: ${i.message}`)
   throw new ServiceError('BAD_REQUEST', `the ${part} is not valid: ${problems.join('; ')}`)
 }

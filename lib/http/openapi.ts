@@ -23,7 +23,8 @@ export const ErrorBody = z
   })
   .catchall(z.unknown())
   .openapi('Error', {
-    description: 'Some errors add fields: `details`, `variable`, `template`, `line`, `column`.',
+    description:
+      'Some errors add fields: `details`, `variable`, `template`, `line`, `column`; MISCONFIGURED, the `setting` at fault.',
   })
 
 export const Skip = z
@@ -53,8 +54,8 @@ export function errorsOf(...codes: ErrorCode[]) {
   return Object.fromEntries([...byStatus].map(([status, list]) => [status, json(list.join(', '), ErrorBody)]))
 }
 
-/** The errors of every route under /api: a bad token, and a store that cannot be read. */
-export const API_ERRORS = ['UNAUTHORIZED', 'STORE_UNAVAILABLE'] as const satisfies readonly ErrorCode[]
+/** The errors of every route under /api: a bad token, a store that cannot be read, a setting that is wrong. */
+export const API_ERRORS = ['UNAUTHORIZED', 'STORE_UNAVAILABLE', 'MISCONFIGURED'] as const satisfies readonly ErrorCode[]
 
 /** A stored record, described by its JSON Schema from jsonschema/ (see registerRecordSchemas). */
 export function recordSchema(name: (typeof RECORD_SCHEMAS)[number][0]) {

@@ -1,5 +1,5 @@
 import type { Env } from '../env'
-import { ServiceError } from '../http/errors'
+import { ServiceError, misconfigured } from '../http/errors'
 
 /** Where a model is reached: an OpenAI-compatible base URL (version path included) and its key. */
 export interface LlmRoute {
@@ -20,8 +20,8 @@ interface RouteSpec {
 export function routeFor(env: Env, model: string): LlmRoute {
   const routes = parseRoutes(env.LLM_ROUTES)
   const spec = Object.hasOwn(routes, model) ? routes[model] : undefined
-  if (spec) return { baseURL: spec.baseURL, apiKey: secret(env, spec.apiKeyVar) }
-  if (!env.LLM_BASE_URL) throw new ServiceError('INTERNAL', 'LLM_BASE_URL is not set: no provider to send the chat to')
+  if (spec) return { baseURL: spec.baseURL, apiKey: secret(env, spec.apiKeyVar, model) }
+  if (!env.LLM_BASE_URL) throw misconfigured('LLM_BASE_URL', 'is not set: no provider to send the chat to')
   return { baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
 }
 
@@ -38,23 +38,24 @@ function parseRoutes(raw: string | undefined): Record<string, RouteSpec> {
   try {
     routes = JSON.parse(raw)
   } catch {
-    throw new ServiceError('INTERNAL', 'LLM_ROUTES is not valid JSON')
+    throw misconfigured('LLM_ROUTES', 'is not valid JSON')
   }
   if (typeof routes !== 'object' || routes === null || Array.isArray(routes)) {
-    throw new ServiceError('INTERNAL', 'LLM_ROUTES must be a JSON object from model to {baseURL, apiKeyVar}')
+    throw misconfigured('LLM_ROUTES', 'must be a JSON object from model to {baseURL, apiKeyVar}')
   }
   for (const [model, spec] of Object.entries(routes)) {
     if (typeof (spec as RouteSpec | null)?.baseURL !== 'string') {
-      throw new ServiceError('INTERNAL', `LLM_ROUTES["${model}"] has no baseURL`)
+      throw misconfigured('LLM_ROUTES', `has no baseURL for model ${JSON.stringify(model)}`)
     }
   }
   return routes as Record<string, RouteSpec>
 }
 
 /** A secret named by a route; the name comes from configuration, never from a request. */
-function secret(env: Env, name: string | undefined): string {
+function secret(env: Env, name: string | undefined, model: string): string {
   if (!name) return ''
   const value = (env as Record<string, unknown>)[name]
-  if (typeof value !== 'string') throw new ServiceError('INTERNAL', `the secret ${name} named by LLM_ROUTES is not set`)
+  if (typeof value !== 'string')
+    throw misconfigured(name, `is not set: LLM_ROUTES names it as the key of model ${model}`)
   return value
 }

@@ -1,7 +1,7 @@
 import type { Env } from '../env'
 import { intVar } from '../env'
-import { ServiceError } from '../http/errors'
-import { describeError, log } from '../log'
+import { misconfigured } from '../http/errors'
+import { log } from '../log'
 import { CachedStore, namespaceOf } from './cached'
 import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
@@ -22,23 +22,28 @@ let embedded: EmbeddedStore | undefined
 /**
  * The store this request reads: Upstash when both of its variables are set,
  * the embedded examples when neither is. One without the other is a
- * misconfiguration, answered as such rather than silently served from the
- * examples.
+ * misconfiguration, answered as such (503 MISCONFIGURED naming the missing
+ * one) rather than silently served from the examples; so are a bad
+ * REDIS_TIMEOUT_MS and a URL the client refuses. STORE_UNAVAILABLE is kept
+ * for a Redis that fails when asked.
  */
 export function openStore(env: Env): Store {
   const url = env.UPSTASH_REDIS_REST_URL
   const token = env.UPSTASH_REDIS_REST_TOKEN
   if (url && token) {
+    const timeoutMs = intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS)
     try {
-      return new UpstashStore({ url, token, timeoutMs: intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS) })
+      return new UpstashStore({ url, token, timeoutMs })
     } catch (e) {
-      // A bad REDIS_TIMEOUT_MS, or a URL the client refuses: Redis cannot be reached as configured.
-      throw new ServiceError('STORE_UNAVAILABLE', `Redis is misconfigured: ${describeError(e)}`, { cause: e })
+      // The client's own message quotes the whole URL; the setting's name says enough.
+      throw misconfigured('UPSTASH_REDIS_REST_URL', 'is not a URL the Redis client accepts (http:// or https://)', e)
     }
   }
   if (url || token) {
-    const missing = url ? 'UPSTASH_REDIS_REST_TOKEN' : 'UPSTASH_REDIS_REST_URL'
-    throw new ServiceError('STORE_UNAVAILABLE', `Redis is half configured: ${missing} is not set`)
+    const [missing, set] = url
+      ? ['UPSTASH_REDIS_REST_TOKEN', 'UPSTASH_REDIS_REST_URL']
+      : ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN']
+    throw misconfigured(missing, `is not set, though ${set} is: set both, or neither for the embedded store`)
   }
   if (!embedded) {
     embedded = new EmbeddedStore(EMBEDDED_RECORDS)

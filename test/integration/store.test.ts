@@ -60,10 +60,20 @@ describe('an unreachable or misconfigured Redis', () => {
     expect(body).toEqual({ status: 'error', code: 'STORE_UNAVAILABLE', message: 'Redis SCAN failed: Unauthorized' })
   })
 
-  it('answers 503 STORE_UNAVAILABLE naming the missing variable when only one is set', async () => {
+  it('answers 503 MISCONFIGURED naming the missing variable when only one is set', async () => {
     const { status, body } = await get({ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' }, '/api/environs')
-    expect(status).toBe(503)
-    expect(body.message).toBe('Redis is half configured: UPSTASH_REDIS_REST_TOKEN is not set')
+    expect({ status, body }).toEqual({
+      status: 503,
+      body: {
+        status: 'error',
+        code: 'MISCONFIGURED',
+        message:
+          'UPSTASH_REDIS_REST_TOKEN is not set, though UPSTASH_REDIS_REST_URL is: set both, or neither for the embedded store',
+        setting: 'UPSTASH_REDIS_REST_TOKEN',
+      },
+    })
+    const url = await get({ UPSTASH_REDIS_REST_TOKEN: 't' }, '/api/environs')
+    expect(url.body).toMatchObject({ code: 'MISCONFIGURED', setting: 'UPSTASH_REDIS_REST_URL' })
   })
 })
 
@@ -101,14 +111,28 @@ describe('a Redis that stops answering', () => {
 })
 
 describe('a misconfigured Redis', () => {
-  it('answers 503 STORE_UNAVAILABLE for a bad REDIS_TIMEOUT_MS or URL, not 500', async () => {
+  it('answers 503 MISCONFIGURED naming a bad REDIS_TIMEOUT_MS or URL, not 500 or STORE_UNAVAILABLE', async () => {
     const base = { UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1', UPSTASH_REDIS_REST_TOKEN: 't' }
     const timeout = await get({ ...base, REDIS_TIMEOUT_MS: '2s' }, '/api/tools')
-    expect(timeout.status).toBe(503)
-    expect(timeout.body.message).toBe("Redis is misconfigured: REDIS_TIMEOUT_MS must be a positive integer, got '2s'")
+    expect({ status: timeout.status, body: timeout.body }).toEqual({
+      status: 503,
+      body: {
+        status: 'error',
+        code: 'MISCONFIGURED',
+        message: "REDIS_TIMEOUT_MS must be a positive integer, got '2s'",
+        setting: 'REDIS_TIMEOUT_MS',
+      },
+    })
     const url = await get({ ...base, UPSTASH_REDIS_REST_URL: 'redis.example.com' }, '/api/tools')
-    expect(url.status).toBe(503)
-    expect(url.body.message).toMatch(/^Redis is misconfigured: /)
+    expect({ status: url.status, body: url.body }).toEqual({
+      status: 503,
+      body: {
+        status: 'error',
+        code: 'MISCONFIGURED',
+        message: 'UPSTASH_REDIS_REST_URL is not a URL the Redis client accepts (http:// or https://)',
+        setting: 'UPSTASH_REDIS_REST_URL',
+      },
+    })
   })
 
   it('does not stand in the way of 404 and 405 answers', async () => {

@@ -5,7 +5,12 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
 import app from '../../functions/index'
 
-type Operation = { security?: unknown[]; responses: Record<string, unknown> }
+type Parameter = { name: string; in: string; schema: { maxLength?: number; pattern?: string } }
+type Operation = {
+  security?: unknown[]
+  parameters?: Parameter[]
+  responses: Record<string, { description: string }>
+}
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> }
 
 async function openapiDocument(): Promise<Document> {
@@ -56,5 +61,51 @@ describe('/openapi.json', () => {
         expect(Object.keys(operation.responses), where).toContain('500')
       }
     }
+  })
+})
+
+describe('the limits and codes of issue 12 in the document', () => {
+  /** The codes a route's error answers name, by status. */
+  function codesOf(operation: Operation | undefined): Record<string, string[]> {
+    const responses = Object.entries(operation?.responses ?? {}).filter(([status]) => status !== '200')
+    return Object.fromEntries(responses.map(([status, r]) => [status, r.description.split(', ')]))
+  }
+
+  it('gives every route with a body 413 PAYLOAD_TOO_LARGE and every render 422 LIMIT_EXCEEDED', async () => {
+    const { paths } = await openapiDocument()
+    for (const path of ['/api/prompts/{prompt_id}/render', '/api/prompts/{prompt_id}/chat']) {
+      const codes = codesOf(paths[path]?.post)
+      expect(codes['413'], path).toEqual(['PAYLOAD_TOO_LARGE'])
+      expect(codes['422'], path).toEqual(['LIMIT_EXCEEDED'])
+      expect(codes['400'], path).toContain('BAD_REQUEST')
+    }
+  })
+
+  it('gives every /api route 503 MISCONFIGURED, and every lookup by id 400 BAD_REQUEST', async () => {
+    const { paths } = await openapiDocument()
+    for (const [path, operations] of Object.entries(paths)) {
+      if (!path.startsWith('/api/')) continue
+      for (const [method, operation] of Object.entries(operations)) {
+        const codes = codesOf(operation)
+        expect(codes['503'], `${method} ${path}`).toContain('MISCONFIGURED')
+        if (path.includes('{')) expect(codes['400'], `${method} ${path}`).toContain('BAD_REQUEST')
+      }
+    }
+  })
+
+  it('shows the id limits on every id in a path', async () => {
+    const { paths } = await openapiDocument()
+    const ids = Object.values(paths)
+      .flatMap((operations) => Object.values(operations))
+      .flatMap((operation) => operation.parameters ?? [])
+      .filter((parameter) => parameter.in === 'path')
+    expect(new Set(ids.map((p) => p.name))).toEqual(new Set(['prompt_id', 'extension_id', 'environ_id', 'tool_id']))
+    for (const { name, schema } of ids) {
+      expect(schema.maxLength, name).toBe(256)
+      expect(schema.pattern, name).toBeTruthy()
+    }
+    const prompt = ids.find((p) => p.name === 'prompt_id')?.schema.pattern as string
+    expect(new RegExp(prompt).test('a.b.c.d.e.f.g.h.i')).toBe(true)
+    expect(new RegExp(prompt).test('a.b.c.d.e.f.g.h.i.j')).toBe(false)
   })
 })

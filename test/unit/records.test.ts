@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { parametersValidator } from '../../lib/catalog'
 import type { ParametersSchema } from '../../lib/catalog'
-import { jsonRecord } from '../../lib/catalog/records'
+import { environValue, jsonRecord } from '../../lib/catalog/records'
 import { validateTool } from '../../lib/catalog/validators.generated'
 
 const tool = (name: string) =>
@@ -15,6 +15,9 @@ const tool = (name: string) =>
     description: 'd',
     parameters: { q: { type: 'string' } },
   })
+
+/** `[[[...]]]`, `depth` arrays deep, as JSON text. */
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
 describe('jsonRecord', () => {
   const decode = jsonRecord(validateTool)
@@ -30,10 +33,31 @@ describe('jsonRecord', () => {
     expect(Object.isFrozen((first.value as { parameters: { q: object } }).parameters.q)).toBe(true)
   })
 
+  it('skips a record nested deeper than 100 levels before validating or freezing it', () => {
+    const withReturns = (name: string, depth: number) => `${tool(name).slice(0, -1)}, "returns": ${nested(depth)}}`
+    expect(decode(withReturns('deep', 1e6))).toEqual({ ok: false, reason: 'is nested deeper than 100 levels' })
+    expect(decode(withReturns('over', 100))).toEqual({ ok: false, reason: 'is nested deeper than 100 levels' })
+    // 100 levels: the record is level 1, `returns` level 2.
+    expect(decode(withReturns('at', 99)).ok).toBe(true)
+  })
+
   it('remembers why a text does not decode', () => {
     const failed = decode('{"name": 1')
     expect(failed).toMatchObject({ ok: false, reason: expect.stringMatching(/^is not valid JSON/) })
     expect(decode('{"name": 1')).toBe(failed)
+  })
+})
+
+describe('environValue', () => {
+  it('takes JSON, and bare text as a string', () => {
+    expect(environValue('["gin"]')).toEqual({ ok: true, value: ['gin'] })
+    expect(environValue('go')).toEqual({ ok: true, value: 'go' })
+  })
+
+  it('skips a value nested deeper than 100 levels, however deep', () => {
+    expect(environValue(nested(100))).toMatchObject({ ok: true })
+    expect(environValue(nested(101))).toEqual({ ok: false, reason: 'is nested deeper than 100 levels' })
+    expect(environValue(nested(1e6))).toEqual({ ok: false, reason: 'is nested deeper than 100 levels' })
   })
 })
 

@@ -1,0 +1,47 @@
+// The depth limit of JSON data, and the walks over it that must not recurse.
+import { describe, expect, it } from 'vitest'
+import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../../lib/json'
+
+/** `depth` arrays, one inside the other, built without recursion. */
+function nested(depth: number, leaf: unknown = 1): unknown {
+  let value: unknown = leaf
+  for (let i = 0; i < depth; i++) value = [value]
+  return value
+}
+
+describe('nestedDeeperThan', () => {
+  it('counts arrays and objects as levels, and scalars as none', () => {
+    expect(MAX_JSON_DEPTH).toBe(100)
+    expect(nestedDeeperThan('text', 0)).toBe(false)
+    expect(nestedDeeperThan([], 0)).toBe(true)
+    expect(nestedDeeperThan({ a: { b: [1] } }, 3)).toBe(false)
+    expect(nestedDeeperThan({ a: { b: [1] } }, 2)).toBe(true)
+    expect(nestedDeeperThan(nested(100))).toBe(false)
+    expect(nestedDeeperThan(nested(101))).toBe(true)
+  })
+
+  it('finds the deep branch among wide ones', () => {
+    const wide = Array.from({ length: 10_000 }, (_, i) => ({ i, tags: ['a'] }))
+    expect(nestedDeeperThan([...wide, nested(100)])).toBe(true)
+    expect(nestedDeeperThan([...wide, nested(98)])).toBe(false)
+  })
+
+  it('walks a value a million levels deep without running out of stack', () => {
+    expect(nestedDeeperThan(nested(1_000_000))).toBe(true)
+  })
+})
+
+describe('deepFreeze', () => {
+  it('freezes every level, a million of them included', () => {
+    const value = nested(1_000_000, { leaf: true }) as unknown[]
+    deepFreeze(value)
+    let node: unknown = value
+    let thawed = 0
+    while (Array.isArray(node)) {
+      if (!Object.isFrozen(node)) thawed++
+      node = node[0]
+    }
+    expect(thawed).toBe(0)
+    expect(Object.isFrozen(node)).toBe(true)
+  })
+})
