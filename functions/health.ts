@@ -23,7 +23,7 @@ const route = createRoute({
         }),
       ),
     ),
-    ...errorsOf('STORE_UNAVAILABLE'),
+    ...errorsOf('MISCONFIGURED'),
   },
 })
 
