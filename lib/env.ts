@@ -33,6 +33,12 @@ export interface Env {
   LOG_DEBUG?: string
   /** Bound on the wait for a provider's response headers, and on a gap between streamed chunks, in ms (default 30000). */
   LLM_TIMEOUT_MS?: string
+  /** Distinct tool calls one render may make; later ones are refused without a request (default 64). */
+  TOOL_MAX_CALLS?: string
+  /** Bytes of one tool answer at most (default 1048576, 1 MiB). */
+  TOOL_MAX_BYTES?: string
+  /** Bytes of one LLM answer, or of one streamed answer in all, at most (default 4194304, 4 MiB). */
+  LLM_MAX_BYTES?: string
 }
 
 /** A positive integer from a variable, or the default when unset. A bad value is a configuration error, said plainly. */
