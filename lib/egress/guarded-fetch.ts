@@ -1,7 +1,7 @@
 import { cancelBody } from './bounded-read'
 
 /** Redirects one request may follow: enough for a moved service, too few for a loop to cost much. */
-export const MAX_REDIRECTS = 3
+const MAX_REDIRECTS = 3
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
@@ -26,7 +26,7 @@ export function checkTarget(url: URL, policy: EgressPolicy): void {
 }
 
 /** What guardedFetch sends: a body it may have to send again, so text only. */
-export interface GuardedInit {
+interface GuardedInit {
   method: string
   headers: Headers
   body: string | undefined
@@ -60,9 +60,6 @@ export async function guardedFetch(url: URL, init: GuardedInit, policy: EgressPo
       checkTarget(next, policy)
     } catch (e) {
       throw new EgressError(`was redirected (HTTP ${response.status}) elsewhere, and ${(e as Error).message}`)
-    }
-    if (current.protocol === 'https:' && next.protocol === 'http:') {
-      throw new EgressError(`was redirected (HTTP ${response.status}) from https to plain http`)
     }
     const changesMethod =
       (response.status === 303 && method !== 'GET' && method !== 'HEAD') ||

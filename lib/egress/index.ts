@@ -3,8 +3,8 @@
  * they may go (guarded-fetch.ts), how much of an answer is read
  * (bounded-read.ts), and what of an answer a warning may quote (quote.ts).
  */
-export { EgressError, MAX_REDIRECTS, checkTarget, guardedFetch } from './guarded-fetch'
-export type { EgressPolicy, GuardedInit } from './guarded-fetch'
+export { EgressError, checkTarget, guardedFetch } from './guarded-fetch'
+export type { EgressPolicy } from './guarded-fetch'
 export { TooLargeError, cancelBody, decodeText, parseJson, readBody } from './bounded-read'
 export type { ByteLimit } from './bounded-read'
 export { shortReason, statusLine } from './quote'

@@ -57,8 +57,9 @@ export class ToolSession {
   readonly #calls = new Map<string, Promise<Value> | Value>()
   readonly #queue: (() => void)[] = []
   readonly #mcp: McpClients
-  /** Aborted when the render ends (close) or passes its deadline: nothing of the session outlives the render. */
+  /** Aborted when the render ends (close). */
   readonly #ended = new AbortController()
+  /** The deadline or the render's end, whichever comes first: nothing the session started outlives either. */
   readonly #signal: AbortSignal
   readonly #policy: EgressPolicy
   readonly #limit: ByteLimit
