@@ -37,6 +37,12 @@ export interface Env {
   MAX_BODY_BYTES?: string
   /** Comma-separated origins browsers may call the API from (`*`: any); unset, no CORS headers at all. */
   CORS_ORIGINS?: string
+  /** Distinct tool calls one render may make; later ones are refused without a request (default 64). */
+  TOOL_MAX_CALLS?: string
+  /** Bytes of one tool answer at most (default 1048576, 1 MiB). */
+  TOOL_MAX_BYTES?: string
+  /** Bytes of one LLM answer, or of one streamed answer in all, at most (default 4194304, 4 MiB). */
+  LLM_MAX_BYTES?: string
 }
 
 /** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { setOwn } from './json'
 
 /**
  * Structured logging: one JSON object per line, so that Workers Logs and
@@ -14,11 +15,77 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 export type Level = 'debug' | 'info' | 'warn' | 'error'
 export type LogFields = Record<string, unknown>
 
-function emit(level: Level, msg: string, fields: LogFields): void {
-  const line = JSON.stringify({ level, msg, ...fields })
+/** Entries a list field (`tools`, `events`) keeps; past them the line counts the rest (`tools_total`). */
+export const MAX_LIST_ENTRIES = 20
+/** How far a value of a line goes: characters of a string, members of an object, depth of nesting. */
+interface Bounds {
+  chars: number
+  members: number
+  depth: number
+}
+
+/** A reason, a message, a stack: a few hundred characters. */
+const LINE_BOUNDS: Bounds = { chars: 400, members: 24, depth: 4 }
+/** The `debug` field (args, rendered prompts), which LOG_DEBUG turns on in development only: more, still bounded. */
+const DEBUG_BOUNDS: Bounds = { chars: 4096, members: 100, depth: 8 }
+
+function emit(level: Level, msg: string, fields: LogFields, debug?: LogFields): void {
+  const line = JSON.stringify({
+    level,
+    msg: bounded(msg, LINE_BOUNDS, 0),
+    ...(bounded(fields, LINE_BOUNDS, 0) as LogFields),
+    ...(debug ? { debug: bounded(debug, DEBUG_BOUNDS, 1) } : {}),
+  })
   if (level === 'error') console.error(line)
   else if (level === 'warn') console.warn(line)
   else console.log(line)
+}
+
+/**
+ * A value cut to a line's bounds, so that no caller can make a line large:
+ * a string, list, object or nesting past its bound ends with a mark that
+ * says so. The line's own fields (depth 0) are never cut.
+ */
+function bounded(value: unknown, bounds: Bounds, depth: number): unknown {
+  if (typeof value === 'string') {
+    return value.length > bounds.chars ? `${value.slice(0, bounds.chars)}… (${value.length} chars)` : value
+  }
+  if (typeof value !== 'object' || value === null) return value
+  if (depth === bounds.depth) return '…'
+  if (Array.isArray(value)) {
+    const items = value.slice(0, MAX_LIST_ENTRIES).map((v) => bounded(v, bounds, depth + 1))
+    return value.length > MAX_LIST_ENTRIES ? [...items, `… ${value.length - MAX_LIST_ENTRIES} more`] : items
+  }
+  const entries = Object.entries(value)
+  const kept = depth === 0 ? entries : entries.slice(0, bounds.members)
+  const out: LogFields = {}
+  // Own members only: a name from data may be __proto__.
+  for (const [k, v] of kept) setOwn(out, bounded(k, bounds, depth) as string, bounded(v, bounds, depth + 1))
+  if (entries.length > kept.length) setOwn(out, '…', `${entries.length - kept.length} more`)
+  return out
+}
+
+/**
+ * A list field of a line: its first entries, and the count of all of them
+ * by their `outcome` (a tool call) or `level` (an event).
+ */
+class BoundedList {
+  readonly entries: LogFields[] = []
+  readonly totals: Record<string, number> = {}
+  #count = 0
+
+  add(item: LogFields): void {
+    this.#count++
+    const kind = String(item.outcome ?? item.level ?? 'entries')
+    this.totals[kind] = (this.totals[kind] ?? 0) + 1
+    if (this.entries.length < MAX_LIST_ENTRIES) this.entries.push(item)
+  }
+
+  /** The list as the line carries it: `name`, and `name_total` once entries were left out. */
+  fields(name: string): LogFields {
+    const total = this.#count > this.entries.length ? { [`${name}_total`]: this.totals } : {}
+    return { [name]: this.entries, ...total }
+  }
 }
 
 const scope = new AsyncLocalStorage<RequestLog>()
@@ -29,7 +96,8 @@ const scope = new AsyncLocalStorage<RequestLog>()
  */
 export class RequestLog {
   readonly #fields: LogFields
-  readonly #events: LogFields[] = []
+  /** The list fields (`tools`), and `events`: bounded as they grow, however many entries come. */
+  readonly #lists = new Map<string, BoundedList>()
   readonly #debug: LogFields = {}
   #written = false
 
@@ -56,9 +124,11 @@ export class RequestLog {
     counters[name] = (counters[name] ?? 0) + by
   }
 
-  /** Appends `item` to the list field `list` (`tools`). */
+  /** Appends `item` to the list field `list` (`tools`): the line keeps the first entries and counts them all. */
   append(list: string, item: LogFields): void {
-    ;((this.#fields[list] ??= []) as LogFields[]).push(item)
+    let bounded = this.#lists.get(list)
+    if (!bounded) this.#lists.set(list, (bounded = new BoundedList()))
+    bounded.add(item)
   }
 
   /** Request data (args, rendered text): written only when LOG_DEBUG asks for it. */
@@ -68,16 +138,16 @@ export class RequestLog {
 
   event(level: Level, msg: string, fields: LogFields): void {
     if (this.#written) emit(level, msg, { request_id: this.#fields.request_id, ...fields })
-    else this.#events.push({ level, msg, ...fields })
+    else this.append('events', { level, msg, ...fields })
   }
 
   /** Writes the request's line, once; what is logged later gets lines of its own. */
   write(level: Level, fields: LogFields): void {
     if (this.#written) return
     this.#written = true
-    const events = this.#events.length > 0 ? { events: this.#events } : {}
-    const debug = Object.keys(this.#debug).length > 0 ? { debug: this.#debug } : {}
-    emit(level, 'request', { ...this.#fields, ...fields, ...events, ...debug })
+    const lists = [...this.#lists].map(([name, list]) => list.fields(name))
+    const debug = Object.keys(this.#debug).length > 0 ? this.#debug : undefined
+    emit(level, 'request', Object.assign({ ...this.#fields, ...fields }, ...lists), debug)
   }
 }
 

@@ -1,6 +1,12 @@
 import type OpenAI from 'openai'
+import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
+import type { ByteLimit } from '../egress'
+import { ServiceError } from '../http/errors'
 import { boundToRequest, log } from '../log'
 import { Retryable, withRetries } from './retry'
+
+/** LLM_MAX_BYTES by default: 4 MiB of one answer, or of one streamed answer in all. */
+export const DEFAULT_LLM_MAX_BYTES = 4 * 1024 * 1024
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string }
 
@@ -10,14 +16,22 @@ export type ChatRequest = { model: string; messages: ChatMessage[] } & Record<st
 /**
  * A chat completion, under the retry policy. The answer is the provider's
  * body exactly as it came (its text), once it is seen to be a chat completion.
+ * An answer over `maxBytes` (LLM_MAX_BYTES) is 502 LLM_FAILED at once: another
+ * try would be as big.
  */
-export async function complete(client: OpenAI, request: ChatRequest, timeoutMs: number): Promise<string> {
+export async function complete(
+  client: OpenAI,
+  request: ChatRequest,
+  timeoutMs: number,
+  maxBytes = DEFAULT_LLM_MAX_BYTES,
+): Promise<string> {
+  const limit: ByteLimit = { bytes: maxBytes, name: 'LLM_MAX_BYTES' }
   return withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: false } as never).asResponse()
-    const text = await readWithin(response, timeoutMs)
+    const text = await readWithin(response, timeoutMs, limit)
     let body: unknown
     try {
-      body = JSON.parse(text)
+      body = parseJson(text)
     } catch {
       throw new Retryable('answered 200 with a body that is not JSON')
     }
@@ -26,12 +40,15 @@ export async function complete(client: OpenAI, request: ChatRequest, timeoutMs: 
   })
 }
 
-/** The whole body, within `ms`; a body that breaks off or stalls is a failure worth another try. */
-async function readWithin(response: Response, ms: number): Promise<string> {
+/**
+ * The whole body, within `ms` and `limit`; a body that breaks off or stalls
+ * is a failure worth another try, one too big is not.
+ */
+async function readWithin(response: Response, ms: number, limit: ByteLimit): Promise<string> {
   try {
-    return await within(response.text(), ms)
+    return decodeText(await readBody(response, limit, AbortSignal.timeout(ms)))
   } catch (e) {
-    await response.body?.cancel().catch(() => undefined)
+    if (e instanceof TooLargeError) throw new ServiceError('LLM_FAILED', `the provider ${e.message}`)
     throw new Retryable(`the answer broke off: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
@@ -44,10 +61,16 @@ function isChatCompletion(body: unknown): boolean {
 /**
  * A streamed chat: the provider's server-sent events, forwarded as they
  * arrive. Retries apply until the first chunk is in hand; after it, a
- * failure, or a gap between chunks longer than `gapMs`, ends the stream with
- * an `error` event and no `[DONE]`, never a silent clean end.
+ * failure, a gap between chunks longer than `gapMs`, or more than `maxBytes`
+ * (LLM_MAX_BYTES) in all ends the stream with an `error` event and no
+ * `[DONE]`, never a silent clean end.
  */
-export async function stream(client: OpenAI, request: ChatRequest, gapMs: number): Promise<ReadableStream<Uint8Array>> {
+export async function stream(
+  client: OpenAI,
+  request: ChatRequest,
+  gapMs: number,
+  maxBytes = DEFAULT_LLM_MAX_BYTES,
+): Promise<ReadableStream<Uint8Array>> {
   const { reader, first } = await withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: true } as never).asResponse()
     if (!response.body) throw new Retryable('answered 200 with no body')
@@ -64,11 +87,19 @@ export async function stream(client: OpenAI, request: ChatRequest, gapMs: number
         : new Retryable(`the stream broke off: ${e instanceof Error ? e.message : String(e)}`)
     }
   })
-  const decoder = new TextDecoder()
+  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
   let tail = ''
+  let size = 0
   // The stream outlives the handler; its failure is logged against the request that started it.
   const fail = boundToRequest(failStream)
   const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array): void => {
+    size += chunk.byteLength
+    if (size > maxBytes) {
+      // What the client has is whole chunks, all within the limit; the error event ends it.
+      fail(controller, tail, `the answer passed LLM_MAX_BYTES (${maxBytes} bytes)`)
+      void reader.cancel().catch(() => undefined)
+      return
+    }
     controller.enqueue(chunk)
     tail = (tail + decoder.decode(chunk, { stream: true })).slice(-64)
     // [DONE] ends the answer, whatever the connection does next.

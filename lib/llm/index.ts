@@ -2,7 +2,7 @@
  * The LLM client: OpenAI-compatible providers through the openai SDK, the
  * spec's retry policy, and streaming. See chat.ts.
  */
-export { complete, stream } from './chat'
+export { DEFAULT_LLM_MAX_BYTES, complete, stream } from './chat'
 export type { ChatMessage, ChatRequest } from './chat'
 export { clientFor } from './client'
 export { modelFor, routeFor } from './config'

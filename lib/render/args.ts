@@ -2,7 +2,8 @@ import type { OutputUnit } from '@cfworker/json-schema'
 import { parametersValidator } from '../catalog'
 import type { ParametersSchema } from '../catalog'
 import { ServiceError } from '../http/errors'
-import { isObject, setOwn } from '../json'
+import { setOwn } from '../json'
+import { withDefaults } from '../tools'
 
 export type Args = Record<string, unknown>
 
@@ -21,12 +22,7 @@ export function argsChecker(schema: ParametersSchema): (args: Args) => Args {
   const validator = parametersValidator(schema)
   const properties = Object.entries(schema.properties)
   return (given) => {
-    const args: Args = { ...given }
-    for (const [name, property] of properties) {
-      if (!Object.hasOwn(args, name) && isObject(property) && Object.hasOwn(property, 'default')) {
-        setOwn(args, name, structuredClone(property.default))
-      }
-    }
+    const args = withDefaults(schema, given)
     const result = validator.validate(args)
     if (!result.valid) {
       const problems = describe(result.errors)

@@ -1,5 +1,6 @@
 import type { Env } from '../env'
 import { intVar } from '../env'
+import { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS } from '../tools'
 import type { RenderOptions } from './pipeline'
 
 const DEFAULT_RENDER_TIMEOUT_MS = 500
@@ -17,6 +18,8 @@ export function renderOptionsFrom(env: Env): RenderOptions {
       timeoutMs: intVar(env, 'TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
       baseUrl: env.TOOLS_BASE_URL || undefined,
       allowedHosts: hosts && hosts.length > 0 ? hosts : undefined,
+      maxCalls: intVar(env, 'TOOL_MAX_CALLS', DEFAULT_TOOL_MAX_CALLS),
+      maxBytes: intVar(env, 'TOOL_MAX_BYTES', DEFAULT_TOOL_MAX_BYTES),
     },
   }
 }

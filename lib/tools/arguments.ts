@@ -1,5 +1,5 @@
 import { normalizeParameters, parametersValidator } from '../catalog'
-import type { Tool, ToolRecord } from '../catalog'
+import type { ParametersSchema, Tool, ToolRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
 import { Complex128, Uint8, isMap } from '../template/value'
 import type { Value } from '../template'
@@ -10,13 +10,14 @@ export type Params = Record<string, unknown>
 export class ArgumentError extends Error {}
 
 /**
- * A tool's failure, with an excerpt of what it answered. The excerpt can echo
- * the call's arguments: it goes to the caller's warning, never to the log.
+ * A tool's failure. The message goes to the caller's warning and to the log;
+ * `excerpt`, a short reason the tool gave for the caller (it can echo the
+ * call's arguments), to the warning only.
  */
 export class ToolError extends Error {
   constructor(
     message: string,
-    readonly excerpt: string,
+    readonly excerpt = '',
   ) {
     super(message)
   }
@@ -28,7 +29,14 @@ export class ToolError extends Error {
  * "code" .x)}}` passes one map, which is the parameter object itself.
  * Template values become JSON: ints as numbers, bytes as numbers.
  */
-export function paramsChecker(tool: Tool): (args: readonly Value[]) => Params {
+export interface ParamsChecker {
+  /** The operands as the parameter object, not yet checked: cheap, and what tells one call from another. */
+  toParams(args: readonly Value[]): Params
+  /** The parameter object with the declared defaults filled in, validated. */
+  check(params: Params): Params
+}
+
+export function paramsChecker(tool: Tool): ParamsChecker {
   let checker = checkers.get(tool.record)
   if (!checker) {
     checker = newParamsChecker(tool.record)
@@ -38,37 +46,50 @@ export function paramsChecker(tool: Tool): (args: readonly Value[]) => Params {
 }
 
 /** Checkers by tool record: a record is one object for as long as its text is unchanged (catalog/records.ts). */
-const checkers = new WeakMap<ToolRecord, (args: readonly Value[]) => Params>()
+const checkers = new WeakMap<ToolRecord, ParamsChecker>()
 
-function newParamsChecker(record: ToolRecord): (args: readonly Value[]) => Params {
+function newParamsChecker(record: ToolRecord): ParamsChecker {
   const schema = normalizeParameters(record.parameters)
   const names = Object.keys(schema.properties)
   const validator = parametersValidator(schema)
-  return (args) => {
-    let params: Params
-    const [first] = args
-    if (args.length === 1 && isMap(first)) {
-      params = toJson(first) as Params
-    } else {
+  return {
+    toParams(args) {
+      const [first] = args
+      if (args.length === 1 && isMap(first)) return toJson(first) as Params
       if (args.length > names.length) {
         throw new ArgumentError(
           `takes at most ${names.length} argument${names.length === 1 ? '' : 's'}, got ${args.length}`,
         )
       }
-      params = {}
+      const params: Params = {}
       args.forEach((arg, i) => setOwn(params, names[i] as string, toJson(arg)))
-    }
-    const result = validator.validate(params)
-    if (!result.valid) {
-      const problems = result.errors.filter(
-        (e) => !['properties', 'allOf', 'anyOf', 'oneOf', '$ref'].includes(e.keyword),
-      )
-      throw new ArgumentError(
-        `invalid arguments: ${problems.map((e) => `${e.instanceLocation} ${e.error}`).join('; ')}`,
-      )
-    }
-    return params
+      return params
+    },
+    check(given) {
+      const params = withDefaults(schema, given)
+      const result = validator.validate(params)
+      if (!result.valid) {
+        const problems = result.errors.filter(
+          (e) => !['properties', 'allOf', 'anyOf', 'oneOf', '$ref'].includes(e.keyword),
+        )
+        throw new ArgumentError(
+          `invalid arguments: ${problems.map((e) => `${e.instanceLocation} ${e.error}`).join('; ')}`,
+        )
+      }
+      return params
+    },
   }
+}
+
+/** `given`, and a copy of each declared `default` for a parameter it lacks. */
+export function withDefaults(schema: ParametersSchema, given: Params): Params {
+  const params: Params = { ...given }
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (!Object.hasOwn(params, name) && isObject(property) && Object.hasOwn(property, 'default')) {
+      setOwn(params, name, structuredClone(property.default))
+    }
+  }
+  return params
 }
 
 /** A template value as JSON. */

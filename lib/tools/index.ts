@@ -1,8 +1,9 @@
 /**
  * Tools: the template functions that call other services, REST or MCP.
- * See session.ts for how a render's calls run, and arguments.ts for the
- * calling convention.
+ * See session.ts for how a render's calls run, arguments.ts for the
+ * calling convention, and lib/egress for where their requests may go.
  */
-export { ToolSession } from './session'
+export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './session'
 export type { ToolSessionOptions, ToolWarning } from './session'
+export { withDefaults } from './arguments'
 export { dict } from './dict'

@@ -1,5 +1,7 @@
 import { abortable } from '../abort'
 import type { Tool } from '../catalog'
+import { checkTarget } from '../egress'
+import type { ByteLimit, EgressPolicy } from '../egress'
 import { requestLog } from '../log'
 import { EMPTY } from '../template'
 import type { TemplateFunction, Value } from '../template'
@@ -11,72 +13,126 @@ import { callRest, resolve, restRequest } from './rest'
 /** Outgoing connections a Worker request may hold at once; more would only queue inside the runtime. */
 const MAX_CONCURRENT = 6
 
+/** TOOL_MAX_CALLS by default: distinct calls one render may make. */
+export const DEFAULT_TOOL_MAX_CALLS = 64
+/** TOOL_MAX_BYTES by default: 1 MiB of one tool's answer. */
+export const DEFAULT_TOOL_MAX_BYTES = 1024 * 1024
+
 export interface ToolSessionOptions {
   /** TOOLS_BASE_URL: the base of relative tool URLs. */
   baseUrl: string | undefined
   /** The base_url of the shared variable modules.{module}, which wins over baseUrl. */
   moduleBaseUrl: (module: string) => string | undefined
-  /** TOOL_ALLOWED_HOSTS: when set, the only hosts (hostname or host:port) tools may reach. */
+  /** TOOL_ALLOWED_HOSTS: when set, the only hosts (hostname or host:port) tools may reach, redirects included. */
   allowedHosts: readonly string[] | undefined
   /** TOOL_TIMEOUT_MS: one call's bound, from when its request is sent. */
   timeoutMs: number
+  /** TOOL_MAX_CALLS: distinct calls at most; later ones are refused without a request. */
+  maxCalls?: number
+  /** TOOL_MAX_BYTES: the bytes of one answer at most. */
+  maxBytes?: number
   /** The render's deadline: bounds queueing, and aborts every call still running. */
   signal: AbortSignal
 }
 
-export type ToolWarning = {
-  code: 'TOOL_FAILED'
-  tool: string
-  message: string
-}
+export type ToolWarning =
+  | { code: 'TOOL_FAILED'; tool: string; message: string }
+  | { code: 'TOOL_CALLS_REFUSED'; refused: number; message: string }
 
 /**
  * The tool calls of one render. Calls run concurrently, at most six at once
  * (the rest queue); a call identical to an earlier one (same tool, same
  * parameters) is that call. A call that fails in any way (invalid arguments,
- * a host not allowed, the network, a non-2xx answer, a timeout, an answer
- * that does not parse) becomes a warning and returns EMPTY: the render goes
- * on. Every call and its outcome goes into the request's log line.
+ * a host or redirect not allowed, the network, a non-2xx answer, a timeout,
+ * an answer too big or that does not parse) becomes a warning and returns
+ * EMPTY: the render goes on. Past maxCalls distinct calls, the rest are
+ * refused without a request, and one warning counts them. Every call and
+ * its outcome goes into the request's log line.
  */
 export class ToolSession {
-  readonly warnings: ToolWarning[] = []
   /** Time during which at least one call was in flight, for Server-Timing's `tools`. */
   busyMs = 0
 
-  readonly #calls = new Map<string, Promise<Value>>()
+  readonly #warnings: ToolWarning[] = []
+  readonly #calls = new Map<string, Promise<Value> | Value>()
   readonly #queue: (() => void)[] = []
   readonly #mcp: McpClients
+  /** Aborted when the render ends (close). */
+  readonly #ended = new AbortController()
+  /** The deadline or the render's end, whichever comes first: nothing the session started outlives either. */
+  readonly #signal: AbortSignal
+  readonly #policy: EgressPolicy
+  readonly #limit: ByteLimit
+  readonly #maxCalls: number
+  #made = 0
+  #refused = 0
   #slots = MAX_CONCURRENT
   #inFlight = 0
   #busySince = 0
 
   constructor(readonly options: ToolSessionOptions) {
-    this.#mcp = new McpClients(options.signal)
+    this.#signal = AbortSignal.any([options.signal, this.#ended.signal])
+    this.#policy = { allowedHosts: options.allowedHosts }
+    this.#limit = { bytes: options.maxBytes ?? DEFAULT_TOOL_MAX_BYTES, name: 'TOOL_MAX_BYTES' }
+    this.#maxCalls = options.maxCalls ?? DEFAULT_TOOL_MAX_CALLS
+    this.#mcp = new McpClients(this.#signal, this.#policy, this.#limit)
+  }
+
+  /** What degraded the render: one warning per failed call, and one for all the calls refused past the cap. */
+  get warnings(): ToolWarning[] {
+    if (this.#refused === 0) return [...this.#warnings]
+    const refused: ToolWarning = {
+      code: 'TOOL_CALLS_REFUSED',
+      refused: this.#refused,
+      message: `${this.#refused} more tool call${this.#refused === 1 ? ' was' : 's were'} refused: a render makes at most ${this.#maxCalls} (TOOL_MAX_CALLS)`,
+    }
+    return [...this.#warnings, refused]
   }
 
   /** The template function of a tool. */
   functionFor(tool: Tool): TemplateFunction {
-    const check = paramsChecker(tool)
+    const checker = paramsChecker(tool)
     return (...args) => {
       const started = Date.now()
-      let params: Params
+      let given: Params
       try {
-        params = check(args)
+        given = checker.toParams(args)
       } catch (e) {
-        return this.#fail(tool, e, started)
+        return this.#counted(tool) ? this.#fail(tool, e, started) : EMPTY
       }
-      const key = `${tool.id}\u0000${JSON.stringify(params)}`
+      const key = `${tool.id}\u0000${JSON.stringify(given)}`
       let call = this.#calls.get(key)
-      if (!call) {
-        call = this.#call(tool, params, started)
+      if (call === undefined) {
+        if (!this.#counted(tool)) return EMPTY
+        try {
+          call = this.#call(tool, checker.check(given), started)
+        } catch (e) {
+          call = this.#fail(tool, e, started)
+        }
         this.#calls.set(key, call)
       }
       return call
     }
   }
 
+  /**
+   * Ends the session: calls still running or queued are abandoned, MCP
+   * connections closed. Waits for nothing past the render's deadline.
+   */
   async close(): Promise<void> {
-    await this.#mcp.close()
+    this.#ended.abort(new DOMException('the render ended', 'AbortError'))
+    await abortable(this.#mcp.close(), this.options.signal).catch(() => undefined)
+  }
+
+  /** Counts a new call: true while under the cap; past it, the call is refused. */
+  #counted(tool: Tool): boolean {
+    if (this.#made < this.#maxCalls) {
+      this.#made++
+      return true
+    }
+    this.#refused++
+    requestLog()?.append('tools', { tool: tool.id, outcome: 'refused' })
+    return false
   }
 
   async #call(tool: Tool, params: Params, started: number): Promise<Value> {
@@ -84,11 +140,11 @@ export class ToolSession {
       const send = this.#sender(tool, params)
       const queued = this.#acquire()
       // Only a queued call waits; its wait is bounded by the render's deadline.
-      if (queued) await abortable(queued, this.options.signal)
+      if (queued) await abortable(queued, this.#signal)
       this.#busy(+1)
       try {
         // The tool's own timeout starts now, when its request is sent.
-        const signal = AbortSignal.any([this.options.signal, AbortSignal.timeout(this.options.timeoutMs)])
+        const signal = AbortSignal.any([this.#signal, AbortSignal.timeout(this.options.timeoutMs)])
         const value = (await send(signal)) as Value
         requestLog()?.append('tools', { tool: tool.id, outcome: 'ok', ms: Date.now() - started })
         return value
@@ -107,31 +163,24 @@ export class ToolSession {
     const base = this.options.moduleBaseUrl(record.module) ?? this.options.baseUrl
     if (record.type === 'restful') {
       const request = restRequest(tool, params, base)
-      this.#checkHost(request.url)
-      return (signal) => callRest(request, signal)
+      checkTarget(request.url, this.#policy)
+      return (signal) => callRest(request, this.#policy, this.#limit, signal)
     }
     if (record.type === 'mcp' && record.mcp) {
       const url = resolve(record.mcp.url, base)
-      this.#checkHost(url)
+      checkTarget(url, this.#policy)
       const name = record.mcp.tool ?? record.name
       return (signal) => this.#mcp.call(url, name, params, signal)
     }
     throw new Error(`tools of type ${record.type} are not supported yet`)
   }
 
-  #checkHost(url: URL): void {
-    const allowed = this.options.allowedHosts
-    if (allowed && !allowed.includes(url.host) && !allowed.includes(url.hostname)) {
-      throw new Error(`its host ${url.host} is not in TOOL_ALLOWED_HOSTS`)
-    }
-  }
-
+  /** The log gets the reason; the caller's warning also a short reason the tool gave, if any. */
   #fail(tool: Tool, e: unknown, started: number): Value {
     const reason = reasonOf(e, this.options.timeoutMs)
-    const ms = Date.now() - started
-    requestLog()?.append('tools', { tool: tool.id, outcome: 'failed', reason, ms })
+    requestLog()?.append('tools', { tool: tool.id, outcome: 'failed', reason, ms: Date.now() - started })
     const excerpt = e instanceof ToolError && e.excerpt ? `: ${e.excerpt}` : ''
-    this.warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
+    this.#warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
     return EMPTY
   }
 
@@ -159,6 +208,6 @@ export class ToolSession {
 function reasonOf(e: unknown, timeoutMs: number): string {
   if (e instanceof ArgumentError) return e.message
   if (e instanceof DOMException && e.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`
-  if (e instanceof DOMException && e.name === 'AbortError') return 'aborted: the render passed its deadline'
+  if (e instanceof DOMException && e.name === 'AbortError') return `aborted: ${e.message}`
   return e instanceof Error ? e.message : String(e)
 }

@@ -190,6 +190,44 @@ describe('the retry policy', () => {
   }
 })
 
+describe('answers over LLM_MAX_BYTES (4 MiB by default)', () => {
+  // More than socket buffers hold: the server is still writing when the Worker lets the answer go.
+  const BIG = 'big-100000000'
+
+  it('give 502 LLM_FAILED naming the limit, without another try, and let the connection go', async () => {
+    await llm.reset(BIG)
+    const { status, body } = await chat('team.summary', { model: BIG, args: { topic: 'x' } })
+    expect({ status, code: body.code, message: body.message }).toEqual({
+      status: 502,
+      code: 'LLM_FAILED',
+      message: 'the provider answered more than LLM_MAX_BYTES (4194304 bytes)',
+    })
+    expect(await llm.requests(BIG)).toHaveLength(1)
+    expect(await llm.idle(BIG)).toEqual({ cutShort: 1 })
+    expect((await chat('team.summary', { model: 'ok', args: { topic: 'x' } })).status).toBe(200)
+  })
+
+  it('end a stream with an error event naming the limit, within the limit', async () => {
+    await llm.reset(BIG)
+    const { res, text } = await streamed('team.summary', { model: BIG, args: { topic: 'x' } })
+    expect(res.status).toBe(200)
+    expect(text).not.toContain('[DONE]')
+    const events = text.split('\n\n').filter(Boolean)
+    expect(events.at(-1)).toBe(
+      'event: error\ndata: {"error":{"code":"LLM_FAILED","message":"the answer passed LLM_MAX_BYTES (4194304 bytes)"}}',
+    )
+    expect(new TextEncoder().encode(text).byteLength).toBeLessThan(4194304 + 200)
+    expect(await llm.idle(BIG)).toEqual({ cutShort: 1 })
+    expect((await chat('team.summary', { model: 'ok', args: { topic: 'x' } })).status).toBe(200)
+  })
+
+  it('under it are answered whole', async () => {
+    const { status, body } = await chat('team.summary', { model: 'big-100000', args: { topic: 'x' } })
+    expect(status).toBe(200)
+    expect((body.choices as { message: { content: string } }[])[0]?.message.content).toHaveLength(100000)
+  })
+})
+
 describe('streaming', () => {
   it('forwards the chunks in order and ends with [DONE]', async () => {
     const { res, text } = await streamed('team.summary', { model: 'ok', args: { topic: 'a b' } })

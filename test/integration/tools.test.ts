@@ -62,6 +62,25 @@ beforeAll(async () => {
       description: 'references of a symbol',
       parameters: { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] },
     },
+    'shenma:tools:defaults:list': rest('list', `${tools.url}/tools/d`, [
+      { name: 'q', type: 'string', default: 'from-list' },
+      { name: 'n', type: 'int', default: 3 },
+    ]),
+    'shenma:tools:defaults:schema': rest('schema', `${tools.url}/tools/d`, {
+      type: 'object',
+      properties: { q: { type: 'string', default: 'from-schema' } },
+    }),
+    'shenma:tools:defaults:map': rest('map', `${tools.url}/tools/d`, { q: { type: 'string', default: 'from-map' } }),
+    'shenma:tools:late:hang': rest('hang', `${tools.url}/hang/tools/h?group=abandoned`),
+    'shenma:tools:late:slow': rest('slow', `${tools.url}/delay/100/tools/s?group=abandoned-slow`),
+    'shenma:tools:late:mcp': {
+      name: 'mcp',
+      module: 'late',
+      type: 'mcp',
+      mcp: { url: `${tools.url}/hang/mcp?group=abandoned-mcp` },
+      description: 'an MCP server that never answers',
+      parameters: {},
+    },
     'shenma:tools:codebase:echo': {
       name: 'echo',
       module: 'codebase',
@@ -191,6 +210,50 @@ describe('REST calling convention', () => {
     expect(body.warnings).toEqual([
       expect.objectContaining({ tool: 'relative', message: expect.stringMatching(/no base URL/) }),
     ])
+  })
+})
+
+describe('parameter defaults', () => {
+  it('are sent when the template does not give the parameter, in each of the three shapes', async () => {
+    const { body } = await render(
+      'defaults',
+      '{{(defaults_list).query.q}} {{(defaults_list).query.n}} {{(defaults_schema).query.q}} ' +
+        '{{(defaults_map).query.q}} {{(defaults_map "given").query.q}}',
+    )
+    expect(body.warnings).toBeUndefined()
+    expect(body.rendered_prompt).toBe('from-list 3 from-schema from-map given')
+  })
+})
+
+describe('a render that fails while calls are in flight', () => {
+  // Deadline and tool timeout far off: only the render's end can let these calls go.
+  const FAR: Env = { RENDER_TIMEOUT_MS: '60000', TOOL_TIMEOUT_MS: '60000' }
+
+  /** A prompt whose first message waits on `pending` while its second fails, after a call of its own. */
+  async function renderFailing(name: string, pending: string) {
+    await db.redis.set(`shenma:templates:team:${name}`, {
+      messages: [
+        { role: 'system', content: pending },
+        { role: 'user', content: '{{(late_slow "y").query.x}}{{if true}}{{.args.nope}}{{end}}' },
+      ],
+    })
+    return call({ ...db.env, ...FAR }, 'POST', `/api/prompts/team.${name}/render`, {})
+  }
+
+  it('lets a REST call still running go', async () => {
+    await tools.reset('abandoned')
+    const { status, body } = await renderFailing('abandon_rest', '{{late_hang "x"}}')
+    expect({ status, code: body.code }).toEqual({ status: 400, code: 'MISSING_VARIABLE' })
+    const stats = await tools.idle('abandoned')
+    expect(stats.cutShort).toBe(stats.calls)
+  })
+
+  it('answers without waiting for an MCP connection, and lets it go', async () => {
+    await tools.reset('abandoned-mcp')
+    const { status, body } = await renderFailing('abandon_mcp', '{{late_mcp}}')
+    expect({ status, code: body.code }).toEqual({ status: 400, code: 'MISSING_VARIABLE' })
+    const stats = await tools.idle('abandoned-mcp')
+    expect(stats.cutShort).toBe(stats.calls)
   })
 })
 

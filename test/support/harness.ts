@@ -5,7 +5,7 @@ import { Redis } from '@upstash/redis/cloudflare'
 import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
-import type { LlmRequestRecord } from './llm-server'
+import type { LlmIdle, LlmRequestRecord } from './llm-server'
 import type { McpServerStats } from './mcp-server'
 import type { ToolServerStats } from './tool-server'
 
@@ -97,6 +97,8 @@ export interface ToolServerClient {
   stats(group?: string): Promise<ToolServerStats>
   /** Starts the group afresh; requests still in flight no longer count. */
   reset(group?: string): Promise<void>
+  /** The calls of a group once none is active: waits for the client of each to have gone away. */
+  idle(group?: string): Promise<ToolServerStats>
 }
 
 /** The REST tool server the global setup started (test/support/tool-server.ts). */
@@ -111,6 +113,7 @@ export function toolServer(): ToolServerClient {
     url,
     stats: async (group) => (await admin('GET', '/__stats', group)) as ToolServerStats,
     reset: async (group) => void (await admin('POST', '/__reset', group)),
+    idle: async (group) => (await admin('GET', '/__idle', group)) as ToolServerStats,
   }
 }
 
@@ -144,6 +147,8 @@ export interface LlmServerClient {
   requests(model: string): Promise<LlmRequestRecord[]>
   /** Forgets the model's requests, restarting its fail-N (and the like) count. */
   reset(model: string): Promise<void>
+  /** Once no answer of the model is being written: how many the client left before they were complete. */
+  idle(model: string): Promise<LlmIdle>
 }
 
 /** The OpenAI-compatible provider the global setup started (test/support/llm-server.ts). */
@@ -159,5 +164,6 @@ export function llmServer(): LlmServerClient {
     requests: async (model) =>
       ((await admin('GET', '/__requests', model)) as { requests: LlmRequestRecord[] }).requests,
     reset: async (model) => void (await admin('POST', '/__reset', model)),
+    idle: async (model) => (await admin('GET', '/__idle', model)) as LlmIdle,
   }
 }

@@ -14,11 +14,16 @@
 //                                 `"stream": true`, half of the JSON completion, then the same
 //   stream-stall                  streams one chunk, then silence until the client leaves or the server stops;
 //                                 without `"stream": true`, the headers and half of the JSON completion, then the same
+//   big-N                         a completion whose content is N `x`s, written lazily without a Content-Length
+//                                 (a piece whenever the client has taken the last) and stopped when the client
+//                                 leaves; with `"stream": true`, chunks of 64 KiB of content each, then [DONE]
 //
 // Every request with a JSON body naming a model is recorded under that model on
 // arrival (`LlmRequestRecord`). `GET /__requests?model=NAME` answers
 // `{ requests: LlmRequestRecord[] }`; `POST /__reset?model=NAME` forgets the
-// model's records and so restarts its fail/rate-limited/timeout/garbage count.
+// model's records and so restarts its fail/rate-limited/timeout/garbage count;
+// `GET /__idle?model=NAME` answers `LlmIdle` once no answer of the model is
+// being written (an event to wait on, for a client that should have left).
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
@@ -50,6 +55,15 @@ export const FAIL_MESSAGE = 'upstream exploded'
 export const RATE_LIMIT_MESSAGE = 'Rate limit reached: retry later'
 export const BAD_REQUEST_MESSAGE = "Invalid request: the model 'bad-request' refuses every request"
 export const GARBAGE = { unexpected: true } as const
+
+/** What `/__idle` answers: how many answers of the model the client left before they were complete. */
+export interface LlmIdle {
+  cutShort: number
+}
+
+/** A big-N answer's content comes in pieces of this many bytes. */
+const BIG_PIECE = 64 * 1024
+const BIG = /^big-(\d+)$/
 
 /** What a failing request of a `<kind>-N` model does. */
 type Failure = 'fail' | 'rate-limited' | 'timeout' | 'garbage' | 'malformed'
@@ -83,6 +97,30 @@ export async function startLlmServer(): Promise<LlmServer> {
       waiter.resolve()
     }
   }
+  /** Answers of each model being written, those the client left, and who waits for none to be written (`/__idle`). */
+  const writing = new Map<string, { active: number; cutShort: number }>()
+  const writingOf = (model: string) => {
+    let state = writing.get(model)
+    if (!state) writing.set(model, (state = { active: 0, cutShort: 0 }))
+    return state
+  }
+  const idleWaiters: { model: string; resolve: (idle: LlmIdle) => void }[] = []
+  const wakeIdle = (): void => {
+    for (const waiter of idleWaiters.filter((w) => writingOf(w.model).active === 0)) {
+      idleWaiters.splice(idleWaiters.indexOf(waiter), 1)
+      waiter.resolve({ cutShort: writingOf(waiter.model).cutShort })
+    }
+  }
+  /** Tracks an answer from its first byte to its end or the client leaving. */
+  const track = (model: string, res: ServerResponse): void => {
+    const state = writingOf(model)
+    state.active++
+    res.once('close', () => {
+      if (!res.writableFinished) state.cutShort++
+      state.active--
+      wakeIdle()
+    })
+  }
   /** Responses left hanging or stalled, destroyed on stop. */
   const hanging = new Set<ServerResponse>()
   let stopping = false
@@ -92,15 +130,19 @@ export async function startLlmServer(): Promise<LlmServer> {
     if (stopping) res.destroy()
   }
 
-  const admin = (req: IncomingMessage, url: URL): [number, unknown] => {
+  const admin = async (req: IncomingMessage, url: URL): Promise<[number, unknown]> => {
     const model = url.searchParams.get('model')
     if (model === null) return [400, { error: 'the model query parameter is required' }]
+    if (url.pathname === '/__idle' && req.method === 'GET') {
+      return [200, await new Promise<LlmIdle>((resolve) => (idleWaiters.push({ model, resolve }), wakeIdle()))]
+    }
     if (url.pathname === '/__requests' && req.method === 'GET') {
       return [200, { requests: (models.get(model) ?? []).map((record) => ({ ...record })) }]
     }
     if (url.pathname === '/__reset' && req.method === 'POST') {
       // A new record: requests still in flight no longer count.
       models.delete(model)
+      writing.delete(model)
       return [200, { ok: true }]
     }
     return [404, { error: `no admin route ${req.method} ${url.pathname}` }]
@@ -147,6 +189,12 @@ export async function startLlmServer(): Promise<LlmServer> {
       return
     }
 
+    const big = BIG.exec(model)
+    if (big) {
+      track(model, res)
+      await sendBig(res, model, Number(big[1]), body.stream === true)
+      return
+    }
     const text = echoText(body)
     if (body.stream === true) {
       await stream(res, model, text, body)
@@ -212,8 +260,7 @@ export async function startLlmServer(): Promise<LlmServer> {
     const url = new URL(req.url ?? '/', 'http://llm-server')
     let handled: Promise<void>
     if (url.pathname.startsWith('/__')) {
-      const [status, payload] = admin(req, url)
-      handled = Promise.resolve(send(res, status, payload))
+      handled = admin(req, url).then(([status, payload]) => send(res, status, payload))
     } else if (url.pathname === '/v1/chat/completions') {
       handled =
         req.method === 'POST'
@@ -244,6 +291,40 @@ export async function startLlmServer(): Promise<LlmServer> {
       await closeNow(server, hanging)
     },
   }
+}
+
+/**
+ * A big-N answer: N `x`s of content, as one JSON completion or as chunks,
+ * each piece written once the socket has taken the last, and no more once
+ * the client has left.
+ */
+async function sendBig(res: ServerResponse, model: string, size: number, streamed: boolean): Promise<void> {
+  const piece = (n: number) => 'x'.repeat(n)
+  if (streamed) {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
+    const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
+      sse({
+        id: COMPLETION_ID,
+        object: 'chat.completion.chunk',
+        created: CREATED,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finishReason }],
+      })
+    if (!(await write(res, chunk({ role: 'assistant', content: '' }, null)))) return
+    for (let sent = 0; sent < size; sent += BIG_PIECE) {
+      if (!(await write(res, chunk({ content: piece(Math.min(BIG_PIECE, size - sent)) }, null)))) return
+    }
+    if (!(await write(res, chunk({}, 'stop') + 'data: [DONE]\n\n'))) return
+    res.end()
+    return
+  }
+  const [head, tail] = JSON.stringify(completion(model, '\u0000')).split('\\u0000') as [string, string]
+  res.writeHead(200, { 'Content-Type': 'application/json' })
+  if (!(await write(res, head))) return
+  for (let sent = 0; sent < size; sent += BIG_PIECE) {
+    if (!(await write(res, piece(Math.min(BIG_PIECE, size - sent))))) return
+  }
+  res.end(tail)
 }
 
 function completion(model: string, text: string) {

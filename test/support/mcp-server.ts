@@ -7,6 +7,8 @@
 //   echo_text { text }     text content only: `echo: <text>`
 //   slow { ms }            waits ms, then text `slept`
 //   boom {}                isError: true with a text message
+//   big { bytes }          text content of that many `x`s
+//   leaky {}               isError: true with a long first line holding control characters, and SECRET on the next
 //
 // Calls are counted per tool name and per group, the `?group=NAME` query
 // parameter of the MCP URL (default `default`): `GET /__stats?group=NAME`
@@ -16,6 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { listenOnLoopback } from './ports'
+import { SECRET } from './tool-server'
 import { z } from 'zod'
 
 export interface McpTestServer {
@@ -29,8 +32,10 @@ export interface McpServerStats {
   calls: Record<string, number>
 }
 
-export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom'] as const
+export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky'] as const
 export const BOOM_MESSAGE = 'boom: the tool failed on purpose'
+/** leaky's first line: a bell and an escape among 120 characters. */
+export const LEAKY_FIRST_LINE = `quota exceeded\u0007 for this key\u001b[31m; ${'retry later '.repeat(8)}`
 const DEFAULT_GROUP = 'default'
 
 export function lookupRefs(symbol: string): string[] {
@@ -82,6 +87,18 @@ export async function startMcpServer(): Promise<McpTestServer> {
     server.registerTool('boom', { description: 'Always fails' }, async () => {
       count(group, 'boom')
       return { isError: true, content: [{ type: 'text', text: BOOM_MESSAGE }] }
+    })
+    server.registerTool(
+      'big',
+      { description: 'Answers that many bytes of text', inputSchema: { bytes: z.number() } },
+      async ({ bytes }) => {
+        count(group, 'big')
+        return { content: [{ type: 'text', text: 'x'.repeat(bytes) }] }
+      },
+    )
+    server.registerTool('leaky', { description: 'Fails, saying too much' }, async () => {
+      count(group, 'leaky')
+      return { isError: true, content: [{ type: 'text', text: `${LEAKY_FIRST_LINE}\n${SECRET}` }] }
     })
     return server
   }

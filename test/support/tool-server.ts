@@ -7,12 +7,20 @@
 //   /hang/...          never answers, until the client gives up or the server stops
 //   /text/...          answers text/plain "plain answer"
 //   /badjson/...       answers application/json with a body that does not parse
+//   /redirect/<code>/... answers that 3xx status with `Location:` the `to` query parameter
+//   /big/<bytes>/...   answers that many bytes of text/plain (`x`s), with a Content-Length, written
+//                      lazily (a chunk whenever the client has taken the last one) and stopped when
+//                      the client goes away; with /chunked, without a Content-Length
+//   /secret/...        an error body (with /status) or a text body holding SECRET
+//   /bom/...           the answer (text or JSON) begins with a byte order mark, U+FEFF
 //
 // Prefixes combine in any order (`/delay/200/status/500/tools/x`). Anything else
 // (e.g. `/tools/...`) answers 200 with an echo of the request (see `Echo`).
 //
 // Calls are counted per group, the `?group=NAME` query parameter (default
 // `default`): `GET /__stats?group=NAME` answers `ToolServerStats`,
+// `GET /__idle?group=NAME` answers them once no request of the group is
+// active (an event to wait on, for a client that should have gone away),
 // `POST /__reset?group=NAME` starts the group afresh.
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -33,6 +41,10 @@ export interface ToolServerStats {
   calls: number
   /** One key per request, in arrival order: see `requestKey`. */
   requests: string[]
+  /** Requests whose client went away before their answer was complete (a /big answer cancelled, a /hang given up). */
+  cutShort: number
+  /** Bytes of /big answers handed to the socket. */
+  bigBytesSent: number
 }
 
 /** What a plain (uncontrolled) request is answered with. */
@@ -50,6 +62,11 @@ export interface Echo {
 export const DEFAULT_GROUP = 'default'
 export const PLAIN_ANSWER = 'plain answer'
 export const BAD_JSON = '{"broken": '
+/** What a /secret body holds: no warning or log line may quote it. */
+export const SECRET = 'db-password=hunter2-s3cr3t'
+const BOM = '\ufeff'
+/** A /big answer is written in chunks of this many bytes. */
+const BIG_CHUNK = 64 * 1024
 
 interface Control {
   delay: number
@@ -57,6 +74,11 @@ interface Control {
   hang: boolean
   text: boolean
   badjson: boolean
+  redirect?: number
+  big?: number
+  chunked: boolean
+  secret: boolean
+  bom: boolean
 }
 
 class HttpError extends Error {
@@ -73,20 +95,36 @@ export async function startToolServer(): Promise<ToolServer> {
   const statsOf = (group: string): ToolServerStats => {
     let stats = groups.get(group)
     if (!stats) {
-      stats = { active: 0, maxActive: 0, calls: 0, requests: [] }
+      stats = { active: 0, maxActive: 0, calls: 0, requests: [], cutShort: 0, bigBytesSent: 0 }
       groups.set(group, stats)
     }
     return stats
+  }
+  /** Who waits for a group to have no request active (`/__idle`). */
+  const idleWaiters: { group: string; resolve: () => void }[] = []
+  const wakeIdle = (): void => {
+    for (const waiter of idleWaiters.filter((w) => statsOf(w.group).active === 0)) {
+      idleWaiters.splice(idleWaiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
   }
   /** Responses told to hang, destroyed on stop. */
   const hanging = new Set<ServerResponse>()
   let stopping = false
 
-  const admin = (req: IncomingMessage, url: URL): [number, unknown] => {
+  const admin = async (req: IncomingMessage, url: URL): Promise<[number, unknown]> => {
     const group = url.searchParams.get('group') ?? DEFAULT_GROUP
-    if (url.pathname === '/__stats' && req.method === 'GET') {
+    const snapshot = (): ToolServerStats => {
       const stats = statsOf(group)
-      return [200, { ...stats, requests: [...stats.requests] }]
+      return { ...stats, requests: [...stats.requests] }
+    }
+    if (url.pathname === '/__stats' && req.method === 'GET') return [200, snapshot()]
+    if (url.pathname === '/__idle' && req.method === 'GET') {
+      await new Promise<void>((resolve) => {
+        idleWaiters.push({ group, resolve })
+        wakeIdle()
+      })
+      return [200, snapshot()]
     }
     if (url.pathname === '/__reset' && req.method === 'POST') {
       // A new record: requests still in flight finish against the old one.
@@ -103,14 +141,19 @@ export async function startToolServer(): Promise<ToolServer> {
     stats.active++
     stats.maxActive = Math.max(stats.maxActive, stats.active)
     let done = false
+    let complete = false
     const finish = () => {
       if (done) return
       done = true
       stats.active--
       hanging.delete(res)
+      wakeIdle()
     }
     // Also when the client goes away first (an abort, or the server stopping).
-    res.once('close', finish)
+    res.once('close', () => {
+      if (!complete && !res.writableFinished) stats.cutShort++
+      finish()
+    })
 
     let body: unknown
     let control: Control
@@ -134,13 +177,27 @@ export async function startToolServer(): Promise<ToolServer> {
     }
 
     const status = control.status ?? 200
+    if (control.big !== undefined) {
+      await sendBig(res, control, stats)
+      complete = res.writableFinished
+      finish()
+      return
+    }
+    complete = true
     finish()
-    if (status === 204 || status === 304) {
+    const bom = control.bom ? BOM : ''
+    if (control.redirect !== undefined) {
+      const to = url.searchParams.get('to') ?? '/'
+      res.writeHead(control.redirect, { Location: to, 'Content-Type': 'text/plain' })
+      res.end(`redirected to ${to}`)
+    } else if (control.secret) {
+      send(res, status, { error: `${SECRET}\nat connect (db.js:12)`, status })
+    } else if (status === 204 || status === 304) {
       res.writeHead(status)
       res.end()
     } else if (control.text) {
       res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' })
-      res.end(PLAIN_ANSWER)
+      res.end(bom + PLAIN_ANSWER)
     } else if (control.badjson) {
       res.writeHead(status, { 'Content-Type': 'application/json' })
       res.end(BAD_JSON)
@@ -154,14 +211,15 @@ export async function startToolServer(): Promise<ToolServer> {
         body: body === undefined ? null : body,
         headers: { 'content-type': req.headers['content-type'] ?? null },
       }
-      send(res, 200, echo)
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      res.end(bom + JSON.stringify(echo))
     }
   }
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://tool-server')
     const handled = url.pathname.startsWith('/__')
-      ? Promise.resolve(admin(req, url)).then(([status, payload]) => send(res, status, payload))
+      ? admin(req, url).then(([status, payload]) => send(res, status, payload))
       : tool(req, res, url)
     handled.catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, { error: messageOf(error) })
@@ -181,16 +239,30 @@ export async function startToolServer(): Promise<ToolServer> {
 
 /** Reads the control prefixes off the front of the path. */
 function parseControl(pathname: string): Control {
-  const control: Control = { delay: 0, hang: false, text: false, badjson: false }
+  const control: Control = {
+    delay: 0,
+    hang: false,
+    text: false,
+    badjson: false,
+    chunked: false,
+    secret: false,
+    bom: false,
+  }
   const segments = pathname.split('/').filter(Boolean)
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]
-    if (segment === 'delay' || segment === 'status') {
+    if (segment === 'delay' || segment === 'status' || segment === 'redirect' || segment === 'big') {
       const value = Number(segments[i + 1])
       if (!Number.isInteger(value)) throw new HttpError(400, `/${segment}/ needs an integer, got ${segments[i + 1]}`)
       if (segment === 'delay') {
         if (value < 0) throw new HttpError(400, `negative delay ${value}`)
         control.delay += value
+      } else if (segment === 'big') {
+        if (value < 0) throw new HttpError(400, `negative size ${value}`)
+        control.big = value
+      } else if (segment === 'redirect') {
+        if (value < 300 || value > 399) throw new HttpError(400, `redirect status ${value} is out of range 300-399`)
+        control.redirect = value
       } else {
         if (value < 200 || value > 599) throw new HttpError(400, `status ${value} is out of range 200-599`)
         control.status = value
@@ -199,6 +271,9 @@ function parseControl(pathname: string): Control {
     } else if (segment === 'hang') control.hang = true
     else if (segment === 'text') control.text = true
     else if (segment === 'badjson') control.badjson = true
+    else if (segment === 'chunked') control.chunked = true
+    else if (segment === 'secret') control.secret = true
+    else if (segment === 'bom') control.bom = true
     else break
   }
   return control
@@ -243,6 +318,38 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   } catch (error) {
     throw new HttpError(400, `request body is not JSON: ${messageOf(error)}`)
   }
+}
+
+/**
+ * A /big answer: `x`s, one chunk at a time, each written once the socket has
+ * taken the last, so what is sent is what the client reads; it stops as soon
+ * as the client goes away.
+ */
+async function sendBig(res: ServerResponse, control: Control, stats: ToolServerStats): Promise<void> {
+  const size = control.big ?? 0
+  const headers: Record<string, string | number> = { 'Content-Type': 'text/plain; charset=utf-8' }
+  if (!control.chunked) headers['Content-Length'] = size
+  res.writeHead(control.status ?? 200, headers)
+  const chunk = Buffer.alloc(BIG_CHUNK, 'x')
+  for (let sent = 0; sent < size;) {
+    const piece = Math.min(BIG_CHUNK, size - sent)
+    if (res.destroyed) return
+    const drained = res.write(piece === BIG_CHUNK ? chunk : chunk.subarray(0, piece))
+    sent += piece
+    stats.bigBytesSent += piece
+    if (!drained && !(await drainOrClose(res))) return
+  }
+  await new Promise<void>((resolve) => res.end(resolve))
+}
+
+/** True when the socket wants more, false when the response closed first. */
+function drainOrClose(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const drain = () => (res.off('close', close), resolve(true))
+    const close = () => (res.off('drain', drain), resolve(false))
+    res.once('drain', drain)
+    res.once('close', close)
+  })
 }
 
 /** Waits ms, or less if the response closes first (client abort, server stop). */

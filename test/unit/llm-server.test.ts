@@ -19,7 +19,7 @@ import {
   RATE_LIMIT_MESSAGE,
   USAGE,
 } from '../support/llm-server.js'
-import type { LlmRequestRecord, LlmServer } from '../support/llm-server.js'
+import type { LlmIdle, LlmRequestRecord, LlmServer } from '../support/llm-server.js'
 
 describe('OpenAI-compatible LLM server', () => {
   let server: LlmServer
@@ -356,6 +356,34 @@ describe('OpenAI-compatible LLM server', () => {
     const noModel = await fetch(`${server.url}/chat/completions`, { method: 'POST', body: '{"messages":[]}' })
     expect(noModel.status).toBe(400)
     expect((await fetch(`${server.url}/models`)).status).toBe(404)
+  })
+
+  it('big-N answers N bytes of content, in one completion or in chunks ending with [DONE]', async () => {
+    const completion = await ask('big-200000')
+    expect(completion.choices[0]?.message.content).toBe('x'.repeat(200000))
+    const stream = await client.chat.completions.create({
+      model: 'big-150000',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    })
+    let content = ''
+    for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? ''
+    expect(content).toBe('x'.repeat(150000))
+    const idle = (await (await admin('/__idle', 'big-200000')).json()) as LlmIdle
+    expect(idle).toEqual({ cutShort: 0 })
+  })
+
+  it('big-N stops writing when the client leaves, and /__idle waits for that', async () => {
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'big-100000000', messages: [] }),
+    })
+    expect(res.headers.get('content-length')).toBeNull()
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    await reader.read()
+    await reader.cancel()
+    expect(await (await admin('/__idle', 'big-100000000')).json()).toEqual({ cutShort: 1 })
   })
 
   it('stops while requests hang and streams stall', async () => {

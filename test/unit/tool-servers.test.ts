@@ -1,9 +1,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { startToolServer, BAD_JSON, PLAIN_ANSWER } from '../support/tool-server.js'
+import { startToolServer, BAD_JSON, PLAIN_ANSWER, SECRET } from '../support/tool-server.js'
 import type { Echo, ToolServer, ToolServerStats } from '../support/tool-server.js'
-import { startMcpServer, BOOM_MESSAGE } from '../support/mcp-server.js'
+import { startMcpServer, BOOM_MESSAGE, LEAKY_FIRST_LINE } from '../support/mcp-server.js'
 import type { McpServerStats, McpTestServer } from '../support/mcp-server.js'
 
 describe('REST tool server', () => {
@@ -132,6 +132,52 @@ describe('REST tool server', () => {
     controller.abort()
   })
 
+  it('redirects with the status asked for to the `to` parameter, and counts the hop', async () => {
+    await reset('redir')
+    const to = `${server.url}/tools/target?group=redir-target`
+    const res = await fetch(`${server.url}/redirect/307/tools/x?group=redir&to=${encodeURIComponent(to)}`, {
+      redirect: 'manual',
+    })
+    expect(res.status).toBe(307)
+    expect(res.headers.get('location')).toBe(to)
+    await res.body?.cancel()
+    expect((await stats('redir')).calls).toBe(1)
+    await expect(fetch(`${server.url}/redirect/200/tools/x`).then((r) => r.status)).resolves.toBe(400)
+  })
+
+  it('answers /big with that many bytes and a Content-Length, or chunked without one', async () => {
+    await reset('big')
+    const sized = await fetch(`${server.url}/big/200000/tools/x?group=big`)
+    expect(sized.headers.get('content-length')).toBe('200000')
+    expect((await sized.arrayBuffer()).byteLength).toBe(200000)
+    const chunked = await fetch(`${server.url}/chunked/big/70000/tools/x?group=big`)
+    expect(chunked.headers.get('content-length')).toBeNull()
+    expect(await chunked.text()).toBe('x'.repeat(70000))
+    expect(await stats('big')).toMatchObject({ calls: 2, cutShort: 0, bigBytesSent: 270000 })
+  })
+
+  it('stops writing a /big answer when the client goes away, and /__idle waits for that', async () => {
+    await reset('cut')
+    const res = await fetch(`${server.url}/big/100000000/tools/x?group=cut`)
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    await reader.read()
+    await reader.cancel()
+    const idle = (await (await fetch(`${server.url}/__idle?group=cut`)).json()) as ToolServerStats
+    expect(idle).toMatchObject({ active: 0, calls: 1, cutShort: 1 })
+    expect(idle.bigBytesSent).toBeLessThan(100000000)
+  })
+
+  it('puts SECRET in a /secret error body, and a BOM before a /bom answer', async () => {
+    const secret = await fetch(`${server.url}/status/500/secret/tools/x`)
+    expect(secret.status).toBe(500)
+    expect(await secret.text()).toContain(SECRET)
+    // Read as bytes: Response.text() drops a leading BOM.
+    for (const path of ['/bom/text/tools/x', '/bom/tools/x']) {
+      const bytes = new Uint8Array(await (await fetch(`${server.url}${path}`)).arrayBuffer())
+      expect([...bytes.slice(0, 4)]).toEqual([0xef, 0xbb, 0xbf, path.includes('text') ? 'p'.charCodeAt(0) : 0x7b])
+    }
+  })
+
   it('keeps request keys without the group, with sorted query and body keys; reset zeroes the group', async () => {
     await reset('keys')
     await fetch(`${server.url}/tools/k?z=1&group=keys&a=2`)
@@ -145,12 +191,21 @@ describe('REST tool server', () => {
       maxActive: 1,
       calls: 2,
       requests: ['GET /tools/k?a=2&z=1', 'POST /tools/k {"a":{"c":3,"d":2},"b":1}'],
+      cutShort: 0,
+      bigBytesSent: 0,
     })
     // Other groups are untouched by these calls.
     expect((await stats('never-used')).calls).toBe(0)
 
     await reset('keys')
-    expect(await stats('keys')).toEqual({ active: 0, maxActive: 0, calls: 0, requests: [] })
+    expect(await stats('keys')).toEqual({
+      active: 0,
+      maxActive: 0,
+      calls: 0,
+      requests: [],
+      cutShort: 0,
+      bigBytesSent: 0,
+    })
   })
 
   it('counts calls without a group under default', async () => {
@@ -179,9 +234,9 @@ describe('MCP server, through the SDK client', () => {
   const calls = async (group = 'default'): Promise<Record<string, number>> =>
     ((await (await fetch(new URL(`/__stats?group=${group}`, server.url))).json()) as McpServerStats).calls
 
-  it('lists the four tools', async () => {
+  it('lists its tools', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['boom', 'echo_text', 'lookup_ref', 'slow'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['big', 'boom', 'echo_text', 'leaky', 'lookup_ref', 'slow'])
     const lookup = tools.find((t) => t.name === 'lookup_ref')
     expect(lookup?.inputSchema.properties).toHaveProperty('symbol')
     expect(lookup?.outputSchema?.properties).toHaveProperty('refs')
@@ -214,8 +269,17 @@ describe('MCP server, through the SDK client', () => {
     expect(result.content).toEqual([{ type: 'text', text: BOOM_MESSAGE }])
   })
 
+  it('big answers that many bytes of text; leaky fails with a long first line and the secret after it', async () => {
+    const big = await client.callTool({ name: 'big', arguments: { bytes: 1000 } })
+    expect(big.content).toEqual([{ type: 'text', text: 'x'.repeat(1000) }])
+    const leaky = await client.callTool({ name: 'leaky', arguments: {} })
+    expect(leaky.isError).toBe(true)
+    expect(leaky.content).toEqual([{ type: 'text', text: `${LEAKY_FIRST_LINE}\n${SECRET}` }])
+    expect(LEAKY_FIRST_LINE.length).toBeGreaterThan(100)
+  })
+
   it('counts calls per tool', async () => {
-    expect(await calls()).toEqual({ lookup_ref: 1, echo_text: 1, slow: 1, boom: 1 })
+    expect(await calls()).toEqual({ lookup_ref: 1, echo_text: 1, slow: 1, boom: 1, big: 1, leaky: 1 })
     await client.callTool({ name: 'lookup_ref', arguments: { symbol: 'x' } })
     expect((await calls()).lookup_ref).toBe(2)
   })

@@ -1,0 +1,25 @@
+/**
+ * What of an upstream answer a warning may quote. An error body can hold
+ * anything (a stack, a connection string, the caller's own arguments), so
+ * a failure is told by its status line, and a reason meant for the caller
+ * (an MCP tool's error result) only in short.
+ */
+
+/** Characters of a reason phrase or a short reason at most. */
+const REASON_CHARS = 100
+
+/** `HTTP 500 Internal Server Error`: the status and its reason phrase, made safe to quote. */
+export function statusLine(response: Response): string {
+  const phrase = shortReason(response.statusText)
+  return phrase === '' ? `HTTP ${response.status}` : `HTTP ${response.status} ${phrase}`
+}
+
+/** The first line of `text`, its control characters removed, at most 100 characters. */
+export function shortReason(text: string): string {
+  const line = /^[^\r\n]*/.exec(text.trimStart())?.[0] ?? ''
+  // C0 and C1 controls, and the bidirectional marks that could reorder what a reader sees.
+  const clean = line.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim()
+  if (clean.length <= REASON_CHARS) return clean
+  // By code point, so that a pair of surrogates is never split.
+  return `${[...clean].slice(0, REASON_CHARS - 1).join('')}…`
+}
