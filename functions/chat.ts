@@ -2,7 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { intVar } from '../lib/env'
 import { API_ERRORS, errorsOf, freshStoreOf, jsonBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { clientFor, complete, modelFor, routeFor, stream } from '../lib/llm'
+import { DEFAULT_LLM_MAX_BYTES, clientFor, complete, modelFor, routeFor, stream } from '../lib/llm'
 import type { ChatMessage } from '../lib/llm'
 import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
@@ -77,13 +77,14 @@ export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
   const messages: ChatMessage[] =
     typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
   const timeoutMs = intVar(c.env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS)
+  const maxBytes = intVar(c.env, 'LLM_MAX_BYTES', DEFAULT_LLM_MAX_BYTES)
   const client = clientFor(routeFor(c.env, model), timeoutMs)
   // The args stay here: only the rendered messages and the OpenAI parameters go to the provider.
   const request = { ...parameters, model, messages }
 
   const asked = Date.now()
   if (streamed) {
-    const body = await stream(client, request, timeoutMs)
+    const body = await stream(client, request, timeoutMs, maxBytes)
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -92,7 +93,7 @@ export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
       },
     })
   }
-  const completion = await complete(client, request, timeoutMs)
+  const completion = await complete(client, request, timeoutMs, maxBytes)
   return new Response(completion, {
     headers: { 'content-type': 'application/json', 'server-timing': timing(renderMs, Date.now() - asked) },
   })

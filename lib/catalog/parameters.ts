@@ -1,6 +1,28 @@
 import { Validator } from '@cfworker/json-schema'
 import { isObject, setOwn } from '../json'
+import type { JsonObject } from '../json'
 import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
+
+/**
+ * A validator of args against normalised parameters. The validator
+ * interprets the schema (workerd forbids generating code) and annotates the
+ * schema it is given, so it gets a copy of its own: records are shared
+ * between requests, frozen.
+ */
+export function parametersValidator(schema: ParametersSchema): Validator {
+  return new Validator(structuredClone(schema) as object, '7', false)
+}
+
+/** `given`, and a copy of each declared `default` for a parameter it lacks. */
+export function withDefaults(schema: ParametersSchema, given: JsonObject): JsonObject {
+  const filled: JsonObject = { ...given }
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (!Object.hasOwn(filled, name) && isObject(property) && Object.hasOwn(property, 'default')) {
+      setOwn(filled, name, structuredClone(property.default))
+    }
+  }
+  return filled
+}
 
 /**
  * Normalises `parameters` to one JSON Schema of type object, whichever of
@@ -15,16 +37,6 @@ import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } fr
  * says otherwise, including the draft-3 style `"required": true` inside a
  * property, which many hand-written records use.
  */
-/**
- * A validator of args against normalised parameters. The validator
- * interprets the schema (workerd forbids generating code) and annotates the
- * schema it is given, so it gets a copy of its own: records are shared
- * between requests, frozen.
- */
-export function parametersValidator(schema: ParametersSchema): Validator {
-  return new Validator(structuredClone(schema) as object, '7', false)
-}
-
 export function normalizeParameters(input: ParametersInput | undefined): ParametersSchema {
   if (input === undefined) return objectSchema({}, [])
   if (Array.isArray(input)) return fromList(input)

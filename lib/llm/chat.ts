@@ -23,7 +23,7 @@ export async function complete(
   client: OpenAI,
   request: ChatRequest,
   timeoutMs: number,
-  maxBytes = DEFAULT_LLM_MAX_BYTES,
+  maxBytes: number,
 ): Promise<string> {
   const limit: ByteLimit = { bytes: maxBytes, name: 'LLM_MAX_BYTES' }
   return withRetries(async () => {
@@ -69,7 +69,7 @@ export async function stream(
   client: OpenAI,
   request: ChatRequest,
   gapMs: number,
-  maxBytes = DEFAULT_LLM_MAX_BYTES,
+  maxBytes: number,
 ): Promise<ReadableStream<Uint8Array>> {
   const { reader, first } = await withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: true } as never).asResponse()

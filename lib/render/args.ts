@@ -1,9 +1,8 @@
 import type { OutputUnit } from '@cfworker/json-schema'
-import { parametersValidator } from '../catalog'
+import { parametersValidator, withDefaults } from '../catalog'
 import type { ParametersSchema } from '../catalog'
 import { ServiceError } from '../http/errors'
 import { setOwn } from '../json'
-import { withDefaults } from '../tools'
 
 export type Args = Record<string, unknown>
 

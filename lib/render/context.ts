@@ -1,4 +1,4 @@
-import { nestRecords } from '../catalog'
+import { MAX_ENVIRON_SEGMENTS, nestRecords } from '../catalog'
 import type { Skip } from '../catalog'
 import { decodeAll, environValue } from '../catalog/records'
 import { ServiceError } from '../http/errors'
@@ -29,8 +29,10 @@ export async function loadVariables(
   store: Store,
   paths: readonly Path[],
 ): Promise<{ vars: JsonObject; skipped: Skip[] }> {
-  // `.args` is the request's; an environ module named "args" would be hidden by it.
-  const wanted = paths.filter((p) => p[0] !== 'args')
+  // `.args` is the request's; an environ module named "args" would be hidden by it. No key lies deeper than
+  // MAX_ENVIRON_SEGMENTS (such keys are skipped), so a longer path reads what its first segments do: a template
+  // path of thousands of segments costs no more keys than that.
+  const wanted = paths.filter((p) => p[0] !== 'args').map((p) => p.slice(0, MAX_ENVIRON_SEGMENTS))
   if (wanted.length === 0) return { vars: {}, skipped: [] }
 
   const above = [...new Set(wanted.flatMap((p) => p.map((_, i) => keyOf(p.slice(0, i + 1)))))]

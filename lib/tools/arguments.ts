@@ -1,5 +1,5 @@
-import { normalizeParameters, parametersValidator } from '../catalog'
-import type { ParametersSchema, Tool, ToolRecord } from '../catalog'
+import { normalizeParameters, parametersValidator, withDefaults } from '../catalog'
+import type { Tool, ToolRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
 import { Complex128, Uint8, isMap } from '../template/value'
 import type { Value } from '../template'
@@ -79,17 +79,6 @@ function newParamsChecker(record: ToolRecord): ParamsChecker {
       return params
     },
   }
-}
-
-/** `given`, and a copy of each declared `default` for a parameter it lacks. */
-export function withDefaults(schema: ParametersSchema, given: Params): Params {
-  const params: Params = { ...given }
-  for (const [name, property] of Object.entries(schema.properties)) {
-    if (!Object.hasOwn(params, name) && isObject(property) && Object.hasOwn(property, 'default')) {
-      setOwn(params, name, structuredClone(property.default))
-    }
-  }
-  return params
 }
 
 /** A template value as JSON. */

@@ -5,5 +5,4 @@
  */
 export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './session'
 export type { ToolSessionOptions, ToolWarning } from './session'
-export { withDefaults } from './arguments'
 export { dict } from './dict'

@@ -379,11 +379,16 @@ describe('errors', () => {
     expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
   })
 
-  it('a RENDER_TIMEOUT_MS that is not a number: 500 naming it', async () => {
+  it('a RENDER_TIMEOUT_MS that is not a number: 503 MISCONFIGURED naming it', async () => {
     const { status, body } = await render('team.summary', {}, { ...db.env, RENDER_TIMEOUT_MS: 'soon' })
     expect({ status, body }).toEqual({
-      status: 500,
-      body: { status: 'error', code: 'INTERNAL', message: "RENDER_TIMEOUT_MS must be a positive integer, got 'soon'" },
+      status: 503,
+      body: {
+        status: 'error',
+        code: 'MISCONFIGURED',
+        message: "RENDER_TIMEOUT_MS must be a positive integer, got 'soon'",
+        setting: 'RENDER_TIMEOUT_MS',
+      },
     })
   })
 
