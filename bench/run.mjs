@@ -3,7 +3,7 @@
 // table per section and then one summary table of every figure beside its
 // baseline, and writes them all to bench/RESULTS.md.
 //
-//   npm run bench [-- --budget 300 --runs 5 --only templates,endpoints,fan-out,size]
+//   npm run bench [-- --budget 300 --runs 5 --only templates,endpoints,fan-out,hostile,size]
 //
 // --budget and --runs are the template engine's (ms per run, timed runs).
 // --only runs those sections and prints them, but leaves RESULTS.md alone.
@@ -87,6 +87,7 @@ const SECTIONS = [
   { key: 'templates', title: 'Template engine', run: templateSection },
   { key: 'endpoints', title: 'Endpoints', run: endpointSection },
   { key: 'fan-out', title: 'Tool fan-out', run: fanoutSection },
+  { key: 'hostile', title: 'Hostile requests', run: hostileSection },
   { key: 'size', title: 'Size', run: sizeSection },
 ]
 const ONLY = args.only === '' ? undefined : args.only.split(',')
@@ -515,6 +516,77 @@ async function fanoutSection(ctx) {
     ),
   )
   return { lines, markdown, failed: problems.length > 0, summary }
+}
+
+// ---------------------------------------------------------------- section: hostile requests
+
+async function hostileSection(ctx) {
+  // Not in ctx.tmp: the bundle leaves its packages to node_modules, which Node finds only from inside the repository.
+  const outdir = join(root, 'node_modules', '.cache', 'bench-hostile')
+  const hostileFile = await bundle(ctx, 'hostile.ts', { outdir, packages: 'external' })
+  console.log(
+    "wrangler dev on Redis: issue 12's hostile requests, one at a time, each followed by an ordinary render ...",
+  )
+  let report
+  try {
+    report = JSON.parse(await run(process.execPath, [hostileFile, '--root', root]))
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+  const rows = report.rows.map((r) => [
+    String(r.row),
+    r.input,
+    `${r.status}${r.code ? ` ${r.code}` : ''}`,
+    r.ms.toFixed(0),
+    String(r.logLineBytes),
+    String(r.next),
+    r.problems.length === 0 ? 'ok' : 'FAILED',
+  ])
+  const table = makeTable(
+    ['row', 'hostile request', 'answer', 'ms', 'log line (bytes)', 'next render', 'verdict'],
+    ['right', 'left', 'left', 'right', 'right', 'right', 'left'],
+    rows,
+  )
+  const failures = report.rows.flatMap((r) => r.problems.map((p) => `row ${r.row} (${r.input}): ${p}`))
+  const lines = [table.text]
+  const notes = []
+  if (failures.length > 0) {
+    lines.push('', 'FAILED:', ...failures.map((f) => `  ${f}`))
+    notes.push('**Failed rows**:\n\n' + failures.map((f) => `- ${f}`).join('\n'))
+  } else {
+    lines.push('', `Every row answered as expected within ${report.boundMs} ms, and every next render answered 200.`)
+  }
+  const method = [
+    "Each row of issue 12's table of hostile inputs is sent to the Worker under `wrangler dev`, reading a real Redis",
+    'through the Upstash-protocol bridge, with the defaults the table was measured with (`RENDER_TIMEOUT_MS`',
+    `${report.deadlineMs}, \`TOOL_TIMEOUT_MS\` 300), and a real tool server (test/support/tool-server.ts) that`,
+    '`TOOL_ALLOWED_HOSTS` allows as `127.0.0.1:PORT` (so `localhost:PORT` is a host tools may not reach)',
+    '(`bench/hostile.ts`). One request at a time; `ms` is from sending it to the last byte of its answer; `log line` is',
+    "the Worker's request log line for it, as wrangler relayed it. A row passes when its answer is the expected one,",
+    'what it must show holds (no request past the allow-list or to a dot segment, no Redis request for a bad id, at',
+    `most 64 tool calls, no secret quoted), it answered within the deadline + 200 ms = ${report.boundMs} ms, and the next`,
+    'ordinary render in the same Worker answered 200 (row 12 needs a Worker configured wrongly: a second `wrangler dev`,',
+    'whose next request is `GET /health`).',
+  ].join('\n')
+  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
+  const slowest = Math.max(...report.rows.map((r) => r.ms))
+  const summary = [
+    summaryRow(
+      'Hostile requests: the slowest answer (ms)',
+      slowest.toFixed(0),
+      'render deadline + 200 ms',
+      String(report.boundMs),
+      (slowest / report.boundMs).toFixed(2),
+    ),
+    summaryRow(
+      'Hostile requests: answered as expected, in time, next render 200',
+      String(report.rows.filter((r) => r.problems.length === 0).length),
+      'hostile requests sent',
+      String(report.rows.length),
+      '—',
+    ),
+  ]
+  return { lines, markdown, failed: failures.length > 0, summary }
 }
 
 // ---------------------------------------------------------------- section: endpoints

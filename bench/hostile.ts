@@ -1,0 +1,451 @@
+/**
+ * Sends the Worker the hostile requests of issue 12's table, one after the
+ * other, under `wrangler dev` on a real Redis (bench/worker.ts) with the
+ * defaults the table was measured with (RENDER_TIMEOUT_MS 500,
+ * TOOL_TIMEOUT_MS 300), and a real tool server (test/support/tool-server.ts)
+ * that TOOL_ALLOWED_HOSTS allows as 127.0.0.1:PORT, so that localhost:PORT,
+ * the same server, is a host tools may not reach. bench/run.mjs bundles this
+ * file with esbuild (dependencies left to node_modules) and runs it:
+ *
+ *   node hostile.mjs --root DIR
+ *
+ * For each row: the answer's status and code, the time from sending the
+ * request to the last byte of its answer, the longest log line the Worker
+ * wrote meanwhile, what the row itself must show (no request past the
+ * allow-list, no Redis request for a bad id, ...), and then an ordinary
+ * render in the same Worker, which must answer 200. A row passes when its
+ * answer is the expected one, its checks hold, it answered within the render
+ * deadline plus 200 ms, and the next render answered 200. The last row needs
+ * a Worker configured wrongly (RENDER_TIMEOUT_MS=abc): a second wrangler dev.
+ * It prints, on stdout:
+ *
+ *   {"deadlineMs": 500, "boundMs": 700,
+ *    "rows": [{"row": 1, "input": "...", "status": 200, "code": null, "ms": 12.3, "logLineBytes": 612,
+ *              "next": 200, "problems": []}]}
+ */
+import { parseArgs } from 'node:util'
+import { Redis } from '@upstash/redis'
+import { startRedis } from '../test/support/redis-server'
+import type { RedisServer } from '../test/support/redis-server'
+import { SECRET, startToolServer } from '../test/support/tool-server'
+import type { ToolServer, ToolServerStats } from '../test/support/tool-server'
+import { startBridge } from '../test/support/upstash-bridge'
+import type { Bridge } from '../test/support/upstash-bridge'
+import { run } from './stats'
+import { BridgeStats, log, startWrangler, takeDatabase, writeExamples } from './worker'
+import type { WranglerDev } from './worker'
+
+const DEADLINE_MS = 500
+const TOOL_TIMEOUT_MS = 300
+/** What every row must answer within: the render's deadline, and 200 ms for everything around it. */
+const BOUND_MS = DEADLINE_MS + 200
+/** How long a row's request, and then its log line, may take before the row is failed for it rather than measured. */
+const REQUEST_WAIT_MS = 30_000
+const LINE_WAIT_MS = 10_000
+const ORDINARY = { path: '/api/prompts/evaluator.quick_review/render', body: { args: { code: 'x := 1' } } }
+
+interface Answer {
+  status: number
+  code: string | null
+  body: string
+}
+
+interface Row {
+  row: number
+  input: string
+  /** The answer the row must give: its status, and its code when it is an error. */
+  expect: { status: number; code?: string }
+  send: (base: string, headers: Headers) => Promise<Response>
+  /** What else must hold, as problems (none: it holds). */
+  check?: (answer: Answer) => Promise<string[]>
+}
+
+interface RowReport {
+  row: number
+  input: string
+  status: number
+  code: string | null
+  ms: number
+  /** 0 when the Worker wrote no line for it. */
+  logLineBytes: number
+  next: number
+  problems: string[]
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { root: { type: 'string' } } })
+  if (!values.root) throw new Error('--root (the repository) is required')
+  const root = values.root
+
+  let redis: RedisServer | undefined
+  let bridge: Bridge | undefined
+  let tools: ToolServer | undefined
+  const devs: WranglerDev[] = []
+  try {
+    redis = await startRedis()
+    bridge = await startBridge({ redisPort: redis.port })
+    tools = await startToolServer()
+    const token = await takeDatabase(bridge.url)
+    await writeExamples(root, bridge.url, token)
+    const stats = new BridgeStats(bridge.url, token)
+    const toolUrl = tools.url
+    await writeHostileRecords(bridge.url, token, toolUrl)
+
+    const lines = new RequestLines()
+    const vars = {
+      UPSTASH_REDIS_REST_URL: bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: token,
+      RENDER_TIMEOUT_MS: String(DEADLINE_MS),
+      TOOL_TIMEOUT_MS: String(TOOL_TIMEOUT_MS),
+      TOOL_ALLOWED_HOSTS: new URL(toolUrl).host,
+    }
+    const dev = await startWrangler(root, vars, lines.see)
+    devs.push(dev)
+    const misconfigured = await startWrangler(root, { ...vars, RENDER_TIMEOUT_MS: 'abc' }, lines.see)
+    devs.push(misconfigured)
+    log(`wrangler dev is ready on ${dev.base}, and misconfigured on ${misconfigured.base}`)
+    const ordinary = (base: string) => post(base, ORDINARY.path, ORDINARY.body, new Headers())
+    for (const base of [dev.base, misconfigured.base]) {
+      const warm = base === dev.base ? await ordinary(base) : await fetch(`${base}/health`)
+      if (warm.status !== 200) throw new Error(`the warm-up request answered ${warm.status}: ${await warm.text()}`)
+    }
+
+    const report: RowReport[] = []
+    for (const [i, row] of rows(toolUrl, stats).entries()) {
+      const base = row.row === 12 ? misconfigured.base : dev.base
+      const id = `hostile-${i}`
+      const started = performance.now()
+      const sent = await attempt(async () => {
+        const response = await row.send(base, new Headers({ 'x-request-id': id }))
+        return { response, text: await response.text() }
+      })
+      const ms = performance.now() - started
+      if (typeof sent === 'string') {
+        log(`row ${row.row}: ${sent}`)
+        report.push({
+          row: row.row,
+          input: row.input,
+          status: 0,
+          code: null,
+          ms,
+          logLineBytes: 0,
+          next: 0,
+          problems: [sent],
+        })
+        continue
+      }
+      const { response, text } = sent
+      const answer: Answer = { status: response.status, code: codeOf(text), body: text }
+      const logLineBytes = await lines.longestOf(id)
+      const next = row.row === 12 ? await fetch(`${base}/health`) : await ordinary(base)
+      await next.text()
+      const problems: string[] = []
+      if (answer.status !== row.expect.status || (row.expect.code !== undefined && answer.code !== row.expect.code)) {
+        problems.push(`answered ${answer.status} ${answer.code ?? ''}: ${text.slice(0, 300)}`)
+      }
+      problems.push(...((await row.check?.(answer)) ?? []))
+      if (ms > BOUND_MS) problems.push(`took ${ms.toFixed(0)} ms, more than ${BOUND_MS}`)
+      if (logLineBytes === undefined) problems.push('the Worker wrote no log line for it')
+      if (next.status !== 200) problems.push(`the next ordinary request answered ${next.status}`)
+      log(`row ${row.row}: ${answer.status} ${answer.code ?? ''} in ${ms.toFixed(1)} ms; next ${next.status}`)
+      const { status, code } = answer
+      report.push({
+        row: row.row,
+        input: row.input,
+        status,
+        code,
+        ms,
+        logLineBytes: logLineBytes ?? 0,
+        next: next.status,
+        problems,
+      })
+    }
+    process.stdout.write(
+      JSON.stringify({
+        deadlineMs: DEADLINE_MS,
+        boundMs: BOUND_MS,
+        rows: report,
+      }) + '\n',
+    )
+  } finally {
+    for (const dev of devs) await dev.stop()
+    await tools?.stop()
+    await bridge?.stop()
+    await redis?.stop()
+  }
+}
+
+/** The rows of the table: each a request, the answer it must give, and what else must hold. */
+function rows(toolUrl: string, stats: BridgeStats): Row[] {
+  const render = (name: string) => (base: string, headers: Headers) =>
+    post(base, `/api/prompts/hostile.${name}/render`, { args: {} }, headers)
+  const toolStats = async (group: string): Promise<ToolServerStats> =>
+    (await (await fetch(`${toolUrl}/__stats?group=${group}`)).json()) as ToolServerStats
+  const warnings = (answer: Answer): { code: string; message: string }[] => {
+    try {
+      return (JSON.parse(answer.body) as { warnings?: { code: string; message: string }[] }).warnings ?? []
+    } catch {
+      return []
+    }
+  }
+  const longId = `${'a.'.repeat(4000)}a`
+  const deepArgs = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`
+  return [
+    {
+      row: 1,
+      input: 'a POST tool redirected (307) to a host outside TOOL_ALLOWED_HOSTS',
+      expect: { status: 200 },
+      send: render('redirect'),
+      check: async (answer) => [
+        ...((await toolStats('stolen')).calls > 0 ? ['the redirect reached the other host'] : []),
+        ...(warnings(answer).some((w) => w.code === 'TOOL_FAILED') ? [] : ['no TOOL_FAILED warning']),
+      ],
+    },
+    {
+      row: 2,
+      input: 'GET /api/prompts/ + `a.` x 4000 + `a` (an 8 KB id)',
+      expect: { status: 400, code: 'BAD_REQUEST' },
+      send: async (base, headers) => {
+        await stats.reset()
+        return fetch(`${base}/api/prompts/${longId}`, { headers })
+      },
+      check: async () => ((await stats.requests()) > 0 ? ['the id reached Redis'] : []),
+    },
+    {
+      row: 2,
+      input: 'the same id on /render',
+      expect: { status: 400, code: 'BAD_REQUEST' },
+      send: async (base, headers) => {
+        await stats.reset()
+        return post(base, `/api/prompts/${longId}/render`, {}, headers)
+      },
+      check: async () => ((await stats.requests()) > 0 ? ['the id reached Redis'] : []),
+    },
+    {
+      row: 3,
+      input: '22 {{define}}s, each calling the next twice with .a and .b, inside {{if false}}',
+      expect: { status: 200 },
+      send: render('analysis'),
+    },
+    {
+      row: 4,
+      input: 'a number literal of 1,000,000 digits',
+      expect: { status: 400, code: 'TEMPLATE_SYNTAX' },
+      send: render('number'),
+    },
+    ...(['html', 'js', 'urlquery'] as const).map((fn) => ({
+      row: 5,
+      input: `a string doubled 27 times, then ${fn}`,
+      expect: { status: 422, code: 'LIMIT_EXCEEDED' },
+      send: render(`double_${fn}`),
+    })),
+    {
+      row: 6,
+      input: 'tools answering 20 MB (with a Content-Length) and 100 MB (chunked)',
+      expect: { status: 200 },
+      send: render('big'),
+      check: async (answer) => {
+        const failed = warnings(answer).filter((w) => w.code === 'TOOL_FAILED' && /TOOL_MAX_BYTES/.test(w.message))
+        return failed.length === 2 ? [] : [`${failed.length} warnings name TOOL_MAX_BYTES, not 2`]
+      },
+    },
+    {
+      row: 7,
+      input: 'a path placeholder {id} given `..` and `.`',
+      expect: { status: 200 },
+      send: render('dots'),
+      check: async () => ((await toolStats('dots')).calls > 0 ? ['a dot segment reached the tool server'] : []),
+    },
+    {
+      row: 8,
+      input: '{{range 100000}}{{a_tool (dict "i" .)}}{{end}}',
+      expect: { status: 200 },
+      send: render('many'),
+      check: async (answer) => {
+        const calls = (await toolStats('many')).calls
+        const count = warnings(answer).length
+        return [
+          ...(calls > 64 ? [`${calls} tool calls reached the server`] : []),
+          ...(count > 2 ? [`${count} warnings`] : []),
+        ]
+      },
+    },
+    {
+      row: 9,
+      input: 'a 20 MB body with a Content-Length',
+      expect: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      send: (base, headers) => post(base, ORDINARY.path, { args: { code: 'x'.repeat(20 * 1024 * 1024) } }, headers),
+    },
+    {
+      row: 9,
+      input: 'a 20 MB body streamed without a Content-Length',
+      expect: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      send: (base, headers) => streamedPost(base, ORDINARY.path, 20 * 1024 * 1024, headers),
+    },
+    {
+      row: 10,
+      input: 'args nested 5,000 deep, printed',
+      expect: { status: 400 },
+      send: (base, headers) => {
+        headers.set('content-type', 'application/json')
+        return fetch(`${base}/api/prompts/hostile.print_args/render`, {
+          method: 'POST',
+          headers,
+          body: `{"args": ${deepArgs}}`,
+        })
+      },
+    },
+    {
+      row: 10,
+      input: 'a template nested 10,000 {{if}}s deep',
+      expect: { status: 400, code: 'TEMPLATE_SYNTAX' },
+      send: render('deep_if'),
+    },
+    {
+      row: 11,
+      input: 'a tool answering 500 with a body holding a password',
+      expect: { status: 200 },
+      send: render('secret'),
+      check: async (answer) => (answer.body.includes(SECRET) ? ['the answer quotes the secret'] : []),
+    },
+    {
+      row: 12,
+      input: 'RENDER_TIMEOUT_MS=abc',
+      expect: { status: 503, code: 'MISCONFIGURED' },
+      send: (base, headers) => post(base, ORDINARY.path, ORDINARY.body, headers),
+      check: async (answer) => (/RENDER_TIMEOUT_MS/.test(answer.body) ? [] : ['the answer does not name the setting']),
+    },
+  ]
+}
+
+/** The records the rows render: tools pointing at the tool server, and prompts under hostile.*. */
+async function writeHostileRecords(bridgeUrl: string, token: string, toolUrl: string): Promise<void> {
+  const elsewhere = toolUrl.replace('127.0.0.1', 'localhost')
+  const tool = (name: string, url: string, parameters: unknown = {}, method = 'GET') => ({
+    name,
+    module: 'h',
+    type: 'restful',
+    restful: { url, method },
+    description: name,
+    parameters,
+  })
+  const define = (i: number, last: number) =>
+    i === last
+      ? `{{define "t${i}"}}{{.x}}{{end}}`
+      : `{{define "t${i}"}}{{template "t${i + 1}" .a}}{{template "t${i + 1}" .b}}{{end}}`
+  const doubled = (fn: string) => `{{$s := "xx"}}${'{{$s = print $s $s}}'.repeat(27)}{{${fn} $s}}`
+  const prompts: Record<string, string> = {
+    redirect: '{{h_redirect "an arg value that must stay here"}}',
+    analysis: `${Array.from({ length: 22 }, (_, i) => define(i, 21)).join('')}{{if false}}{{template "t0" .}}{{end}}done`,
+    number: `{{${'1'.repeat(1_000_000)}}}`,
+    double_html: doubled('html'),
+    double_js: doubled('js'),
+    double_urlquery: doubled('urlquery'),
+    big: '{{h_big20}}{{h_big100}}',
+    dots: '{{h_item ".."}}{{h_item "."}}',
+    many: '{{range 100000}}{{h_many (dict "i" .)}}{{end}}',
+    print_args: '{{.args}}',
+    deep_if: `${'{{if true}}'.repeat(10_000)}x${'{{end}}'.repeat(10_000)}`,
+    secret: '{{h_secret}}',
+  }
+  const records: Record<string, string> = {
+    'shenma:tools:h:redirect': JSON.stringify(
+      tool(
+        'redirect',
+        `${toolUrl}/redirect/307/tools/r?to=${encodeURIComponent(`${elsewhere}/tools/stolen?group=stolen`)}`,
+        [{ name: 'q', type: 'string' }],
+        'POST',
+      ),
+    ),
+    'shenma:tools:h:big20': JSON.stringify(tool('big20', `${toolUrl}/big/20000000/tools/b`)),
+    'shenma:tools:h:big100': JSON.stringify(tool('big100', `${toolUrl}/chunked/big/100000000/tools/b`)),
+    'shenma:tools:h:item': JSON.stringify(
+      tool('item', `${toolUrl}/tools/a/{id}/b?group=dots`, [{ name: 'id', type: 'string' }]),
+    ),
+    'shenma:tools:h:many': JSON.stringify(tool('many', `${toolUrl}/tools/many?group=many`, { i: { type: 'integer' } })),
+    'shenma:tools:h:secret': JSON.stringify(tool('secret', `${toolUrl}/status/500/secret/tools/s`)),
+  }
+  for (const [name, prompt] of Object.entries(prompts))
+    records[`shenma:templates:hostile:${name}`] = JSON.stringify({ prompt })
+  const redis = new Redis({ url: bridgeUrl, token, enableTelemetry: false, automaticDeserialization: false })
+  await redis.mset(records)
+}
+
+function post(base: string, path: string, body: unknown, headers: Headers): Promise<Response> {
+  headers.set('content-type', 'application/json')
+  return fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+}
+
+/** A JSON body of `bytes` bytes, streamed in 64 KiB chunks without a Content-Length; the stream ends if the Worker stops reading. */
+function streamedPost(base: string, path: string, bytes: number, headers: Headers): Promise<Response> {
+  const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
+  let sent = 0
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"args": {"code": "'))
+    },
+    pull(controller) {
+      if (sent >= bytes) {
+        controller.enqueue(new TextEncoder().encode('"}}'))
+        controller.close()
+        return
+      }
+      controller.enqueue(chunk)
+      sent += chunk.length
+    },
+  })
+  headers.set('content-type', 'application/json')
+  return fetch(`${base}${path}`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit)
+}
+
+function codeOf(text: string): string | null {
+  try {
+    const code = (JSON.parse(text) as { code?: unknown }).code
+    return typeof code === 'string' ? code : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The Worker's request log lines, by request id, as wrangler relays them. A
+ * request's line is written as it answers, and reaches this process through
+ * wrangler's output a little later: longestOf waits for it, an event, rather
+ * than for a time.
+ */
+class RequestLines {
+  readonly #longest = new Map<string, number>()
+  readonly #waiting = new Map<string, () => void>()
+
+  readonly see = (line: string): void => {
+    const id = /"request_id":"([^"]+)"/.exec(line)?.[1]
+    if (id === undefined || !line.includes('"msg":"request"')) return
+    this.#longest.set(id, Math.max(this.#longest.get(id) ?? 0, Buffer.byteLength(line)))
+    this.#waiting.get(id)?.()
+  }
+
+  /** The bytes of the request's line, once it came; undefined if it did not come within LINE_WAIT_MS. */
+  async longestOf(id: string): Promise<number | undefined> {
+    if (!this.#longest.has(id)) {
+      const came = new Promise<void>((resolve) => this.#waiting.set(id, resolve))
+      await Promise.race([came, timeout(LINE_WAIT_MS)])
+      this.#waiting.delete(id)
+    }
+    return this.#longest.get(id)
+  }
+}
+
+/** A request that did not answer in REQUEST_WAIT_MS (a Worker gone, an isolate stuck), as the problem it is. */
+async function attempt<T>(work: () => Promise<T>): Promise<T | string> {
+  try {
+    return await Promise.race([work(), timeout(REQUEST_WAIT_MS).then(() => `no answer within ${REQUEST_WAIT_MS} ms`)])
+  } catch (e) {
+    return `the request failed: ${e instanceof Error ? e.message : String(e)}`
+  }
+}
+
+function timeout(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref())
+}
+
+run(main)

@@ -1,0 +1,275 @@
+/**
+ * The Worker as the bench scripts run it: `wrangler dev` (workerd) reading a
+ * real Redis through the Upstash-protocol bridge, with the example records
+ * written as publishers write them. bench/endpoints.ts loads it;
+ * bench/hostile.ts sends it hostile requests.
+ *
+ * startWrangler starts `npx wrangler dev` in the repository, in a process
+ * group of its own (wrangler starts workerd, which must stop with it; and so
+ * does the group if this process dies or is interrupted), with the given
+ * variables as --var, and waits for "Ready on" in its output. Lines of its
+ * output that report a problem are kept with the bench's phase they came in.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { readFileSync, readdirSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { Redis } from '@upstash/redis'
+import { freePort } from '../test/support/ports'
+
+/** How long wrangler may take to say "Ready on" (it builds first), and to stop. */
+const READY_TIMEOUT_MS = 120_000
+const STOP_TIMEOUT_MS = 10_000
+
+export function log(message: string): void {
+  process.stderr.write(`  ${message}\n`)
+}
+
+export async function takeDatabase(bridgeUrl: string): Promise<string> {
+  const res = await fetch(`${bridgeUrl}/__bridge/databases`, { method: 'POST' })
+  if (!res.ok) throw new Error(`the bridge refused a database: ${res.status} ${await res.text()}`)
+  const { token } = (await res.json()) as { token: string }
+  return token
+}
+
+/** The example records as publishers write them: each file's text under its key. Returns how many. */
+export async function writeExamples(root: string, bridgeUrl: string, token: string): Promise<number> {
+  const dir = join(root, 'examples')
+  const records: Record<string, string> = {}
+  for (const file of jsonFiles(dir)) {
+    const key = 'shenma:' + relative(dir, file).slice(0, -'.json'.length).split(sep).join(':')
+    records[key] = readFileSync(file, 'utf8')
+  }
+  const keys = Object.keys(records).sort()
+  if (keys.length === 0) throw new Error(`no records under ${dir}`)
+  // Values are JSON text: stored as they are, as the Worker reads them (it parses them itself).
+  const redis = new Redis({ url: bridgeUrl, token, enableTelemetry: false, automaticDeserialization: false })
+  await redis.mset(records)
+  const stored = await redis.mget<(string | null)[]>(...keys)
+  keys.forEach((key, i) => {
+    if (stored[i] !== records[key]) throw new Error(`Redis gave back something else for ${key}`)
+  })
+  log(`wrote ${keys.length} example records into Redis: ${keys.join(', ')}`)
+  return keys.length
+}
+
+function jsonFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) return jsonFiles(path)
+      return entry.isFile() && entry.name.endsWith('.json') ? [path] : []
+    })
+    .sort()
+}
+
+/** The bridge's count of the Upstash requests made with one token. */
+export class BridgeStats {
+  readonly #admin: string
+
+  constructor(bridgeUrl: string, token: string) {
+    this.#admin = `${bridgeUrl}/__bridge/databases/${token}`
+  }
+
+  async requests(): Promise<number> {
+    const res = await fetch(`${this.#admin}/stats`)
+    return ((await res.json()) as { requests: number }).requests
+  }
+
+  async reset(): Promise<void> {
+    await fetch(`${this.#admin}/stats/reset`, { method: 'POST' })
+  }
+}
+
+// ---------------------------------------------------------------- wrangler dev
+
+/** A line of wrangler's output, with the phase of the bench it came in and when, in s from that phase's start. */
+export interface Logged {
+  line: string
+  phase: string
+  at: number
+}
+
+export interface WranglerDev {
+  base: string
+  version: string
+  /** From now on, lines of output are logged as coming in this phase. */
+  phase(name: string): void
+  /** Lines of its output that look like errors or warnings. */
+  problemLines(): Logged[]
+  stop(): Promise<void>
+}
+
+/**
+ * `npx wrangler dev` in `root` with `vars` as its variables; `onLine` sees every
+ * complete line of its output (ANSI colours stripped), the Worker's log lines among them.
+ */
+export async function startWrangler(
+  root: string,
+  vars: Readonly<Record<string, string>>,
+  onLine?: (line: string) => void,
+): Promise<WranglerDev> {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const args = [
+    'wrangler',
+    'dev',
+    '--port',
+    String(port),
+    '--ip',
+    '127.0.0.1',
+    ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+  ]
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' }
+  log(
+    `starting npx wrangler dev --port ${port} --ip 127.0.0.1 with ${Object.keys(vars).join(', ') || 'no variables'} ...`,
+  )
+  // Its own process group: wrangler starts workerd, which must stop with it.
+  const child = spawn('npx', args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  // If this process dies first (a crash, Ctrl-C), wrangler's group, outside the terminal's, must die with it.
+  const killGroup = (): void => signalGroup(child, 'SIGKILL')
+  const onSignal = (signal: NodeJS.Signals): void => {
+    killGroup()
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  process.once('exit', killGroup)
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  let output = ''
+  let lineStart = 0
+  const problems: Logged[] = []
+  let phase = { name: 'start-up', started: performance.now() }
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8')
+    // Keep only what is needed: complete lines are scanned once, for problems.
+    let end: number
+    while ((end = output.indexOf('\n', lineStart)) !== -1) {
+      const line = stripAnsi(output.slice(lineStart, end)).trim()
+      onLine?.(line)
+      if (isProblem(line)) {
+        problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
+      }
+      lineStart = end + 1
+    }
+    if (output.length > 1_000_000 && lineStart > 0) {
+      output = output.slice(lineStart)
+      lineStart = 0
+    }
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+
+  const stop = async (): Promise<void> => {
+    process.off('exit', killGroup)
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    if (child.exitCode !== null || child.signalCode !== null) return
+    signalGroup(child, 'SIGTERM')
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_TIMEOUT_MS)
+    await exited
+    clearTimeout(timer)
+    // workerd may outlive wrangler's own exit: make sure the whole group is gone.
+    signalGroup(child, 'SIGKILL')
+  }
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`wrangler dev did not say "Ready on" in ${READY_TIMEOUT_MS / 1000} s:\n${output}`)),
+        READY_TIMEOUT_MS,
+      )
+      const check = (): void => {
+        if (!/Ready on/.test(output)) return
+        clearTimeout(timer)
+        child.stdout.off('data', check)
+        child.stderr.off('data', check)
+        resolve()
+      }
+      child.stdout.on('data', check)
+      child.stderr.on('data', check)
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer)
+        reject(new Error(`wrangler dev exited (${signal ?? `status ${code}`}) before it was ready:\n${output}`))
+      })
+    })
+  } catch (e) {
+    await stop()
+    throw e
+  }
+  const version = /wrangler\s+(\d+\.\d+\.\d+)/.exec(stripAnsi(output))?.[1] ?? 'unknown'
+  return {
+    base,
+    version,
+    phase: (name) => (phase = { name, started: performance.now() }),
+    problemLines: () => [...problems],
+    stop,
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function stripAnsi(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, '')
+}
+
+/** wrangler's complaints, alike ones together, each with when it reached the bench: "12 × LINE (run 2 of ..., at 0.6 (5) s)". */
+export function describeLogged(logged: readonly Logged[]): string {
+  const byLine = new Map<string, Logged[]>()
+  for (const entry of logged) byLine.set(entry.line, [...(byLine.get(entry.line) ?? []), entry])
+  const described = [...byLine].slice(0, 20).map(([line, entries]) => {
+    const byPhase = new Map<string, number[]>()
+    for (const e of entries) byPhase.set(e.phase, [...(byPhase.get(e.phase) ?? []), e.at])
+    const when = [...byPhase].map(([phase, times]) => `${phase}, at ${spells(times)} s`).join('; ')
+    return `${entries.length} × ${line}\n    (${when})`
+  })
+  const heading =
+    'wrangler dev logged errors or warnings (with when each line reached the bench, in s from the start of the ' +
+    "bench's phase then; wrangler relays the Worker's logs, so a line can come late):"
+  return `${heading}\n${described.join('\n')}`
+}
+
+/** Times (s) as spells at least a second apart: "2.1–2.6 (12), 7.3 (1)", with how many fell in each. */
+export function spells(times: readonly number[]): string {
+  const sorted = [...times].sort((a, b) => a - b)
+  const groups: number[][] = []
+  for (const t of sorted) {
+    const last = groups[groups.length - 1]
+    if (last && t - (last[last.length - 1] as number) < 1) last.push(t)
+    else groups.push([t])
+  }
+  return groups
+    .map((g) => {
+      const [from, to] = [g[0] as number, g[g.length - 1] as number]
+      const when = to - from < 0.05 ? from.toFixed(1) : `${from.toFixed(1)}–${to.toFixed(1)}`
+      return `${when} (${g.length})`
+    })
+    .join(', ')
+}
+
+/**
+ * Whether a line of wrangler's output reports a problem. The Worker's own
+ * JSON lines say so by their level (one request's line can carry a warning
+ * among its events, such as the notice that API_TOKEN is unset, and still be
+ * a success); any other line, by its words.
+ */
+function isProblem(line: string): boolean {
+  const json = line.indexOf('{"level":')
+  if (json !== -1) {
+    try {
+      const { level } = JSON.parse(line.slice(json)) as { level?: string }
+      return level === 'warn' || level === 'error'
+    } catch {
+      // Not one of the Worker's lines after all: judged by its words below.
+    }
+  }
+  return /error|warn|exception|uncaught/i.test(line) && !/npm warn/i.test(line)
+}
