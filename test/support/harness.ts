@@ -6,6 +6,7 @@ import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
 import type { LlmIdle, LlmRequestRecord } from './llm-server'
+import type { BridgeStats } from './upstash-bridge'
 import type { McpServerStats } from './mcp-server'
 import type { ToolServerStats } from './tool-server'
 
@@ -16,6 +17,8 @@ export interface TestRedis {
   redis: Redis
   /** Upstash HTTP requests made with this database's token since the last reset. */
   requests(): Promise<number>
+  /** Bytes those requests sent: what reached Redis. */
+  bytes(): Promise<number>
   resetRequests(): Promise<void>
   /** While stalled, Redis takes requests and never answers them. */
   stall(stalled: boolean): Promise<void>
@@ -29,12 +32,15 @@ export async function freshRedis(): Promise<TestRedis> {
   if (!res.ok) throw new Error(`bridge refused a database: ${res.status} ${await res.text()}`)
   const { token } = (await res.json()) as { token: string }
   const admin = `${bridge}/__bridge/databases/${token}`
+  const stats = async () => (await (await fetch(`${admin}/stats`)).json()) as BridgeStats
   return {
     env: { UPSTASH_REDIS_REST_URL: bridge, UPSTASH_REDIS_REST_TOKEN: token },
     redis: new Redis({ url: bridge, token, enableTelemetry: false }),
     async requests() {
-      const stats = (await (await fetch(`${admin}/stats`)).json()) as { requests: number }
-      return stats.requests
+      return (await stats()).requests
+    },
+    async bytes() {
+      return (await stats()).bytes
     },
     async resetRequests() {
       await fetch(`${admin}/stats/reset`, { method: 'POST' })

@@ -21,6 +21,8 @@ export interface Bridge {
 export interface BridgeStats {
   requests: number
   commands: number
+  /** Bytes of the request bodies received: what a client sent to Redis. */
+  bytes: number
 }
 
 type Command = [string, ...string[]]
@@ -87,7 +89,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     if (db >= DB_COUNT) throw new HttpError(503, 'all Redis databases are allocated')
 
     const token = randomBytes(24).toString('base64url')
-    const database: Database = { db, stats: { requests: 0, commands: 0 } }
+    const database: Database = { db, stats: { requests: 0, commands: 0, bytes: 0 } }
     databases.set(token, database)
     // A previous user of this number may have left data behind.
     await clientFor(database).callBuffer('FLUSHDB')
@@ -118,7 +120,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       if (method === 'DELETE' && sub === '') return free(token)
       if (method === 'GET' && sub === 'stats') return { ...lookup(token).stats }
       if (method === 'POST' && sub === 'stats/reset') {
-        lookup(token).stats = { requests: 0, commands: 0 }
+        lookup(token).stats = { requests: 0, commands: 0, bytes: 0 }
         return { ok: true }
       }
       if (method === 'POST' && sub === 'stall') {
@@ -149,7 +151,9 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       throw new HttpError(404, `unsupported path ${path}`)
     }
 
-    const body = await readJson(req)
+    const text = await readText(req)
+    database.stats.bytes += Buffer.byteLength(text)
+    const body = parseJson(text)
     const commands = path === '/' ? [toCommand(body)] : toCommands(body)
     database.stats.commands += commands.length
 
@@ -228,10 +232,13 @@ function bearerToken(req: IncomingMessage): string | undefined {
   return match?.[1]
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
-  const text = Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {

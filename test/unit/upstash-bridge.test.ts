@@ -107,7 +107,7 @@ describe('upstash bridge with the real @upstash/redis client', () => {
     const r = client(own)
     const results = await r.pipeline().set('p', 1).incr('p').get('p').del('p').get('p').exec()
     expect(results).toEqual(['OK', 2, 2, 1, null])
-    expect(await stats(own)).toEqual({ requests: 1, commands: 5 })
+    expect(await stats(own)).toMatchObject({ requests: 1, commands: 5 })
   })
 
   it('runs a multi transaction', async () => {
@@ -157,16 +157,20 @@ describe('upstash bridge with the real @upstash/redis client', () => {
     expect(await a.dbsize()).toBe(2)
   })
 
-  it('counts requests and the commands they carried, and resets', async () => {
+  it('counts requests, the commands they carried and the bytes they sent, and resets', async () => {
     const { token: own } = await newDatabase()
     const r = client(own)
     await r.set('s', '1')
     await r.get('s')
-    expect(await stats(own)).toEqual({ requests: 2, commands: 2 })
+    expect(await stats(own)).toMatchObject({ requests: 2, commands: 2 })
     await r.pipeline().get('s').get('s').get('s').exec()
-    expect(await stats(own)).toEqual({ requests: 3, commands: 5 })
+    expect(await stats(own)).toMatchObject({ requests: 3, commands: 5 })
     await admin('POST', `/${own}/stats/reset`)
-    expect(await stats(own)).toEqual({ requests: 0, commands: 0 })
+    expect(await stats(own)).toEqual({ requests: 0, commands: 0, bytes: 0 })
+    const body = JSON.stringify(['MGET', 'k'.repeat(1000), 'ü'])
+    const res = await fetch(bridge.url, { method: 'POST', headers: { authorization: `Bearer ${own}` }, body })
+    expect(res.status).toBe(200)
+    expect(await stats(own)).toEqual({ requests: 1, commands: 1, bytes: Buffer.byteLength(body) })
   })
 
   it('returns raw strings with automaticDeserialization: false', async () => {
