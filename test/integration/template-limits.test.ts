@@ -1,0 +1,134 @@
+// Hostile templates through the Worker (rows 3, 4, 5 and 10 of issue 12's
+// table): what a publisher writes costs only its own render. Each answer is a
+// 4xx with a stable code, or a 200, never a crash, and the next ordinary render
+// in the same isolate answers 200. The engine's own limits are unit-tested in
+// test/unit/template/; here they meet the service's codes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, freshRedis } from '../support/harness'
+import type { TestRedis } from '../support/harness'
+
+let db: TestRedis
+
+/** `{{define "t0"}}` … `{{define "tN"}}`, each calling the next twice, with .a and .b. */
+function doublingDefines(levels: number): string {
+  const define = (i: number) =>
+    i === levels - 1
+      ? `{{define "t${i}"}}{{.x}}{{end}}`
+      : `{{define "t${i}"}}{{template "t${i + 1}" .a}}{{template "t${i + 1}" .b}}{{end}}`
+  return Array.from({ length: levels }, (_, i) => define(i)).join('')
+}
+
+/** "xx" doubled `times` times with print, then given to `fn`. */
+const doubled = (start: string, times: number, fn: string) =>
+  `{{$s := "${start}"}}${'{{$s = print $s $s}}'.repeat(times)}{{${fn} $s}}`
+
+const PROMPTS: Record<string, string> = {
+  hello: 'Hello {{.args.name}}',
+  analysis: `${doublingDefines(22)}{{if false}}{{template "t0" .}}{{end}}done`,
+  number: `{{${'1'.repeat(1_000_000)}}}`,
+  // The issue's row: print itself passes the output limit long before the 27th doubling.
+  doubled_27: doubled('xx', 27, 'html'),
+  // 2 Mi characters, under the limit, that html, js and urlquery would make 8, 12 and 6 Mi.
+  expand_html: doubled('<<', 20, 'html'),
+  expand_js: doubled('<<', 20, 'js'),
+  expand_urlquery: doubled('<<', 20, 'urlquery'),
+  output: `{{range 100}}${'x'.repeat(64 * 1024)}{{end}}`,
+  deep_if: `${'{{if true}}'.repeat(10_000)}x${'{{end}}'.repeat(10_000)}`,
+  deep_parens: `{{${'('.repeat(10_000)}1${')'.repeat(10_000)}}}`,
+  deep_dict: `{{$x := dict "a" 1}}${'{{$x = dict "a" $x}}'.repeat(5_000)}{{$x}}`,
+  stored_deep: '{{.deep}}',
+  long_path: `{{if false}}{{.${Array.from({ length: 5_000 }, () => 'a').join('.')}}}{{end}}long`,
+}
+
+beforeAll(async () => {
+  db = await freshRedis()
+  const records: Record<string, unknown> = {}
+  for (const [name, prompt] of Object.entries(PROMPTS)) records[`shenma:templates:team:${name}`] = { prompt }
+  // As deep as a stored value may be (MAX_JSON_DEPTH): printing it must work.
+  records['shenma:environs:deep'] = JSON.parse(`${'['.repeat(100)}1${']'.repeat(100)}`)
+  await db.redis.mset(records)
+})
+afterAll(() => db.release())
+
+const render = (name: string, args: Record<string, unknown> = {}) =>
+  call(db.env, 'POST', `/api/prompts/team.${name}/render`, { args })
+
+/** The ordinary render that must still answer 200 after a hostile one. */
+async function expectOrdinaryRender(): Promise<void> {
+  const { status, body } = await render('hello', { name: 'Ada' })
+  expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: 'Hello Ada' })
+}
+
+describe('hostile templates', () => {
+  it('row 3: 22 defines each calling the next twice, inside {{if false}}, render (the analysis stays linear)', async () => {
+    const { status, body } = await render('analysis')
+    expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: 'done' })
+    await expectOrdinaryRender()
+  })
+
+  it('row 4: a number literal of 1,000,000 digits is 400 TEMPLATE_SYNTAX, quoting only a little of it', async () => {
+    const { status, body } = await render('number')
+    expect({ status, code: body.code }).toEqual({ status: 400, code: 'TEMPLATE_SYNTAX' })
+    expect(String(body.message).length).toBeLessThan(300)
+    await expectOrdinaryRender()
+  })
+
+  for (const name of ['doubled_27', 'expand_html', 'expand_js', 'expand_urlquery']) {
+    it(`row 5: ${name} is 422 LIMIT_EXCEEDED before the string is built`, async () => {
+      const { status, body } = await render(name)
+      expect({ status, code: body.code, limit: body.limit }).toEqual({
+        status: 422,
+        code: 'LIMIT_EXCEEDED',
+        limit: 'maxOutput',
+      })
+      expect(body).toMatchObject({ template: `team.${name}`, line: 1 })
+      await expectOrdinaryRender()
+    })
+  }
+
+  it('output past its limit is 422 LIMIT_EXCEEDED, not a 500', async () => {
+    const { status, body } = await render('output')
+    expect({ status, code: body.code, limit: body.limit }).toEqual({
+      status: 422,
+      code: 'LIMIT_EXCEEDED',
+      limit: 'maxOutput',
+    })
+    await expectOrdinaryRender()
+  })
+
+  for (const name of ['deep_if', 'deep_parens']) {
+    it(`row 10: a template nested 10,000 deep (${name}) is 400 TEMPLATE_SYNTAX`, async () => {
+      const { status, body } = await render(name)
+      expect({ status, code: body.code }).toEqual({ status: 400, code: 'TEMPLATE_SYNTAX' })
+      expect(body.message).toMatch(/nest/)
+      await expectOrdinaryRender()
+    })
+  }
+
+  it('a value the template nests 5,000 deep is 422 LIMIT_EXCEEDED when printed', async () => {
+    const { status, body } = await render('deep_dict')
+    expect({ status, code: body.code, limit: body.limit }).toEqual({
+      status: 422,
+      code: 'LIMIT_EXCEEDED',
+      limit: 'maxDataDepth',
+    })
+    await expectOrdinaryRender()
+  })
+
+  it('a stored value as deep as a record may be prints', async () => {
+    const { status, body } = await render('stored_deep')
+    expect({ status, rendered: body.rendered_prompt }).toEqual({
+      status: 200,
+      rendered: `${'['.repeat(100)}1${']'.repeat(100)}`,
+    })
+  })
+
+  it('a path of 5,000 segments reads no key deeper than an environ key can be', async () => {
+    await db.resetRequests()
+    const { status, body } = await render('long_path')
+    expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: 'long' })
+    // Its 32 keys (a, a:a, …) and the key list; each of the 5,000 prefixes as a key would be about 25 MB.
+    expect(await db.bytes()).toBeLessThan(16 * 1024)
+    await expectOrdinaryRender()
+  })
+})
