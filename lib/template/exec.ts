@@ -12,13 +12,16 @@
  * When nothing is pending, no Promise is created at all.
  */
 import { formatValue, sprintf } from './fmt'
+import type { FormatLimits } from './fmt'
 import { andThen, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
 import { nodeString } from './nodes'
-import { lastEvaluated } from './errors'
+import { LimitReached, lastEvaluated } from './errors'
 import { forkable } from './fork'
 import type { Tree } from './parser'
+import { utf8Bytes } from './builtins'
+import type { Work } from './builtins'
 import { isMap, isTrue, sortedKeys } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
@@ -35,32 +38,82 @@ export interface ExecOptions {
   funcs: ReadonlyMap<string, TemplateFunction>
   missingKey: MissingKey
   signal: AbortSignal | undefined
-  /** Output longer than this many characters is an error. */
+  /** Output longer than this many characters is an error; so is any string a builtin would build longer. */
   maxOutput: number
   /** Nested {{template}} calls deeper than this are an error. */
   maxDepth: number
+  /** Slices and maps nested deeper than this cannot be printed. */
+  maxDataDepth: number
   /** Date.now() past which execution stops with a TimeoutError, pending or not. */
   deadline: number | undefined
-  /** Nodes and range iterations at most, then a TimeoutError: a budget no clock can miss. */
+  /** Nodes, range iterations and builtins' characters (CHARS_PER_STEP a step) at most, then a TimeoutError. */
   maxSteps: number
 }
 
+/** Characters a builtin or fmt touches per step of the budget: about the time a node's walk takes. */
+export const CHARS_PER_STEP = 64
+
+/** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
+const REMEMBERED_LENGTH = 256
+/** How many long strings' bytes one execution remembers. */
+const REMEMBERED_STRINGS = 4
+
 type Signal = 'break' | 'continue' | undefined
 
-/** What one execution shares across its states: options, the template set, ordering, calls in flight. */
-export class Run {
-  #seq = 0
+function overBudget(maxSteps: number): DOMException {
+  return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
+}
+
+function overdue(): DOMException {
+  return new DOMException('the execution passed its deadline', 'TimeoutError')
+}
+
+/** What one execution shares across its states: options, the template set, the budget, calls in flight. */
+export class Run implements Work {
   readonly inflight: Promise<unknown>[] = []
   outputLength = 0
   steps = 0
+  readonly limits: FormatLimits
+  /** UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls does not encode one per call. */
+  readonly #bytes = new Map<string, Uint8Array | undefined>()
 
   constructor(
     readonly templates: ReadonlyMap<string, Tree>,
     readonly options: ExecOptions,
-  ) {}
+  ) {
+    this.limits = { maxLength: options.maxOutput, maxDepth: options.maxDataDepth, charge: (n) => this.charge(n) }
+  }
 
-  nextSeq(): number {
-    return ++this.#seq
+  /** One step: a node walked or a range iteration. The clock is read every 256 steps. */
+  step(): void {
+    const steps = ++this.steps
+    const { deadline, maxSteps } = this.options
+    if (steps > maxSteps) throw overBudget(maxSteps)
+    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) throw overdue()
+  }
+
+  /**
+   * Counts the work of touching `chars` characters (a builtin's or fmt's), a
+   * step per CHARS_PER_STEP, reading the clock whenever the count passes a
+   * multiple of 256. Short strings cost nothing beyond their node's step.
+   */
+  charge(chars: number): void {
+    if (chars < CHARS_PER_STEP) return
+    const before = this.steps
+    this.steps += Math.floor(chars / CHARS_PER_STEP)
+    const { deadline, maxSteps } = this.options
+    if (this.steps > maxSteps) throw overBudget(maxSteps)
+    if (deadline !== undefined && this.steps >>> 8 !== before >>> 8 && Date.now() > deadline) throw overdue()
+  }
+
+  bytes(s: string): Uint8Array | undefined {
+    if (s.length < REMEMBERED_LENGTH) return utf8Bytes(s)
+    if (this.#bytes.has(s)) return this.#bytes.get(s)
+    this.charge(s.length)
+    const bytes = utf8Bytes(s)
+    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as string)
+    this.#bytes.set(s, bytes)
+    return bytes
   }
 }
 
@@ -72,26 +125,48 @@ export class State extends Evaluator {
    * a step budget bounds the work too; the clock is read every 256 steps.
    */
   private check(): void {
-    const { signal, deadline, maxSteps } = this.run.options
+    const signal = this.run.options.signal
     if (signal?.aborted) throw signal.reason
-    const steps = ++this.run.steps
-    if (steps > maxSteps) throw new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
-    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) {
-      throw new DOMException('the execution passed its deadline', 'TimeoutError')
-    }
+    this.run.step()
   }
 
   // Output.
 
-  private write(piece: Piece): void {
-    if (isPromise(piece)) handled(piece)
-    else {
-      this.run.outputLength += piece.length
-      if (this.run.outputLength > this.run.options.maxOutput) {
-        throw this.error(undefined, `output exceeds the limit of ${this.run.options.maxOutput} characters`)
-      }
+  /** Counts s into the output, which may not grow past maxOutput. */
+  private count(s: string, node: Node, seq?: number): string {
+    this.run.outputLength += s.length
+    const { maxOutput } = this.run.options
+    if (this.run.outputLength > maxOutput) {
+      throw this.limitError(node, 'maxOutput', `output exceeds the limit of ${maxOutput} characters`, seq)
     }
+    return s
+  }
+
+  private write(piece: string, node: Node): void {
+    this.out.push(this.count(piece, node))
+  }
+
+  /** A value printed by an action; a pending one is counted when it arrives. */
+  private print(value: Maybe<Value>, node: Node): void {
+    if (!isPromise(value)) {
+      this.write(this.format(value as Value, node), node)
+      return
+    }
+    const seq = this.nextSeq()
+    const piece = value.then((v) => this.count(this.format(v, node, seq), node, seq))
+    handled(piece)
     this.out.push(piece)
+  }
+
+  private format(v: Value, node: Node, seq?: number): string {
+    if (v === undefined) return '<no value>'
+    if (v === EMPTY) return ''
+    try {
+      return formatValue(v, this.run.limits)
+    } catch (e) {
+      if (e instanceof LimitReached) throw this.limitError(node, e.limit, e.message, seq)
+      throw e
+    }
   }
 
   // Walking.
@@ -101,9 +176,7 @@ export class State extends Evaluator {
     switch (node.type) {
       case 'action': {
         const value = this.evalPipeline(dot, node.pipe)
-        if (node.pipe.decl.length === 0) {
-          this.write(isPromise(value) ? value.then(printValue) : printValue(value as Value))
-        }
+        if (node.pipe.decl.length === 0) this.print(value, node)
         return undefined
       }
       case 'break':
@@ -120,7 +193,7 @@ export class State extends Evaluator {
       case 'template':
         return this.walkTemplate(dot, node)
       case 'text':
-        this.write(node.text)
+        this.write(node.text, node)
         return undefined
       default:
         throw this.error(node, `unknown node: ${nodeString(node)}`)
@@ -144,10 +217,13 @@ export class State extends Evaluator {
       this.vars.map((v) => ({ ...v })),
       this.depth,
       [],
-      this.nextSeq(),
+      this.order.fork(),
     )
     this.pop(mark)
-    this.write(value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out))))
+    // Its pieces counted themselves as they were written.
+    const piece = value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out)))
+    handled(piece)
+    this.out.push(piece)
     return undefined
   }
 
@@ -214,7 +290,7 @@ export class State extends Evaluator {
     const tree = this.run.templates.get(node.name)
     if (!tree) throw this.error(node, `template ${sprintf('%q', [node.name])} not defined`)
     if (this.depth >= this.run.options.maxDepth) {
-      throw this.error(node, `exceeded maximum template depth (${this.run.options.maxDepth})`)
+      throw this.limitError(node, 'maxDepth', `exceeded maximum template depth (${this.run.options.maxDepth})`)
     }
     const value = node.pipe ? this.evalPipeline(dot, node.pipe) : undefined
     const called = new State(
@@ -223,15 +299,10 @@ export class State extends Evaluator {
       [{ name: '$', value, wrapped: false }],
       this.depth + 1,
       this.out,
-      this.seqBase,
+      this.order,
     )
     return andThen(called.walkList({ value, wrapped: false }, tree.root), () => undefined)
   }
-}
-
-function printValue(v: Value): string {
-  if (v === undefined) return '<no value>'
-  return v === EMPTY ? '' : formatValue(v)
 }
 
 /** Joins output pieces, waiting for those still pending, in order. */
