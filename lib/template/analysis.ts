@@ -207,7 +207,12 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
       const base = operands[0]
       const keys = args.slice(1)
       if (!base || !keys.every((a): a is StringNode => a.type === 'string')) return undefined
-      return [...join(base, keys.map((k) => k.text))]
+      return [
+        ...join(
+          base,
+          keys.map((k) => k.text),
+        ),
+      ]
     }
 
     /** An operand's source, without reading it (the caller decides). */
