@@ -3,8 +3,7 @@
 // ParseError, any RangeError while parsing is a ParseError too, and a parse
 // error's column is the one an execution error at the same place gives.
 import { describe, expect, it } from 'vitest'
-import { ExecError, ParseError, parse } from '../../../lib/template'
-import { MAX_NESTING } from '../../../lib/template/expressions'
+import { ExecError, MAX_NESTING, ParseError, parse } from '../../../lib/template'
 
 /** The error parsing `text` throws (anything thrown: a RangeError must show as one). */
 function parseFailure(text: string): unknown {
