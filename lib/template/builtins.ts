@@ -15,7 +15,7 @@ import type { FormatLimits } from './fmt'
 import { isPrint } from './fmt/isprint'
 import { isPairAt, runeAt, utf8 as runeBytes } from './fmt/utf8'
 import { Complex128, Uint8, compareStrings, isMap, isTrue, kindOf, mapHas, typeName } from './value'
-import type { Value } from './value'
+import type { Value, ValueMap } from './value'
 
 /**
  * What builtins need of the execution. Every builtin counts its work, in
@@ -29,6 +29,10 @@ export interface Work {
   readonly limits: FormatLimits
   /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */
   bytes(s: string): Uint8Array | undefined
+  /** Go's truth of v, a big map's size counted once. */
+  truth(v: Value): boolean
+  /** How many keys m has, counted once for a big map. */
+  size(m: ValueMap): number
 }
 
 export interface Builtin {
@@ -61,7 +65,7 @@ const shortCircuit = (): Value => {
 export const BUILTINS: Readonly<Record<string, Builtin>> = {
   and: variadic(1, shortCircuit),
   or: variadic(1, shortCircuit),
-  not: fixed(1, ([a]) => !isTrue(a)),
+  not: fixed(1, ([a], w) => !w.truth(a)),
   len: fixed(1, ([a], w) => length(a, w)),
   index: variadic(1, ([item, ...indexes], w) => index(item, indexes, w)),
   slice: variadic(1, ([item, ...indexes], w) => slice(item, indexes, w)),
@@ -93,7 +97,7 @@ function length(v: Value, w: Work): bigint {
   if (v === undefined) throw new Error('reflect: call of reflect.Value.Type on zero Value')
   if (typeof v === 'string') return BigInt(w.bytes(v)?.length ?? v.length)
   if (Array.isArray(v)) return BigInt(v.length)
-  if (isMap(v)) return BigInt(Object.keys(v).length)
+  if (isMap(v)) return BigInt(w.size(v))
   throw new Error(`len of type ${typeName(v)}`)
 }
 
@@ -161,8 +165,8 @@ function slice(item: Value, indexes: Value[], w: Work): Value {
   const [from, to, max] = idx as [number, number, number]
   if (from > to) throw new Error(`invalid slice index: ${from} > ${to}`)
   if (indexes.length === 3 && to > max) throw new Error(`invalid slice index: ${to} > ${max}`)
-  if (Array.isArray(v)) return v.slice(from, to)
   w.charge(to - from)
+  if (Array.isArray(v)) return v.slice(from, to)
   return bytes ? utf8Decoder.decode(bytes.subarray(from, to)) : (v as string).slice(from, to)
 }
 
@@ -391,4 +395,10 @@ export function utf8Bytes(s: string): Uint8Array | undefined {
 }
 
 /** No budget and no limits, for a call outside an execution. */
-const UNBOUNDED: Work = { charge: () => undefined, limits: UNLIMITED, bytes: utf8Bytes }
+const UNBOUNDED: Work = {
+  charge: () => undefined,
+  limits: UNLIMITED,
+  bytes: utf8Bytes,
+  truth: isTrue,
+  size: (m) => Object.keys(m).length,
+}

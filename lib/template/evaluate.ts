@@ -23,7 +23,7 @@ import { nodeString } from './nodes'
 import { ExecError, LimitError, LimitReached, isStackOverflow, location } from './errors'
 import type { Limit, Order } from './errors'
 import type { Tree } from './parser'
-import { Uint8, isMap, isTrue, mapHas, typeName } from './value'
+import { Uint8, isMap, mapHas, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
@@ -359,7 +359,7 @@ export class Evaluator {
       if (i === operands.length) return final === NO_FINAL ? last : final
       const value = state.evalArg(dot, operands[i] as ArgNode, true)
       if (!isPromise(value))
-        return isTrue(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
+        return this.run.truth(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
       // The rest is evaluated later, but in execution order it comes here.
       const snapshot = new Evaluator(
         state.run,
@@ -369,7 +369,7 @@ export class Evaluator {
         [],
         state.order.fork(),
       )
-      return value.then((v) => (isTrue(v) === isOr ? v : step(snapshot, i + 1, v)))
+      return value.then((v) => (this.run.truth(v) === isOr ? v : step(snapshot, i + 1, v)))
     }
     return step(this, 0, undefined)
   }

@@ -22,8 +22,8 @@ import { forkable } from './fork'
 import type { Tree } from './parser'
 import { utf8Bytes } from './builtins'
 import type { Work } from './builtins'
-import { isMap, isTrue, sortedKeys } from './value'
-import type { Value } from './value'
+import { compareStrings, isMap, isTrue } from './value'
+import type { Value, ValueMap } from './value'
 import { EMPTY } from './value'
 
 import { Evaluator, handled } from './evaluate'
@@ -57,6 +57,10 @@ export const CHARS_PER_STEP = 64
 const REMEMBERED_LENGTH = 256
 /** How many long strings' bytes one execution remembers. */
 const REMEMBERED_STRINGS = 4
+/** Maps with fewer keys are counted and sorted again at each use; bigger ones' keys are remembered. */
+const REMEMBERED_KEYS = 64
+/** Characters of work a key costs to list (and to sort, again). */
+const KEY_COST = 16
 
 type Signal = 'break' | 'continue' | undefined
 
@@ -76,6 +80,9 @@ export class Run implements Work {
   readonly limits: FormatLimits
   /** UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls does not encode one per call. */
   readonly #bytes = new Map<string, Uint8Array | undefined>()
+  /** Sizes and sorted keys of big maps: the data does not change during an execution. */
+  readonly #sizes = new WeakMap<ValueMap, number>()
+  readonly #sortedKeys = new WeakMap<ValueMap, string[]>()
 
   constructor(
     readonly templates: ReadonlyMap<string, Tree>,
@@ -104,6 +111,30 @@ export class Run implements Work {
     const { deadline, maxSteps } = this.options
     if (this.steps > maxSteps) throw overBudget(maxSteps)
     if (deadline !== undefined && this.steps >>> 8 !== before >>> 8 && Date.now() > deadline) throw overdue()
+  }
+
+  truth(v: Value): boolean {
+    return isMap(v) ? this.size(v) > 0 : isTrue(v)
+  }
+
+  size(m: ValueMap): number {
+    let n = this.#sizes.get(m)
+    if (n !== undefined) return n
+    n = Object.keys(m).length
+    this.charge(KEY_COST * n)
+    if (n >= REMEMBERED_KEYS) this.#sizes.set(m, n)
+    return n
+  }
+
+  /** A map's keys in Go's order, for range. */
+  sortedKeys(m: ValueMap): readonly string[] {
+    let keys = this.#sortedKeys.get(m)
+    if (keys) return keys
+    keys = Object.keys(m)
+    this.charge(2 * KEY_COST * keys.length)
+    keys.sort(compareStrings)
+    if (keys.length >= REMEMBERED_KEYS) this.#sortedKeys.set(m, keys)
+    return keys
   }
 
   bytes(s: string): Uint8Array | undefined {
@@ -236,7 +267,7 @@ export class State extends Evaluator {
 
   private branchOn(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
     if (node.type === 'range') return this.walkRange(dot, node, value)
-    if (isTrue(value)) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
+    if (this.run.truth(value)) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
     return node.elseList ? this.walkList(dot, node.elseList) : undefined
   }
 
@@ -261,7 +292,7 @@ export class State extends Evaluator {
       )
     }
     if (isMap(value)) {
-      const keys = sortedKeys(value)
+      const keys = this.run.sortedKeys(value)
       if (keys.length > 0)
         return andThen(
           loop(0, keys.length, (i) => iteration(keys[i], value[keys[i] as string], true)),

@@ -173,6 +173,28 @@ describe('the step budget', () => {
   })
 })
 
+describe('big maps', () => {
+  const m = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]))
+
+  it('are counted in the budget when listed: a truth test, len and range', async () => {
+    for (const action of [
+      '{{if $.m}}{{end}}',
+      '{{$x := not $.m}}',
+      '{{$x := len $.m}}',
+      '{{range $.m}}{{break}}{{end}}',
+    ]) {
+      const e = await failure(`{{range 3}}${action}{{end}}`, { m }, { maxSteps: 10_000 })
+      expect(e).toBeInstanceOf(DOMException)
+    }
+  })
+
+  it('are listed once an execution, however often they are read', async () => {
+    const text = '{{range 1000}}{{if $.m}}{{len $.m}}{{end}}{{range $k, $v := $.m}}{{break}}{{end}}{{and $.m 1}}{{end}}'
+    const out = await parse('t', text).execute({ m }, { maxSteps: 200_000 })
+    expect(out).toBe('1000001'.repeat(1000))
+  })
+})
+
 describe('LimitError', () => {
   it('is an ExecError naming its limit', async () => {
     const e = await failure('{{.}}', nested(200))
