@@ -27,7 +27,7 @@ import { Uint8, isMap, mapHas, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
-import type { Run, TemplateFunction } from './exec'
+import type { Run, TemplateFunction } from './run'
 
 export type Piece = string | Promise<string>
 
