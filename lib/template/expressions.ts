@@ -43,7 +43,7 @@ export class ParseError extends Error {
  * one another, at most. Parsing, analysis and execution recurse once a
  * level, and a JS stack is shallow (workerd's more than Node's): deeper
  * nesting is a parse error rather than a stack overflow. Go has no such
- * limit on control structures, and allows 10,000 levels of parentheses.
+ * limit on control structures; later versions allow 10,000 levels of parentheses.
  */
 export const MAX_NESTING = 200
 
