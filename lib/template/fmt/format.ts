@@ -35,7 +35,8 @@ export const UNLIMITED: FormatLimits = { maxLength: Infinity, maxDepth: Infinity
  */
 export const BUILD_COST = 48
 
-const ascii = new TextDecoder()
+/** Decodes the digits fmtSx builds; like every decoder here, it would keep a leading BOM. */
+const ascii = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
 /** fmt's fmt struct: the output buffer and the current verb's flags. */
 export class Formatter {
