@@ -30,7 +30,7 @@ export interface Analysis {
   readonly functions: readonly string[]
 }
 
-/** Where a value comes from: a root data path, or nowhere static (undefined). */
+/** Where a value comes from: a path below the dot of the template being read, or nowhere static (undefined). */
 type Source = Path | undefined
 
 interface Scope {
@@ -40,150 +40,255 @@ interface Scope {
   conditional: boolean
 }
 
+/**
+ * What a template reads, relative to its dot: a call `{{template "t" .x}}`
+ * prefixes t's summary with `x`. Each template is summarised once, however
+ * often and with whatever dot it is called.
+ */
+interface Summary {
+  readonly paths: readonly Path[]
+  readonly required: readonly Path[]
+}
+
+/**
+ * The work analysis may do, in path segments built, per character of the
+ * template set (plus a floor for small sets). Summaries are linear in the
+ * templates, but the paths they stand for need not be: 22 templates each
+ * calling the next with .a and with .b read 2^22 paths. Past the budget the
+ * analysis gives up on listing them and loads everything.
+ */
+const WORK_PER_CHARACTER = 16
+const WORK_FLOOR = 4096
+
+/** Thrown when the work passes its budget. */
+class OverBudget extends Error {}
+
+/**
+ * What `name` reads and calls. Whatever goes wrong, the result is usable:
+ * when the template set is too intricate to follow within the budget, or
+ * the JS stack runs out, every path is loaded (`[[]]`), none is required,
+ * and execution judges a missing key as it meets it.
+ */
 export function analyze(templates: ReadonlyMap<string, Tree>, name: string): Analysis {
   try {
     return analyzeSet(templates, name)
   } catch (e) {
-    // Too deep to follow: read everything, require nothing, and let execution judge.
-    if (e instanceof RangeError) return { paths: [[]], required: [], functions: [] }
+    if (e instanceof OverBudget || e instanceof RangeError) {
+      return { paths: [[]], required: [], functions: functionsOf(templates) }
+    }
     throw e
   }
 }
 
 function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysis {
-  const paths: Path[] = []
-  const required: Path[] = []
+  // A define's tree holds the text of its file: count each text once.
+  let size = 0
+  for (const text of new Set([...templates.values()].map((t) => t.text))) size += text.length
+  let budget = WORK_FLOOR + WORK_PER_CHARACTER * size
   const functions = new Set<string>()
-  const visited = new Set<string>()
-  const calling = new Set<string>()
-  /** Paths that stand for index results: loaded, never required (a missing key is no error there). */
-  const soft = new WeakSet<Path>()
+  const summaries = new Map<string, Summary>()
+  /** Templates being summarised: a call back into one of them cannot use its summary. */
+  const summarising = new Set<string>()
 
-  const read = (source: Source, scope: Scope): void => {
-    if (!source) return
-    paths.push(source)
-    if (!scope.conditional && !soft.has(source)) required.push(source)
+  /** `[...base, ...rest]`, paid for. `base` itself when there is no rest, so that it stays soft. */
+  const join = (base: Path, rest: Path): Path => {
+    if (rest.length === 0) return base
+    budget -= base.length + rest.length
+    if (budget < 0) throw new OverBudget()
+    return [...base, ...rest]
   }
 
-  const walkTree = (treeName: string, dot: Source, conditional: boolean): void => {
-    // A template calling itself (directly or not) may go deeper each time: its dot is dynamic there.
-    const recursive = calling.has(treeName)
-    const entry = recursive ? undefined : dot
-    const key = `${treeName}\u0000${conditional ? 1 : 0}\u0000${entry ? JSON.stringify(entry) : ''}`
+  const summarise = (treeName: string): Summary | undefined => {
+    const known = summaries.get(treeName)
+    if (known) return known
     const tree = templates.get(treeName)
-    if (!tree || visited.has(key)) return
-    visited.add(key)
-    calling.add(treeName)
-    walkList(tree.root, { dot: entry, vars: new Map([['$', entry]]), conditional })
-    if (!recursive) calling.delete(treeName)
+    if (!tree || summarising.has(treeName)) return undefined
+    summarising.add(treeName)
+    const summary = summariseTree(tree)
+    summarising.delete(treeName)
+    summaries.set(treeName, summary)
+    return summary
   }
 
-  const walkList = (list: ListNode | undefined, scope: Scope): void => {
-    for (const node of list?.nodes ?? []) walk(node, scope)
+  const summariseTree = (tree: Tree): Summary => {
+    const paths: Path[] = []
+    const required: Path[] = []
+    /** Paths that stand for index results: loaded, never required (a missing key is no error there). */
+    const soft = new WeakSet<Path>()
+
+    const read = (source: Source, scope: Scope): void => {
+      if (!source) return
+      paths.push(source)
+      if (!scope.conditional && !soft.has(source)) required.push(source)
+    }
+
+    const walkList = (list: ListNode | undefined, scope: Scope): void => {
+      for (const node of list?.nodes ?? []) walk(node, scope)
+    }
+
+    const walk = (node: Node, scope: Scope): void => {
+      switch (node.type) {
+        case 'action':
+          read(pipe(node.pipe, scope), scope)
+          return
+        case 'if':
+        case 'with':
+        case 'range': {
+          // Variables declared in the pipeline live until {{end}}; the pipeline itself always runs.
+          const inner: Scope = { ...scope, vars: new Map(scope.vars) }
+          const source = pipe(node.pipe, inner)
+          read(source, inner)
+          const branch: Scope = { ...inner, conditional: true }
+          if (node.type === 'range') {
+            // Elements, keys and indexes are dynamic: reading the collection covers them.
+            for (const v of node.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
+            walkList(node.list, { ...branch, dot: undefined })
+          } else {
+            walkList(node.list, node.type === 'with' ? { ...branch, dot: source } : branch)
+          }
+          walkList(node.elseList, branch)
+          return
+        }
+        case 'template': {
+          const arg = node.pipe ? pipe(node.pipe, scope) : undefined
+          // A call back into a template being summarised goes deeper each time: its reads are
+          // dynamic, and so are those of a template that does not exist (execution fails there).
+          const called = summarise(node.name)
+          if (!arg) return
+          // The argument is evaluated whatever the template does with it; load it whole only if the
+          // template reads nothing of it.
+          if (!scope.conditional && !soft.has(arg)) required.push(arg)
+          if (!called || called.paths.length === 0) {
+            paths.push(arg)
+            return
+          }
+          for (const p of called.paths) paths.push(join(arg, p))
+          if (!scope.conditional) {
+            for (const p of called.required) {
+              const joined = join(arg, p)
+              if (!soft.has(joined)) required.push(joined)
+            }
+          }
+          return
+        }
+        case 'list':
+          walkList(node, scope)
+          return
+        default:
+          return
+      }
+    }
+
+    /** A pipeline's source; operands of calls are read on the way. Declarations take the source. */
+    const pipe = (p: PipeNode, scope: Scope): Source => {
+      let source: Source
+      p.cmds.forEach((cmd, i) => {
+        const [first, ...rest] = cmd.args
+        if (!first) return
+        if (first.type !== 'identifier') {
+          source = operand(first, scope)
+          return
+        }
+        functions.add(first.ident)
+        if (i > 0) read(source, scope)
+        // and/or evaluate an operand only when the ones before it did not decide.
+        const shortCircuit = first.ident === 'and' || first.ident === 'or'
+        const operands = rest.map((a, j) => operand(a, j > 0 && shortCircuit ? { ...scope, conditional: true } : scope))
+        source = first.ident === 'index' ? indexSource(operands, rest) : undefined
+        if (source) soft.add(source)
+        else operands.forEach((o, j) => read(o, j > 0 && shortCircuit ? { ...scope, conditional: true } : scope))
+      })
+      for (const v of p.decl) scope.vars.set(v.ident[0] as string, source)
+      return source
+    }
+
+    /** `index .a "b" "c"` with constant keys reads a.b.c; anything else reads a. */
+    const indexSource = (operands: Source[], args: readonly ArgNode[]): Source => {
+      const base = operands[0]
+      const keys = args.slice(1)
+      if (!base || !keys.every((a): a is StringNode => a.type === 'string')) return undefined
+      return [
+        ...join(
+          base,
+          keys.map((k) => k.text),
+        ),
+      ]
+    }
+
+    /** An operand's source, without reading it (the caller decides). */
+    const operand = (arg: ArgNode, scope: Scope): Source => {
+      switch (arg.type) {
+        case 'dot':
+          return scope.dot
+        case 'field':
+          return scope.dot && join(scope.dot, arg.ident)
+        case 'variable': {
+          const base = scope.vars.get(arg.ident[0] as string)
+          return base && join(base, arg.ident.slice(1))
+        }
+        case 'chain': {
+          const base =
+            arg.node.type === 'pipe'
+              ? pipe(arg.node, { ...scope, vars: new Map(scope.vars) })
+              : operand(arg.node, scope)
+          return base && join(base, arg.field)
+        }
+        case 'pipe':
+          return pipe(arg, { ...scope, vars: new Map(scope.vars) })
+        case 'identifier':
+          functions.add(arg.ident)
+          return undefined
+        default:
+          return undefined
+      }
+    }
+
+    walkList(tree.root, { dot: [], vars: new Map([['$', []]]), conditional: false })
+    return { paths: minimal(paths), required: unique(required) }
   }
 
-  const walk = (node: Node, scope: Scope): void => {
+  const main = summarise(name) ?? { paths: [], required: [] }
+  return { paths: main.paths, required: main.required, functions: [...functions].sort() }
+}
+
+/** Every function any template of the set names, for when the analysis gave up on paths. */
+function functionsOf(templates: ReadonlyMap<string, Tree>): string[] {
+  const names = new Set<string>()
+  const visit = (node: Node | undefined): void => {
+    if (!node) return
     switch (node.type) {
+      case 'identifier':
+        names.add(node.ident)
+        return
+      case 'list':
+        node.nodes.forEach(visit)
+        return
       case 'action':
-        read(pipe(node.pipe, scope), scope)
+      case 'template':
+        visit(node.pipe)
         return
       case 'if':
       case 'with':
-      case 'range': {
-        // Variables declared in the pipeline live until {{end}}; the pipeline itself always runs.
-        const inner: Scope = { ...scope, vars: new Map(scope.vars) }
-        const source = pipe(node.pipe, inner)
-        read(source, inner)
-        const branch: Scope = { ...inner, conditional: true }
-        if (node.type === 'range') {
-          // Elements, keys and indexes are dynamic: reading the collection covers them.
-          for (const v of node.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
-          walkList(node.list, { ...branch, dot: undefined })
-        } else {
-          walkList(node.list, node.type === 'with' ? { ...branch, dot: source } : branch)
-        }
-        walkList(node.elseList, branch)
+      case 'range':
+        visit(node.pipe)
+        visit(node.list)
+        visit(node.elseList)
         return
-      }
-      case 'template': {
-        const arg = node.pipe ? pipe(node.pipe, scope) : undefined
-        const before = paths.length
-        walkTree(node.name, arg, scope.conditional)
-        // The argument is evaluated whatever the template does with it; load it whole
-        // only if the template read nothing under it.
-        if (arg) {
-          if (!scope.conditional && !soft.has(arg)) required.push(arg)
-          if (!paths.slice(before).some((p) => startsWith(p, arg))) paths.push(arg)
-        }
-        return
-      }
-      case 'list':
-        walkList(node, scope)
-        return
-      default:
-        return
-    }
-  }
-
-  /** A pipeline's source; operands of calls are read on the way. Declarations take the source. */
-  const pipe = (p: PipeNode, scope: Scope): Source => {
-    let source: Source
-    p.cmds.forEach((cmd, i) => {
-      const [first, ...rest] = cmd.args
-      if (!first) return
-      if (first.type !== 'identifier') {
-        source = operand(first, scope)
-        return
-      }
-      functions.add(first.ident)
-      if (i > 0) read(source, scope)
-      // and/or evaluate an operand only when the ones before it did not decide.
-      const shortCircuit = first.ident === 'and' || first.ident === 'or'
-      const operands = rest.map((a, j) => operand(a, j > 0 && shortCircuit ? { ...scope, conditional: true } : scope))
-      source = first.ident === 'index' ? indexSource(operands, rest) : undefined
-      if (source) soft.add(source)
-      else operands.forEach((o, j) => read(o, j > 0 && shortCircuit ? { ...scope, conditional: true } : scope))
-    })
-    for (const v of p.decl) scope.vars.set(v.ident[0] as string, source)
-    return source
-  }
-
-  /** `index .a "b" "c"` with constant keys reads a.b.c; anything else reads a. */
-  const indexSource = (operands: Source[], args: readonly ArgNode[]): Source => {
-    const base = operands[0]
-    const keys = args.slice(1)
-    if (!base || !keys.every((a): a is StringNode => a.type === 'string')) return undefined
-    return [...base, ...keys.map((k) => k.text)]
-  }
-
-  /** An operand's source, without reading it (the caller decides). */
-  const operand = (arg: ArgNode, scope: Scope): Source => {
-    switch (arg.type) {
-      case 'dot':
-        return scope.dot
-      case 'field':
-        return scope.dot && [...scope.dot, ...arg.ident]
-      case 'variable': {
-        const base = scope.vars.get(arg.ident[0] as string)
-        return base && [...base, ...arg.ident.slice(1)]
-      }
-      case 'chain': {
-        const base =
-          arg.node.type === 'pipe' ? pipe(arg.node, { ...scope, vars: new Map(scope.vars) }) : operand(arg.node, scope)
-        return base && [...base, ...arg.field]
-      }
       case 'pipe':
-        return pipe(arg, { ...scope, vars: new Map(scope.vars) })
-      case 'identifier':
-        functions.add(arg.ident)
-        return undefined
+        node.cmds.forEach(visit)
+        return
+      case 'command':
+        node.args.forEach(visit)
+        return
+      case 'chain':
+        visit(node.node)
+        return
       default:
-        return undefined
+        return
     }
   }
-
-  walkTree(name, [], false)
-  return { paths: minimal(paths), required: unique(required), functions: [...functions].sort() }
+  for (const tree of templates.values()) visit(tree.root)
+  return [...names].sort()
 }
 
 /** What several templates read and call, together. */

@@ -9,9 +9,29 @@
  * int, which Go refuses to compare or use as an index. Here an int and a
  * float64 compare by value, and a whole float64 can index and slice.
  */
-import { formatValue, sprint, sprintf, sprintln } from './fmt'
+import { htmlEscape, jsEscape, queryEscape } from './escape'
+import { UNLIMITED, formatValue, sprint, sprintf, sprintln } from './fmt'
+import type { FormatLimits } from './fmt'
 import { Complex128, Uint8, compareStrings, isMap, isTrue, kindOf, mapHas, typeName } from './value'
-import type { Value } from './value'
+import type { Value, ValueMap } from './value'
+
+/**
+ * What builtins need of the execution. Every builtin counts its work, in
+ * proportion to the characters it touches, and refuses to build a string
+ * longer than the output limit before building it.
+ */
+export interface Work {
+  /** Counts the work of touching `chars` characters; throws a TimeoutError past the budget or the deadline. */
+  charge(chars: number): void
+  /** fmt's limits: maxOutput characters, maxDataDepth levels, and this work counted. */
+  readonly limits: FormatLimits
+  /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */
+  bytes(s: string): Uint8Array | undefined
+  /** Go's truth of v, a big map's size counted once. */
+  truth(v: Value): boolean
+  /** How many keys m has, counted once for a big map. */
+  size(m: ValueMap): number
+}
 
 export interface Builtin {
   /** Fixed parameters; with `variadic`, the least number of operands. */
@@ -21,15 +41,18 @@ export interface Builtin {
   readonly raw: boolean
   /** The first parameter is a Go string (printf's format): the executor checks it as Go converts it. */
   readonly stringFirst?: boolean
-  readonly call: (args: Value[]) => Value
+  /** The builtin; without `work` (outside an execution), unbounded. */
+  readonly call: (args: Value[], work?: Work) => Value
 }
 
-function fixed(arity: number, call: (args: Value[]) => Value, raw = true): Builtin {
-  return { arity, variadic: false, raw, call }
+type Call = (args: Value[], work: Work) => Value
+
+function fixed(arity: number, call: Call, raw = true): Builtin {
+  return { arity, variadic: false, raw, call: (args, work = UNBOUNDED) => call(args, work) }
 }
 
-function variadic(arity: number, call: (args: Value[]) => Value, raw = true): Builtin {
-  return { arity, variadic: true, raw, call }
+function variadic(arity: number, call: Call, raw = true): Builtin {
+  return { arity, variadic: true, raw, call: (args, work = UNBOUNDED) => call(args, work) }
 }
 
 /** `and` and `or` never reach `call`: the executor evaluates them lazily. */
@@ -40,23 +63,26 @@ const shortCircuit = (): Value => {
 export const BUILTINS: Readonly<Record<string, Builtin>> = {
   and: variadic(1, shortCircuit),
   or: variadic(1, shortCircuit),
-  not: fixed(1, ([a]) => !isTrue(a)),
-  len: fixed(1, ([a]) => length(a)),
-  index: variadic(1, ([item, ...indexes]) => index(item, indexes)),
-  slice: variadic(1, ([item, ...indexes]) => slice(item, indexes)),
+  not: fixed(1, ([a], w) => !w.truth(a)),
+  len: fixed(1, ([a], w) => length(a, w)),
+  index: variadic(1, ([item, ...indexes], w) => index(item, indexes, w)),
+  slice: variadic(1, ([item, ...indexes], w) => slice(item, indexes, w)),
   call: variadic(1, ([fn]) => call(fn)),
-  print: variadic(0, (args) => sprint(args), false),
-  printf: { ...variadic(1, ([format, ...args]) => sprintf(format as string, args), false), stringFirst: true },
-  println: variadic(0, (args) => sprintln(args), false),
-  html: variadic(0, (args) => htmlEscape(evalArgs(args)), false),
-  js: variadic(0, (args) => jsEscape(evalArgs(args)), false),
-  urlquery: variadic(0, (args) => queryEscape(evalArgs(args)), false),
-  eq: variadic(1, ([a, ...bs]) => eq(a, bs)),
-  ne: fixed(2, ([a, b]) => !eq(a, [b])),
-  lt: fixed(2, ([a, b]) => lt(a, b)),
-  le: fixed(2, ([a, b]) => lt(a, b) || eq(a, [b])),
-  gt: fixed(2, ([a, b]) => !(lt(a, b) || eq(a, [b]))),
-  ge: fixed(2, ([a, b]) => !lt(a, b)),
+  print: variadic(0, (args, w) => sprint(args, w.limits), false),
+  printf: {
+    ...variadic(1, ([format, ...args], w) => sprintf(format as string, args, w.limits), false),
+    stringFirst: true,
+  },
+  println: variadic(0, (args, w) => sprintln(args, w.limits), false),
+  html: variadic(0, (args, w) => htmlEscape(evalArgs(args, w), w.limits), false),
+  js: variadic(0, (args, w) => jsEscape(evalArgs(args, w), w.limits), false),
+  urlquery: variadic(0, (args, w) => queryEscape(evalArgs(args, w), w.limits), false),
+  eq: variadic(1, ([a, ...bs], w) => eq(a, bs, w)),
+  ne: fixed(2, ([a, b], w) => !eq(a, [b], w)),
+  lt: fixed(2, ([a, b], w) => lt(a, b, w)),
+  le: fixed(2, ([a, b], w) => lt(a, b, w) || eq(a, [b], w)),
+  gt: fixed(2, ([a, b], w) => !(lt(a, b, w) || eq(a, [b], w))),
+  ge: fixed(2, ([a, b], w) => !lt(a, b, w)),
 }
 
 /** Go's indirectInterface: a nil interface{} is the invalid value. */
@@ -64,12 +90,12 @@ function indirect(v: Value): Value {
   return v === null ? undefined : v
 }
 
-function length(v: Value): bigint {
+function length(v: Value, w: Work): bigint {
   if (v === null) throw new Error('len of nil pointer')
   if (v === undefined) throw new Error('reflect: call of reflect.Value.Type on zero Value')
-  if (typeof v === 'string') return BigInt(utf8Length(v))
+  if (typeof v === 'string') return BigInt(w.bytes(v)?.length ?? v.length)
   if (Array.isArray(v)) return BigInt(v.length)
-  if (isMap(v)) return BigInt(Object.keys(v).length)
+  if (isMap(v)) return BigInt(w.size(v))
   throw new Error(`len of type ${typeName(v)}`)
 }
 
@@ -85,18 +111,22 @@ function indexArg(v: Value, cap: number): number {
   return x
 }
 
-function index(item: Value, indexes: Value[]): Value {
+function index(item: Value, indexes: Value[], w: Work): Value {
   let v = indirect(item)
   if (v === undefined) throw new Error('index of untyped nil')
   for (const raw of indexes) {
     const i = indirect(raw)
     if (v === null) throw new Error('index of nil pointer')
-    if (typeof v === 'string' || Array.isArray(v)) {
-      const bytes: Uint8Array | undefined = typeof v === 'string' ? utf8.encode(v) : undefined
-      const len: number = bytes ? bytes.length : (v as Value[]).length
+    if (typeof v === 'string') {
+      const bytes = w.bytes(v)
+      const len = bytes ? bytes.length : v.length
       const x = indexArg(i, len)
-      if (x === len) throw new Error(`reflect: ${bytes ? 'string' : 'slice'} index out of range`)
-      v = bytes ? Uint8.of(bytes[x] as number) : (v as Value[])[x]
+      if (x === len) throw new Error('reflect: string index out of range')
+      v = Uint8.of(bytes ? (bytes[x] as number) : v.charCodeAt(x))
+    } else if (Array.isArray(v)) {
+      const x = indexArg(i, v.length)
+      if (x === v.length) throw new Error('reflect: slice index out of range')
+      v = v[x]
     } else if (isMap(v)) {
       if (typeof i !== 'string') {
         throw new Error(
@@ -113,14 +143,16 @@ function index(item: Value, indexes: Value[]): Value {
   return v
 }
 
-function slice(item: Value, indexes: Value[]): Value {
+function slice(item: Value, indexes: Value[], w: Work): Value {
   const v = indirect(item)
   if (v === undefined) throw new Error('slice of untyped nil')
   if (indexes.length > 3) throw new Error(`too many slice indexes: ${indexes.length}`)
   let len: number
+  let bytes: Uint8Array | undefined
   if (typeof v === 'string') {
     if (indexes.length === 3) throw new Error('cannot 3-index slice a string')
-    len = utf8Length(v)
+    bytes = w.bytes(v)
+    len = bytes ? bytes.length : v.length
   } else if (Array.isArray(v)) {
     len = v.length
   } else {
@@ -131,8 +163,9 @@ function slice(item: Value, indexes: Value[]): Value {
   const [from, to, max] = idx as [number, number, number]
   if (from > to) throw new Error(`invalid slice index: ${from} > ${to}`)
   if (indexes.length === 3 && to > max) throw new Error(`invalid slice index: ${to} > ${max}`)
+  w.charge(to - from)
   if (Array.isArray(v)) return v.slice(from, to)
-  return isAscii(v) ? v.slice(from, to) : utf8Decoder.decode(utf8.encode(v).subarray(from, to))
+  return bytes ? utf8Decoder.decode(bytes.subarray(from, to)) : (v as string).slice(from, to)
 }
 
 function call(fn: Value): Value {
@@ -165,7 +198,7 @@ function basicKind(v: Value): BasicKind {
   }
 }
 
-function eq(a: Value, others: Value[]): boolean {
+function eq(a: Value, others: Value[], w: Work): boolean {
   const x = indirect(a)
   if (others.length === 0) throw new Error('missing argument for comparison')
   const k1 = basicKind(x)
@@ -184,23 +217,26 @@ function eq(a: Value, others: Value[]): boolean {
       const [a, b] = [x as Complex128, y as Complex128]
       if (a.re === b.re && a.im === b.im) return true
     } else if (k1 !== 'invalid') {
+      if (k1 === 'string') w.charge(Math.min((x as string).length, (y as string).length))
       if (x === y) return true
     } else {
       // Neither is a basic kind: nil, maps and slices.
       if (x !== undefined && y !== undefined && kindOf(x) !== kindOf(y)) {
-        throw new Error(`non-comparable types ${sprintf('%s', [x])}: ${typeName(x)}, ${typeName(y)}: ${formatValue(y)}`)
+        throw new Error(
+          `non-comparable types ${sprintf('%s', [x], w.limits)}: ${typeName(x)}, ${typeName(y)}: ${formatValue(y, w.limits)}`,
+        )
       }
       if (x === undefined || y === undefined) {
         if (x === y) return true
         continue
       }
-      throw new Error(`non-comparable type ${sprintf('%s', [y])}: ${typeName(y)}`)
+      throw new Error(`non-comparable type ${sprintf('%s', [y], w.limits)}: ${typeName(y)}`)
     }
   }
   return false
 }
 
-function lt(a: Value, b: Value): boolean {
+function lt(a: Value, b: Value, w: Work): boolean {
   const x = indirect(a)
   const y = indirect(b)
   const k1 = basicKind(x)
@@ -208,7 +244,10 @@ function lt(a: Value, b: Value): boolean {
   if (k1 === 'invalid' || k2 === 'invalid') throw new Error('invalid type for comparison')
   if (k1 !== k2) throw new Error('incompatible types for comparison')
   if (k1 === 'bool' || k1 === 'complex') throw new Error('invalid type for comparison')
-  if (k1 === 'string') return compareStrings(x as string, y as string) < 0
+  if (k1 === 'string') {
+    w.charge(Math.min((x as string).length, (y as string).length))
+    return compareStrings(x as string, y as string) < 0
+  }
   if (typeof x === 'number' || typeof y === 'number') return toNumber(x) < toNumber(y)
   return toInt(x) < toInt(y)
 }
@@ -224,69 +263,28 @@ function toNumber(v: Value): number {
 }
 
 /** html, js and urlquery: one string operand as it is, anything else as fmt.Sprint prints it (nil as "<no value>"). */
-function evalArgs(args: Value[]): string {
+function evalArgs(args: Value[], w: Work): string {
   if (args.length === 1 && typeof args[0] === 'string') return args[0]
-  return sprint(args.map((a) => (a === null || a === undefined ? '<no value>' : a)))
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  '\0': '\uFFFD',
-  '"': '&#34;',
-  "'": '&#39;',
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-}
-
-function htmlEscape(s: string): string {
-  return s.replace(/[\0"'&<>]/g, (c) => HTML_ESCAPES[c] as string)
-}
-
-const JS_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\\\',
-  "'": "\\'",
-  '"': '\\"',
-  '<': '\\u003C',
-  '>': '\\u003E',
-  '&': '\\u0026',
-  '=': '\\u003D',
-}
-
-function jsEscape(s: string): string {
-  return s.replace(/[\\'"<>&=\x00-\x1f]|[^\x00-\x7f]/gu, (c) => {
-    const escaped = JS_ESCAPES[c]
-    if (escaped) return escaped
-    const cp = c.codePointAt(0) as number
-    if (cp < 0x20) return `\\u00${cp.toString(16).toUpperCase().padStart(2, '0')}`
-    return isPrint(c) ? c : `\\u${cp.toString(16).toUpperCase().padStart(4, '0')}`
-  })
-}
-
-/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols, and the ASCII space. */
-function isPrint(c: string): boolean {
-  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(c)
-}
-
-/** url.QueryEscape: unreserved bytes as they are, space as '+', every other byte as %XX. */
-function queryEscape(s: string): string {
-  let out = ''
-  for (const byte of utf8.encode(s)) {
-    const c = String.fromCharCode(byte)
-    if (/[A-Za-z0-9\-_.~]/.test(c)) out += c
-    else if (c === ' ') out += '+'
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
-  }
-  return out
+  return sprint(
+    args.map((a) => (a === null || a === undefined ? '<no value>' : a)),
+    w.limits,
+  )
 }
 
 const utf8 = new TextEncoder()
-const utf8Decoder = new TextDecoder()
+/** Go keeps a leading U+FEFF as it is: so must the decoder. */
+const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
-function isAscii(s: string): boolean {
-  return /^[\x00-\x7f]*$/.test(s)
+/** The UTF-8 bytes of s, or undefined when it is ASCII (its bytes are its characters). */
+export function utf8Bytes(s: string): Uint8Array | undefined {
+  return /^[\x00-\x7f]*$/.test(s) ? undefined : utf8.encode(s)
 }
 
-/** Go's len of a string: its UTF-8 bytes. */
-function utf8Length(s: string): number {
-  return isAscii(s) ? s.length : utf8.encode(s).length
+/** No budget and no limits, for a call outside an execution. */
+const UNBOUNDED: Work = {
+  charge: () => undefined,
+  limits: UNLIMITED,
+  bytes: utf8Bytes,
+  truth: isTrue,
+  size: (m) => Object.keys(m).length,
 }

@@ -1,26 +1,110 @@
 /**
  * Execution errors, placed and worded as Go's: the node Go's executor was at,
- * and its line and column.
+ * and its line and column; the place in execution order of each, so that the
+ * failure Go would have met first is the one reported; and the limits an
+ * execution may reach.
  */
 import type { ArgNode, CommandNode, Node, PipeNode } from './nodes'
 
+/**
+ * A place in execution order: a path of integers, compared element by
+ * element. Work rendered aside (a fork, the rest of an and/or) numbers its
+ * events under the place where it started, so its order nests.
+ */
+export type Seq = readonly number[]
+
 /** An execution failure, worded as Go words it: `template: NAME:LINE:COL: executing "NAME" at <...>: ...`. */
 export class ExecError extends Error {
-  override readonly name = 'ExecError'
+  override readonly name: string = 'ExecError'
   constructor(
     readonly templateName: string,
     readonly line: number,
+    /** Go's column: UTF-8 bytes from the line's start, from 0 (the number after LINE: in the message). */
     readonly column: number,
     readonly detail: string,
     message: string,
     /** Execution order, so that the failure Go would have met first is the one reported. */
-    readonly seq: number,
+    readonly seq: Seq,
   ) {
     super(message)
   }
 }
 
-/** Go's line and column of a position: the column counts UTF-8 bytes from the line's start. */
+/** The ExecuteOptions field that bounded an execution. */
+export type Limit = 'maxOutput' | 'maxDepth' | 'maxDataDepth'
+
+/**
+ * An execution stopped by one of its limits rather than by the template's
+ * logic: output or a builtin's string past maxOutput, {{template}} calls (or
+ * the JS stack) past maxDepth, data printed deeper than maxDataDepth.
+ */
+export class LimitError extends ExecError {
+  override readonly name: string = 'LimitError'
+  constructor(
+    readonly limit: Limit,
+    templateName: string,
+    line: number,
+    column: number,
+    detail: string,
+    message: string,
+    seq: Seq,
+  ) {
+    super(templateName, line, column, detail, message, seq)
+  }
+}
+
+/** A limit reached below the executor (fmt, builtins), which knows no node: the executor places it. */
+export class LimitReached extends Error {
+  constructor(
+    readonly limit: Limit,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A string a builtin or fmt would build is longer than the output could ever be. */
+export function tooLong(maxOutput: number): LimitReached {
+  return new LimitReached('maxOutput', `the result would exceed the output limit of ${maxOutput} characters`)
+}
+
+/** Whether `e` is the JS engine running out of stack. */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message)
+}
+
+/** Numbers the events of one flow of execution: the main walk, or work rendered aside. */
+export class Order {
+  #n = 0
+  constructor(readonly base: Seq = []) {}
+
+  /** The next place in this flow (a number, made a Seq only when an error needs one). */
+  next(): number {
+    return ++this.#n
+  }
+
+  /** The Seq of place `n` of this flow. */
+  at(n: number): Seq {
+    return [...this.base, n]
+  }
+
+  /** A flow nested at this flow's next place: everything in it comes before what this flow does after. */
+  fork(): Order {
+    return new Order(this.at(this.next()))
+  }
+}
+
+/** Which of two places comes first in execution order (negative: a). */
+export function compareSeq(a: Seq, b: Seq): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] as number) - (b[i] as number)
+    if (d !== 0) return d
+  }
+  return a.length - b.length
+}
+
+/** Go's line and column of a position: the column counts UTF-8 bytes from the line's start, from 0. */
 export function location(text: string, pos: number): { line: number; column: number } {
   let line = 1
   let lineStart = 0

@@ -20,13 +20,14 @@ import type {
   VariableNode,
 } from './nodes'
 import { nodeString } from './nodes'
-import { ExecError, location } from './errors'
+import { ExecError, LimitError, LimitReached, isStackOverflow, location } from './errors'
+import type { Limit, Order } from './errors'
 import type { Tree } from './parser'
-import { isMap, isTrue, mapHas, typeName } from './value'
+import { Uint8, isMap, mapHas, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
-import type { Run, TemplateFunction } from './exec'
+import type { Run, TemplateFunction } from './run'
 
 export type Piece = string | Promise<string>
 
@@ -50,31 +51,45 @@ export type Final = Maybe<Value> | typeof NO_FINAL
  * the tree on top of it.
  */
 export class Evaluator {
-  #localSeq = 0
-
   constructor(
     readonly run: Run,
     readonly tree: Tree,
     readonly vars: Variable[],
     readonly depth: number,
     readonly out: Piece[],
-    /** Inside a fork: the place in execution order of the fork itself. */
-    readonly seqBase?: number,
+    /** This flow's execution order: the main walk's, or that of work rendered aside. */
+    readonly order: Order,
   ) {}
 
   protected nextSeq(): number {
-    return this.seqBase === undefined ? this.run.nextSeq() : this.seqBase + ++this.#localSeq / 1e6
+    return this.order.next()
   }
 
   // Errors.
 
   /** An ExecError at `node`, with Go's location and context. */
   error(node: Node | undefined, detail: string, seq: number = this.nextSeq()): ExecError {
+    const { line, column, message } = this.where(node, detail)
+    return new ExecError(this.tree.name, line, column, detail, message, this.order.at(seq))
+  }
+
+  /** A LimitError at `node`: the execution reached `limit`. */
+  limitError(node: Node | undefined, limit: Limit, detail: string, seq: number = this.nextSeq()): LimitError {
+    const { line, column, message } = this.where(node, detail)
+    return new LimitError(limit, this.tree.name, line, column, detail, message, this.order.at(seq))
+  }
+
+  /** Go's wording of an execution error at `node`: its place, and the node itself. */
+  private where(node: Node | undefined, detail: string): { line: number; column: number; message: string } {
     const name = this.tree.name
-    if (!node) return new ExecError(name, 0, 0, detail, `template: ${name}: ${detail}`, seq)
+    if (!node) return { line: 0, column: 0, message: `template: ${name}: ${detail}` }
     const { line, column } = location(this.tree.text, node.pos)
-    const message = `template: ${this.tree.parseName}:${line}:${column}: executing ${sprintf('%q', [name])} at <${nodeString(node)}>: ${detail}`
-    return new ExecError(name, line, column, detail, message, seq)
+    const at = `${this.tree.parseName}:${line}:${column}`
+    return {
+      line,
+      column,
+      message: `template: ${at}: executing ${sprintf('%q', [name])} at <${nodeString(node)}>: ${detail}`,
+    }
   }
 
   // Variables.
@@ -267,13 +282,13 @@ export class Evaluator {
   ): Maybe<Value> {
     const seq = this.nextSeq()
     const fail = (e: unknown): never => {
-      if (e instanceof ExecError) throw e
+      if (e instanceof ExecError || isStackOverflow(e)) throw e
       throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
     }
     return allThen(this.evalArgs(dot, args, final, false), (argv) => {
       let result: Maybe<Value>
       try {
-        result = fn(...argv)
+        result = fn(...argv.map(numberLike))
       } catch (e) {
         return fail(e)
       }
@@ -324,9 +339,11 @@ export class Evaluator {
         throw this.error(format, got, seq)
       }
       try {
-        return builtin.call(argv)
+        return builtin.call(argv, this.run)
       } catch (e) {
-        throw this.error(cmd, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
+        if (isStackOverflow(e) || e instanceof DOMException) throw e
+        const detail = `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`
+        throw e instanceof LimitReached ? this.limitError(cmd, e.limit, detail, seq) : this.error(cmd, detail, seq)
       }
     })
   }
@@ -342,16 +359,17 @@ export class Evaluator {
       if (i === operands.length) return final === NO_FINAL ? last : final
       const value = state.evalArg(dot, operands[i] as ArgNode, true)
       if (!isPromise(value))
-        return isTrue(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
+        return this.run.truth(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
+      // The rest is evaluated later, but in execution order it comes here.
       const snapshot = new Evaluator(
         state.run,
         state.tree,
         state.vars.map((v) => ({ ...v })),
         state.depth,
         [],
-        state.seqBase,
+        state.order.fork(),
       )
-      return value.then((v) => (isTrue(v) === isOr ? v : step(snapshot, i + 1, v)))
+      return value.then((v) => (this.run.truth(v) === isOr ? v : step(snapshot, i + 1, v)))
     }
     return step(this, 0, undefined)
   }
@@ -406,6 +424,11 @@ function unwrapNil(v: Value): Value {
 /** Passed to an interface{} parameter, the invalid value is nil (and EMPTY the empty string). */
 function nilForInterface(v: Value): Value {
   return v === undefined ? null : emptyAsString(v)
+}
+
+/** A user function gets a byte (index of a string) as the int it is worth: functions take ints as bigints. */
+function numberLike(v: Value): Value {
+  return v instanceof Uint8 ? BigInt(v.value) : v
 }
 
 /** What a function or builtin given a soft failure's value sees. */

@@ -16,53 +16,16 @@ import { andThen, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
 import { nodeString } from './nodes'
-import { lastEvaluated } from './errors'
+import { LimitReached, lastEvaluated } from './errors'
 import { forkable } from './fork'
-import type { Tree } from './parser'
-import { isMap, isTrue, sortedKeys } from './value'
+import { isMap } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
 import { Evaluator, handled } from './evaluate'
 import type { Piece, Slot, Variable } from './evaluate'
 
-/** A function the caller supplies; it may return a Promise. */
-export type TemplateFunction = (...args: Value[]) => Maybe<Value>
-
-export type MissingKey = 'default' | 'zero' | 'error'
-
-export interface ExecOptions {
-  funcs: ReadonlyMap<string, TemplateFunction>
-  missingKey: MissingKey
-  signal: AbortSignal | undefined
-  /** Output longer than this many characters is an error. */
-  maxOutput: number
-  /** Nested {{template}} calls deeper than this are an error. */
-  maxDepth: number
-  /** Date.now() past which execution stops with a TimeoutError, pending or not. */
-  deadline: number | undefined
-  /** Nodes and range iterations at most, then a TimeoutError: a budget no clock can miss. */
-  maxSteps: number
-}
-
 type Signal = 'break' | 'continue' | undefined
-
-/** What one execution shares across its states: options, the template set, ordering, calls in flight. */
-export class Run {
-  #seq = 0
-  readonly inflight: Promise<unknown>[] = []
-  outputLength = 0
-  steps = 0
-
-  constructor(
-    readonly templates: ReadonlyMap<string, Tree>,
-    readonly options: ExecOptions,
-  ) {}
-
-  nextSeq(): number {
-    return ++this.#seq
-  }
-}
 
 /** Go's `state`: where an execution is, and what it has written; the walk over the tree. */
 export class State extends Evaluator {
@@ -72,26 +35,48 @@ export class State extends Evaluator {
    * a step budget bounds the work too; the clock is read every 256 steps.
    */
   private check(): void {
-    const { signal, deadline, maxSteps } = this.run.options
+    const signal = this.run.options.signal
     if (signal?.aborted) throw signal.reason
-    const steps = ++this.run.steps
-    if (steps > maxSteps) throw new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
-    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) {
-      throw new DOMException('the execution passed its deadline', 'TimeoutError')
-    }
+    this.run.step()
   }
 
   // Output.
 
-  private write(piece: Piece): void {
-    if (isPromise(piece)) handled(piece)
-    else {
-      this.run.outputLength += piece.length
-      if (this.run.outputLength > this.run.options.maxOutput) {
-        throw this.error(undefined, `output exceeds the limit of ${this.run.options.maxOutput} characters`)
-      }
+  /** Counts s into the output, which may not grow past maxOutput. */
+  private count(s: string, node: Node, seq?: number): string {
+    this.run.outputLength += s.length
+    const { maxOutput } = this.run.options
+    if (this.run.outputLength > maxOutput) {
+      throw this.limitError(node, 'maxOutput', `output exceeds the limit of ${maxOutput} characters`, seq)
     }
+    return s
+  }
+
+  private write(piece: string, node: Node): void {
+    this.out.push(this.count(piece, node))
+  }
+
+  /** A value printed by an action; a pending one is counted when it arrives. */
+  private print(value: Maybe<Value>, node: Node): void {
+    if (!isPromise(value)) {
+      this.write(this.format(value as Value, node), node)
+      return
+    }
+    const seq = this.nextSeq()
+    const piece = value.then((v) => this.count(this.format(v, node, seq), node, seq))
+    handled(piece)
     this.out.push(piece)
+  }
+
+  private format(v: Value, node: Node, seq?: number): string {
+    if (v === undefined) return '<no value>'
+    if (v === EMPTY) return ''
+    try {
+      return formatValue(v, this.run.limits)
+    } catch (e) {
+      if (e instanceof LimitReached) throw this.limitError(node, e.limit, e.message, seq)
+      throw e
+    }
   }
 
   // Walking.
@@ -101,9 +86,7 @@ export class State extends Evaluator {
     switch (node.type) {
       case 'action': {
         const value = this.evalPipeline(dot, node.pipe)
-        if (node.pipe.decl.length === 0) {
-          this.write(isPromise(value) ? value.then(printValue) : printValue(value as Value))
-        }
+        if (node.pipe.decl.length === 0) this.print(value, node)
         return undefined
       }
       case 'break':
@@ -120,7 +103,7 @@ export class State extends Evaluator {
       case 'template':
         return this.walkTemplate(dot, node)
       case 'text':
-        this.write(node.text)
+        this.write(node.text, node)
         return undefined
       default:
         throw this.error(node, `unknown node: ${nodeString(node)}`)
@@ -144,10 +127,13 @@ export class State extends Evaluator {
       this.vars.map((v) => ({ ...v })),
       this.depth,
       [],
-      this.nextSeq(),
+      this.order.fork(),
     )
     this.pop(mark)
-    this.write(value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out))))
+    // Its pieces counted themselves as they were written.
+    const piece = value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out)))
+    handled(piece)
+    this.out.push(piece)
     return undefined
   }
 
@@ -160,7 +146,7 @@ export class State extends Evaluator {
 
   private branchOn(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
     if (node.type === 'range') return this.walkRange(dot, node, value)
-    if (isTrue(value)) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
+    if (this.run.truth(value)) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
     return node.elseList ? this.walkList(dot, node.elseList) : undefined
   }
 
@@ -185,7 +171,7 @@ export class State extends Evaluator {
       )
     }
     if (isMap(value)) {
-      const keys = sortedKeys(value)
+      const keys = this.run.sortedKeys(value)
       if (keys.length > 0)
         return andThen(
           loop(0, keys.length, (i) => iteration(keys[i], value[keys[i] as string], true)),
@@ -214,7 +200,7 @@ export class State extends Evaluator {
     const tree = this.run.templates.get(node.name)
     if (!tree) throw this.error(node, `template ${sprintf('%q', [node.name])} not defined`)
     if (this.depth >= this.run.options.maxDepth) {
-      throw this.error(node, `exceeded maximum template depth (${this.run.options.maxDepth})`)
+      throw this.limitError(node, 'maxDepth', `exceeded maximum template depth (${this.run.options.maxDepth})`)
     }
     const value = node.pipe ? this.evalPipeline(dot, node.pipe) : undefined
     const called = new State(
@@ -223,15 +209,10 @@ export class State extends Evaluator {
       [{ name: '$', value, wrapped: false }],
       this.depth + 1,
       this.out,
-      this.seqBase,
+      this.order,
     )
     return andThen(called.walkList({ value, wrapped: false }, tree.root), () => undefined)
   }
-}
-
-function printValue(v: Value): string {
-  if (v === undefined) return '<no value>'
-  return v === EMPTY ? '' : formatValue(v)
 }
 
 /** Joins output pieces, waiting for those still pending, in order. */

@@ -4,6 +4,7 @@
  * action: pipelines, commands, operands and terms. parser.ts builds the
  * statements (lists, actions, control clauses) on top of it.
  */
+import { location } from './errors'
 import { sprintf } from './fmt'
 import { ItemType, Lexer, isKeyword } from './lexer'
 import type { Item } from './lexer'
@@ -25,17 +26,26 @@ export class ParseError extends Error {
     readonly templateName: string,
     readonly line: number,
     readonly detail: string,
-    /** Where on its line the offending token starts, from 1; 0 when unknown. Go's message names only the line. */
+    /**
+     * Where on its line the offending token starts, as Go counts an execution
+     * error's column (UTF-8 bytes from the line's start, from 0), so that a
+     * parse error and an execution error at one place give one column. Go's
+     * parse messages name only the line.
+     */
     readonly column = 0,
   ) {
     super(`template: ${templateName}:${line}: ${detail}`)
   }
 }
 
-/** The 1-based column of `pos` in `text`, in characters (UTF-16 code units). */
-function columnAt(text: string, pos: number): number {
-  return pos - (text.lastIndexOf('\n', pos - 1) + 1) + 1
-}
+/**
+ * Levels of {{if}}, {{range}}, {{with}}, {{block}} and parentheses inside
+ * one another, at most. Parsing, analysis and execution recurse once a
+ * level, and a JS stack is shallow (workerd's more than Node's): deeper
+ * nesting is a parse error rather than a stack overflow. Go has no such
+ * limit on control structures; later versions allow 10,000 levels of parentheses.
+ */
+export const MAX_NESTING = 200
 
 /** Per-template parsing state: the name being defined, the variables in scope, range nesting. */
 export interface Definition {
@@ -51,6 +61,8 @@ export abstract class ExpressionParser {
   private peekCount = 0
   protected def: Definition
   protected actionLine = 0
+  /** Control structures and parentheses open around the current token. */
+  private nesting = 0
 
   constructor(
     readonly parseName: string,
@@ -124,7 +136,22 @@ export abstract class ExpressionParser {
 
   /** A ParseError placed at `token` (Go places it at the latest token; a block's body, at an earlier one). */
   protected errorAt(token: Item | undefined, message: string): never {
-    throw new ParseError(this.parseName, token?.line ?? 0, message, token ? columnAt(this.text, token.pos) : 0)
+    throw new ParseError(this.parseName, token?.line ?? 0, message, token ? location(this.text, token.pos).column : 0)
+  }
+
+  /** Parses one level deeper, refusing to go past MAX_NESTING. */
+  protected nested<T>(parse: () => T): T {
+    if (this.nesting >= MAX_NESTING) {
+      this.errorf(
+        `max nesting depth exceeded: more than ${MAX_NESTING} levels of {{if}}, {{range}}, {{with}}, {{block}} and parentheses`,
+      )
+    }
+    this.nesting++
+    try {
+      return parse()
+    } finally {
+      this.nesting--
+    }
   }
 
   protected expect(expected: ItemType, context: string): Item {
@@ -342,7 +369,7 @@ export abstract class ExpressionParser {
           this.errorf(e instanceof Error ? e.message : String(e))
         }
       case ItemType.LeftParen:
-        return this.pipeline('parenthesized pipeline', ItemType.RightParen)
+        return this.nested(() => this.pipeline('parenthesized pipeline', ItemType.RightParen))
       case ItemType.String:
       case ItemType.RawString:
         return { type: 'string', pos: token.pos, quoted: token.val, text: this.unquote(token) }

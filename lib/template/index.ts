@@ -12,17 +12,21 @@ import { abortable } from '../abort'
 import { analyze } from './analysis'
 import type { Analysis } from './analysis'
 import { BUILTINS } from './builtins'
-import { ExecError } from './errors'
-import { Run, State, joinPieces } from './exec'
-import type { MissingKey, TemplateFunction } from './exec'
+import { ExecError, LimitError, Order, compareSeq, isStackOverflow } from './errors'
+import type { Limit } from './errors'
+import { State, joinPieces } from './exec'
+import { Run } from './run'
+import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
 import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
 
-export { ExecError } from './errors'
-export type { MissingKey, TemplateFunction } from './exec'
+export { ExecError, LimitError } from './errors'
+export type { Limit } from './errors'
+export type { MissingKey, TemplateFunction } from './run'
 export { ParseError } from './parser'
+export { MAX_NESTING } from './expressions'
 export type { Tree } from './parser'
 export { mergeAnalyses } from './analysis'
 export type { Analysis, Path } from './analysis'
@@ -48,21 +52,30 @@ export interface ExecuteOptions {
   missingKey?: MissingKey
   /** Aborts execution and stops waiting for pending calls; the execution rejects with the signal's reason. */
   signal?: AbortSignal
-  /** Characters of output at most (default 4 MiB of characters). */
+  /**
+   * Characters of output at most (default 4 MiB of characters); no builtin
+   * builds a longer string either. Past it: LimitError.
+   */
   maxOutput?: number
-  /** Nested {{template}} calls at most (default 1000; Go's is 100000, beyond a JS stack). */
+  /** Nested {{template}} calls at most (default 1000; Go's is 100000, beyond a JS stack). Past it: LimitError. */
   maxDepth?: number
+  /** Levels of slices and maps inside one another that printing may go through (default 100). Past it: LimitError. */
+  maxDataDepth?: number
   /**
    * A Date.now() after which execution rejects with a TimeoutError, even in
    * the middle of synchronous work (where a signal's timer cannot fire).
    */
   deadline?: number
-  /** Nodes walked and range iterations at most (default 10 million). */
+  /**
+   * Steps at most (default 10 million): a node walked, a range iteration, or
+   * 64 characters a builtin touches. Past it: a TimeoutError, as past the deadline.
+   */
   maxSteps?: number
 }
 
 const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
 const DEFAULT_MAX_DEPTH = 1000
+const DEFAULT_MAX_DATA_DEPTH = 100
 const DEFAULT_MAX_STEPS = 10_000_000
 
 export class Template {
@@ -95,7 +108,7 @@ export class Template {
         0,
         'incomplete or empty template',
         `template: ${this.name}: "${this.name}" is an incomplete or empty template`,
-        0,
+        [],
       )
     const funcs = options.funcs instanceof Map ? options.funcs : new Map(Object.entries(options.funcs ?? {}))
     const signal = options.signal
@@ -105,13 +118,14 @@ export class Template {
       signal,
       maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
       maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+      maxDataDepth: options.maxDataDepth ?? DEFAULT_MAX_DATA_DEPTH,
       deadline: options.deadline,
       maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
     })
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value
     const out: (string | Promise<string>)[] = []
-    const state = new State(run, tree, [{ name: '$', value: root, wrapped: false }], 0, out)
+    const state = new State(run, tree, [{ name: '$', value: root, wrapped: false }], 0, out, new Order())
 
     let text: string | undefined
     let failure: unknown
@@ -129,9 +143,6 @@ export class Template {
       for (const r of settled) if (r.status === 'rejected') failure = first(failure, r.reason)
     }
     if (failure !== undefined) throw asError(failure, this.name, signal)
-    if ((text as string).length > run.options.maxOutput) {
-      throw state.error(undefined, `output exceeds the limit of ${run.options.maxOutput} characters`)
-    }
     return text as string
   }
 }
@@ -170,20 +181,16 @@ function first(a: unknown, b: unknown): unknown {
   if (a === undefined) return b
   if (!(a instanceof ExecError)) return a
   if (!(b instanceof ExecError)) return b
-  return b.seq < a.seq ? b : a
+  return compareSeq(b.seq, a.seq) < 0 ? b : a
 }
 
+/** What leaves an execution: the signal's reason once aborted; the JS engine's own limits as LimitErrors. */
 function asError(e: unknown, name: string, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason
-  if (e instanceof RangeError && /call stack/i.test(e.message)) {
-    return new ExecError(
-      name,
-      0,
-      0,
-      'the template recurses too deeply',
-      `template: ${name}: the template recurses too deeply`,
-      0,
-    )
-  }
-  return e
+  if (!(e instanceof RangeError)) return e
+  // Out of stack: templates call one another, or data nests, deeper than the engine can follow.
+  const [limit, detail]: [Limit, string] = isStackOverflow(e)
+    ? ['maxDepth', 'the template recurses too deeply']
+    : ['maxOutput', `a value grew too large (${e.message})`]
+  return new LimitError(limit, name, 0, 0, detail, `template: ${name}: ${detail}`, [])
 }

@@ -14,7 +14,7 @@ import {
   rightComment,
   trimMarkerLen,
 } from './lex-state'
-import { BACKSLASH, NL, countNewlines, formatRune, isAlphaNumeric, isSpace, quote } from './runes'
+import { BACKSLASH, NL, countNewlines, formatRune, isAlphaNumeric, isSpace, quoteShort } from './runes'
 import type { LexerState, StateFn } from './lex-state'
 
 // state functions
@@ -295,12 +295,12 @@ function lexChar(l: LexerState): StateFn | null {
 // and "089" - but when it's wrong the input is invalid and the parser (via
 // strconv) will notice.
 function lexNumber(l: LexerState): StateFn | null {
-  if (!l.scanNumber()) return l.errorf(`bad number syntax: ${quote(l.input.slice(l.start, l.pos))}`)
+  if (!l.scanNumber()) return l.errorf(`bad number syntax: ${quoteShort(l.input.slice(l.start, l.pos))}`)
   const sign = l.peek()
   if (sign === 0x2b || sign === 0x2d) {
     // Complex: 1+2i. No spaces, must end in 'i'.
     if (!l.scanNumber() || l.input.charCodeAt(l.pos - 1) !== 0x69) {
-      return l.errorf(`bad number syntax: ${quote(l.input.slice(l.start, l.pos))}`)
+      return l.errorf(`bad number syntax: ${quoteShort(l.input.slice(l.start, l.pos))}`)
     }
     l.emit(ItemType.Number) // Go emits itemComplex; here the 'i' and the inner sign tell it apart.
   } else {

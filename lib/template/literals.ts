@@ -3,6 +3,7 @@
  * char constants, and strconv.ParseInt/ParseUint/ParseFloat (base 0, Go
  * syntax) and fmt.Sscan (complex constants) for numbers. Errors carry Go's wording ("invalid syntax").
  */
+import { quoteShort } from './runes'
 import { Complex128 } from './value'
 
 export class SyntaxError extends Error {
@@ -65,7 +66,8 @@ export function unquoteChar(s: string, i: number, quote: string): { value: numbe
   }
 }
 
-const utf8Decoder = new TextDecoder()
+/** Go keeps a leading U+FEFF as it is: so must the decoder. */
+const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
 /** Appends the UTF-8 encoding of code point `cp`. */
 function appendUtf8(out: number[], cp: number): void {
@@ -133,7 +135,19 @@ function underscoreOK(s: string): boolean {
   return true
 }
 
-/** strconv.ParseUint(s, 0, 64) (signed: ParseInt), or undefined when it fails. */
+/** Per radix: the digits, the prefix BigInt reads, and the most significant digits a uint64 can have. */
+const RADIXES = {
+  2: { valid: /^[01]+$/, prefix: '0b', maxDigits: 64 },
+  8: { valid: /^[0-7]+$/, prefix: '0o', maxDigits: 22 },
+  10: { valid: /^[0-9]+$/, prefix: '', maxDigits: 20 },
+  16: { valid: /^[0-9a-fA-F]+$/, prefix: '0x', maxDigits: 16 },
+} as const
+
+/**
+ * strconv.ParseUint(s, 0, 64) (signed: ParseInt), or undefined when it
+ * fails. Linear in the text: a value with more significant digits than 64
+ * bits can hold is out of range before any arithmetic.
+ */
 function parseInteger(text: string, signed: boolean): bigint | undefined {
   let s = text
   let negative = false
@@ -143,16 +157,16 @@ function parseInteger(text: string, signed: boolean): bigint | undefined {
   }
   if (s === '' || !underscoreOK(s)) return undefined
   let digits = s.replaceAll('_', '')
-  let radix = 10
+  let radix: keyof typeof RADIXES = 10
   if (/^0[xX]/.test(digits)) [radix, digits] = [16, digits.slice(2)]
   else if (/^0[bB]/.test(digits)) [radix, digits] = [2, digits.slice(2)]
   else if (/^0[oO]/.test(digits)) [radix, digits] = [8, digits.slice(2)]
   else if (digits.length > 1 && digits[0] === '0') [radix, digits] = [8, digits.slice(1)]
-  const valid = { 2: /^[01]+$/, 8: /^[0-7]+$/, 10: /^[0-9]+$/, 16: /^[0-9a-fA-F]+$/ }[radix] as RegExp
+  const { valid, prefix, maxDigits } = RADIXES[radix]
   if (!valid.test(digits)) return undefined
-  let value = 0n
-  const r = BigInt(radix)
-  for (const d of digits) value = value * r + BigInt(parseInt(d, radix))
+  const significant = digits.replace(/^0+/, '')
+  if (significant.length > maxDigits) return undefined
+  let value = significant === '' ? 0n : BigInt(prefix + significant)
   if (negative) value = -value
   if (signed ? value < INT64_MIN || value > INT64_MAX : value > UINT64_MAX) return undefined
   return value
@@ -167,14 +181,34 @@ function parseFloatChecked(text: string): number | 'invalid syntax' | 'value out
   if (hex) {
     const [, sign, int = '', frac = '', exp = '0'] = hex
     if (int === '' && frac === '') return 'invalid syntax'
-    const mantissa = BigInt(`0x${int}${frac}` === '0x' ? '0' : `0x${int}${frac}`)
-    value = Number(mantissa) * 2 ** (Number(exp) - 4 * frac.length)
+    value = hexFloat(int + frac, Number(exp) - 4 * frac.length)
     if (sign === '-') value = -value
   } else {
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return 'invalid syntax'
+    // No two ways to match one text, so a text that does not match fails in linear time.
+    if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(s)) return 'invalid syntax'
     value = Number(s)
   }
   return Number.isFinite(value) ? value : 'value out of range'
+}
+
+/**
+ * The hex digits times 2^exp. Sixteen significant digits and a sticky bit for
+ * the rest round as the whole would (BigInt to Number rounds to even); the
+ * scaling is split in two so that neither half overflows on its own.
+ */
+function hexFloat(digits: string, exp: number): number {
+  const significant = digits.replace(/^0+/, '')
+  if (significant === '') return 0
+  let mantissa = BigInt(`0x${significant.slice(0, 16)}`)
+  if (significant.length > 16) {
+    exp += 4 * (significant.length - 16)
+    if (/[^0]/.test(significant.slice(16))) {
+      mantissa = (mantissa << 1n) | 1n
+      exp--
+    }
+  }
+  const half = Math.trunc(exp / 2)
+  return Number(mantissa) * 2 ** half * 2 ** (exp - half)
 }
 
 /** strconv.ParseFloat(s, 64) on Go syntax, or undefined when it fails (or overflows). */
@@ -238,7 +272,7 @@ function scanComplex(text: string): Complex128 {
 /** fmt's convertFloat: strconv.ParseFloat, and a decimal mantissa with a binary exponent (1.5p3). */
 function convertFloat(str: string): number {
   const fail = (fn: string, reason: string): never => {
-    throw new SyntaxError(`strconv.${fn}: parsing ${JSON.stringify(str)}: ${reason}`)
+    throw new SyntaxError(`strconv.${fn}: parsing ${quoteShort(str)}: ${reason}`)
   }
   const p = str.indexOf('p')
   if (p >= 0 && !/[xX]/.test(str)) {
@@ -306,13 +340,13 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
   else {
     const f = parseFloat64(text)
     if (f !== undefined) {
-      if (!/[.eEpP]/.test(text)) throw new SyntaxError(`integer overflow: ${JSON.stringify(text)}`)
+      if (!/[.eEpP]/.test(text)) throw new SyntaxError(`integer overflow: ${quoteShort(text)}`)
       Object.assign(n, { isFloat: true, float64: f })
       if (isInt64(f)) Object.assign(n, { isInt: true, int64: BigInt(f) })
       if (isUint64(f)) Object.assign(n, { isUint: true, uint64: BigInt(f) })
     }
   }
-  if (!n.isInt && !n.isUint && !n.isFloat) throw new SyntaxError(`illegal number syntax: ${JSON.stringify(text)}`)
+  if (!n.isInt && !n.isUint && !n.isFloat) throw new SyntaxError(`illegal number syntax: ${quoteShort(text)}`)
   return n
 }
 

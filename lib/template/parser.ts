@@ -4,6 +4,7 @@
  * method carries the grammar rule it parses. Parsing a text yields its tree
  * and the trees of the `{{define}}`s and `{{block}}`s inside it.
  */
+import { isStackOverflow } from './errors'
 import { sprintf } from './fmt'
 import { ExpressionParser } from './expressions'
 import type { ParseOptions } from './expressions'
@@ -74,18 +75,24 @@ class Parser extends ExpressionParser {
    */
   parseTemplate(): void {
     const root = this.newList(this.peek().pos)
-    while (this.peek().type !== ItemType.EOF) {
-      if (this.peek().type === ItemType.LeftDelim) {
-        const delim = this.next()
-        if (this.nextNonSpace().type === ItemType.Define) {
-          this.define('definition', () => this.parseDefinition())
-          continue
+    try {
+      while (this.peek().type !== ItemType.EOF) {
+        if (this.peek().type === ItemType.LeftDelim) {
+          const delim = this.next()
+          if (this.nextNonSpace().type === ItemType.Define) {
+            this.define('definition', () => this.parseDefinition())
+            continue
+          }
+          this.backup2(delim)
         }
-        this.backup2(delim)
+        const n = this.textOrAction()
+        if (isControl(n)) this.errorf(`unexpected ${controlString(n)}`)
+        else root.nodes.push(n)
       }
-      const n = this.textOrAction()
-      if (isControl(n)) this.errorf(`unexpected ${controlString(n)}`)
-      else root.nodes.push(n)
+    } catch (e) {
+      // Whatever the reason, a template that cannot be parsed is a parse error.
+      if (e instanceof RangeError) this.errorf(isStackOverflow(e) ? 'nested too deeply to parse' : 'too large to parse')
+      throw e
     }
     this.add(this.parseName, root)
   }
@@ -207,6 +214,10 @@ class Parser extends ExpressionParser {
   }
 
   private parseControl(allowElseIf: boolean, context: 'if' | 'range' | 'with'): BranchNode {
+    return this.nested(() => this.parseControlBody(allowElseIf, context))
+  }
+
+  private parseControlBody(allowElseIf: boolean, context: 'if' | 'range' | 'with'): BranchNode {
     const vars = this.def.vars.length
     try {
       const pipe = this.pipeline(context, ItemType.RightDelim)
@@ -305,11 +316,13 @@ class Parser extends ExpressionParser {
     const pipe = this.pipeline(context, ItemType.RightDelim)
     // Go reports a wrong end of the body from the enclosing tree, whose last token is the block's right delim.
     const last = this.token[0]
-    this.define(name, () => {
-      const [root, end] = this.itemList()
-      if (end.type !== 'end') this.errorAt(last, `unexpected ${controlString(end)} in ${context}`)
-      this.add(name, root)
-    })
+    this.nested(() =>
+      this.define(name, () => {
+        const [root, end] = this.itemList()
+        if (end.type !== 'end') this.errorAt(last, `unexpected ${controlString(end)} in ${context}`)
+        this.add(name, root)
+      }),
+    )
     return { type: 'template', pos: token.pos, line: token.line, name, pipe }
   }
 

@@ -2,6 +2,8 @@
  * Rune classes and rune formatting the lexer needs (Go's unicode and fmt,
  * as much of them as lex.go uses). A rune is a code point.
  */
+import { isPrint } from './fmt/isprint'
+
 // Code points the lexer looks for.
 export const NL = 0x0a
 export const BACKSLASH = 0x5c
@@ -38,17 +40,18 @@ export function countNewlines(input: string, start: number, end: number): number
 
 // Messages: fmt's %#U and %q.
 
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u
-
-// isPrint reports whether r is printable as Go's strconv.IsPrint defines it.
-export function isPrint(r: number): boolean {
-  return r === 0x20 || printable.test(String.fromCodePoint(r))
-}
+// Longest text a message quotes whole: a template's text can be a megabyte, a message cannot.
+const QUOTED_MAX = 64
 
 // formatRune formats r as fmt's %#U does: U+0029 ')', or U+0001 if r is not printable.
 export function formatRune(r: number): string {
   const hex = `U+${r.toString(16).toUpperCase().padStart(4, '0')}`
   return isPrint(r) ? `${hex} '${String.fromCodePoint(r)}'` : hex
+}
+
+// quoteShort quotes s as %q, or its first QUOTED_MAX characters as %.64q followed by "...".
+export function quoteShort(s: string): string {
+  return s.length <= QUOTED_MAX ? quote(s) : `${quote(s.slice(0, QUOTED_MAX))}...`
 }
 
 // quote quotes s as fmt's %q (strconv.Quote) does.

@@ -145,11 +145,6 @@ export function isMap(v: Value): v is ValueMap {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Scalar)
 }
 
-/** A map's keys in Go's iteration order for printing and range: sorted by bytes. */
-export function sortedKeys(m: ValueMap): string[] {
-  return Object.keys(m).sort(compareStrings)
-}
-
 /** Go orders strings by their UTF-8 bytes, which is code-point order, not UTF-16's. */
 export function compareStrings(a: string, b: string): number {
   const n = Math.min(a.length, b.length)

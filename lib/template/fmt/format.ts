@@ -2,17 +2,60 @@
  * The formatting of one operand once the verb is known (Go's fmt/format.go):
  * padding, strings, integers and floats, under the current verb's flags.
  */
+import { tooLong } from '../errors'
 import { C, LDIGITS, UDIGITS } from './consts'
 import { formatFloat } from './ftoa'
 import { isPrint } from './isprint'
-import { canBackquote, quote, quoteRune } from './quote'
+import { canBackquote, quoteRune, quoteWithin } from './quote'
 import { isPairAt, MAX_RUNE, runeCount, utf8 } from './utf8'
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
+/**
+ * What one formatting may do. Go's fmt has no bounds; an edge isolate needs
+ * them: a string that could never be printed is refused before it is built,
+ * data nested too deep is refused before the stack runs out, and the work
+ * is counted as it goes.
+ */
+export interface FormatLimits {
+  /** Characters the result may have. */
+  readonly maxLength: number
+  /** Levels of slices and maps inside one another that may be printed. */
+  readonly maxDepth: number
+  /** Counts the work of touching `chars` characters; it may throw to stop the formatting. */
+  readonly charge?: (chars: number) => void
+}
+
+export const UNLIMITED: FormatLimits = { maxLength: Infinity, maxDepth: Infinity }
+
+/**
+ * Characters of work a formatted character costs, against one for a
+ * character copied as it is: printing numbers, maps and escapes builds
+ * its result piece by piece, tens of times slower than copying a string.
+ */
+export const BUILD_COST = 48
+
+/** Decodes the digits fmtSx builds; like every decoder here, it would keep a leading BOM. */
+const ascii = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
+
 /** fmt's fmt struct: the output buffer and the current verb's flags. */
 export class Formatter {
   buf = ''
+  /** Characters of buf copied from strings as they are, rather than formatted. */
+  copied = 0
+
+  constructor(readonly limits: FormatLimits = UNLIMITED) {}
+
+  /** Refuses, before anything is built, to let the buffer grow past the limit by `n` more characters. */
+  reserve(n: number): void {
+    if (this.buf.length + n > this.limits.maxLength) throw tooLong(this.limits.maxLength)
+  }
+
+  /** Appends s, within the limit. */
+  put(s: string): void {
+    this.reserve(s.length)
+    this.buf += s
+  }
 
   widPresent = false
   precPresent = false
@@ -44,11 +87,13 @@ export class Formatter {
 
   writePadding(n: number): void {
     if (n <= 0) return
+    this.reserve(n)
     this.buf += (this.zero ? '0' : ' ').repeat(n)
   }
 
   /** Appends s padded to the width with spaces (or zeros), on the left or, with '-', on the right. */
   pad(s: string): void {
+    this.reserve(s.length)
     if (!this.widPresent || this.wid === 0) {
       this.buf += s
       return
@@ -74,7 +119,9 @@ export class Formatter {
   // ---- strings ----
 
   fmtS(s: string): void {
-    this.pad(this.truncate(s))
+    const truncated = this.truncate(s)
+    this.copied += truncated.length
+    this.pad(truncated)
   }
 
   /** The precision limits a string's length in runes. */
@@ -90,6 +137,8 @@ export class Formatter {
 
   /** %x of a string: its UTF-8 bytes in hex; ' ' separates bytes, '#' adds 0x. */
   fmtSx(s: string, upper: boolean): void {
+    // Two digits a byte, and a string has at least as many bytes as UTF-16 units.
+    this.reserve(2 * (this.precPresent ? Math.min(this.prec, s.length) : s.length))
     const bytes = utf8(s)
     let length = bytes.length
     if (this.precPresent && this.prec < length) length = this.prec
@@ -105,30 +154,40 @@ export class Formatter {
       if (this.widPresent) this.writePadding(this.wid)
       return
     }
+    this.reserve(width)
     if (this.widPresent && this.wid > width && !this.minus) this.writePadding(this.wid - width)
+    // Built as bytes: a string of a megabyte is two megabytes of digits.
     const digits = upper ? UDIGITS : LDIGITS
-    const prefix = upper ? '0X' : '0x'
-    let out = this.sharp ? prefix : ''
+    const x = upper ? 0x58 : 0x78
+    const out = new Uint8Array(width)
+    let k = 0
     for (let i = 0; i < length; i++) {
-      if (this.space && i > 0) {
-        out += ' '
-        if (this.sharp) out += prefix
+      if (this.space && i > 0) out[k++] = 0x20
+      if (this.sharp && (i === 0 || this.space)) {
+        out[k++] = 0x30
+        out[k++] = x
       }
       const c = bytes[i] as number
-      out += (digits[c >> 4] as string) + (digits[c & 0xf] as string)
+      out[k++] = digits.charCodeAt(c >> 4)
+      out[k++] = digits.charCodeAt(c & 0xf)
     }
-    this.buf += out
+    this.buf += ascii.decode(out)
     if (this.widPresent && this.wid > width && this.minus) this.writePadding(this.wid - width)
   }
 
   /** %q: a double-quoted Go string (ASCII only with '+'), or with '#' backquoted when possible. */
   fmtQ(s: string): void {
     s = this.truncate(s)
+    this.reserve(s.length + 2)
     if (this.sharp && canBackquote(s)) {
       this.pad('`' + s + '`')
       return
     }
-    this.pad(quote(s, this.plus))
+    const quoted = quoteWithin(s, this.plus, this.limits.maxLength - this.buf.length)
+    if (quoted === undefined) throw tooLong(this.limits.maxLength)
+    // Quoting copies the text; what escapes add is built.
+    this.copied += s.length
+    this.pad(quoted)
   }
 
   // ---- integers ----
@@ -154,7 +213,10 @@ export class Formatter {
     }
     let s = u <= MAX_SAFE ? Number(u).toString(base) : u.toString(base)
     if (upper) s = s.toUpperCase()
-    if (prec > s.length) s = '0'.repeat(prec - s.length) + s
+    if (prec > s.length) {
+      this.reserve(prec)
+      s = '0'.repeat(prec - s.length) + s
+    }
     if (this.sharp) {
       if (base === 2) s = '0b' + s
       else if (base === 8) {
@@ -177,6 +239,7 @@ export class Formatter {
   fmtUnicode(u: bigint): void {
     let prec = 4
     if (this.precPresent && this.prec > 4) prec = this.prec
+    this.reserve(prec)
     let s = u.toString(16).toUpperCase()
     if (prec > s.length) s = '0'.repeat(prec - s.length) + s
     s = 'U+' + s
@@ -188,6 +251,8 @@ export class Formatter {
 
   fmtFloatPrec(v: number, verb: number, prec: number): void {
     if (this.precPresent) prec = this.prec
+    // %e, %f and %x write every digit of the precision, and so does %g with '#'.
+    if (prec > 0 && (this.sharp || (verb !== C.g && verb !== C.G && verb !== C.b))) this.reserve(prec)
     // The number with a sign in front: '+' when strconv gives none.
     let num = formatFloat(v, verb, prec)
     const c0 = num.charCodeAt(0)
@@ -233,9 +298,9 @@ export class Formatter {
     if (this.plus || num.charCodeAt(0) !== 0x2b) {
       // Zero padding goes between the sign and the digits.
       if (this.zero && this.widPresent && this.wid > num.length) {
-        this.buf += num[0]
+        this.put(num[0] as string)
         this.writePadding(this.wid - num.length)
-        this.buf += num.slice(1)
+        this.put(num.slice(1))
         return
       }
       this.pad(num)

@@ -42,12 +42,22 @@ const PRINT_RANGES =
 let printStarts: Uint32Array | undefined
 let printEnds: Uint32Array | undefined
 
+/** isPrint of the Basic Multilingual Plane, filled as it is asked: 0 unknown, 1 printable, 2 not. */
+const bmp = new Uint8Array(0x10000)
+
 export function isPrint(r: number): boolean {
   if (r <= 0xff) {
     if (r >= 0x20 && r <= 0x7e) return true
     if (r >= 0xa1 && r <= 0xff) return r !== 0xad
     return false
   }
+  if (r > 0xffff) return inRanges(r)
+  let known = bmp[r] as number
+  if (known === 0) bmp[r] = known = inRanges(r) ? 1 : 2
+  return known === 1
+}
+
+function inRanges(r: number): boolean {
   if (!printStarts || !printEnds) {
     const parts = PRINT_RANGES.split(' ')
     const n = parts.length >> 1

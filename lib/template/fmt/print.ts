@@ -2,38 +2,41 @@
  * fmt.Sprint and fmt.Sprintln, and the printing of one operand by its type
  * and verb (Go's fmt/print.go).
  */
+import { LimitReached } from '../errors'
 import type { Value, ValueMap } from '../value'
-import { Complex128, Empty, Uint8, sortedKeys, typeName } from '../value'
+import { Complex128, Empty, Uint8, compareStrings, typeName } from '../value'
 import { C } from './consts'
-import { Formatter } from './format'
+import { BUILD_COST, Formatter, UNLIMITED } from './format'
+import type { FormatLimits } from './format'
 import { formatFloatV } from './ftoa'
 import { validRune } from './utf8'
 
 /** fmt.Sprint: the operands' default formats, with a space between two operands when neither is a string. */
-export function sprint(args: readonly Value[]): string {
-  const p = new Printer()
+export function sprint(args: readonly Value[], limits: FormatLimits = UNLIMITED): string {
+  const p = new Printer(limits)
   let prevString = false
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
     const isString = typeof arg === 'string'
-    if (i > 0 && !isString && !prevString) p.buf += ' '
-    if (isString) p.buf += arg
+    if (i > 0 && !isString && !prevString) p.put(' ')
+    if (isString) p.copy(arg)
     else p.printArg(arg, V)
     prevString = isString
   }
-  return p.buf
+  return p.done()
 }
 
 /** fmt.Sprintln: the operands' default formats, always separated by spaces, and a newline. */
-export function sprintln(args: readonly Value[]): string {
-  const p = new Printer()
+export function sprintln(args: readonly Value[], limits: FormatLimits = UNLIMITED): string {
+  const p = new Printer(limits)
   for (let i = 0; i < args.length; i++) {
-    if (i > 0) p.buf += ' '
+    if (i > 0) p.put(' ')
     const arg = args[i]
-    if (typeof arg === 'string') p.buf += arg
+    if (typeof arg === 'string') p.copy(arg)
     else p.printArg(arg, V)
   }
-  return p.buf + '\n'
+  p.put('\n')
+  return p.done()
 }
 
 /**
@@ -42,7 +45,7 @@ export function sprintln(args: readonly Value[]): string {
  * missing value or a nil interface{} at the top of a pipeline, which is the
  * caller's business.
  */
-export function formatValue(v: Value): string {
+export function formatValue(v: Value, limits: FormatLimits = UNLIMITED): string {
   switch (typeof v) {
     case 'string':
       return v
@@ -56,9 +59,9 @@ export function formatValue(v: Value): string {
       return NIL_ANGLE
     default: {
       if (v === null) return NIL_ANGLE
-      const p = new Printer()
+      const p = new Printer(limits)
       p.printArg(v, V)
-      return p.buf
+      return p.done()
     }
   }
 }
@@ -66,8 +69,32 @@ export function formatValue(v: Value): string {
 export const NIL_ANGLE = '<nil>'
 const V = 0x76 // 'v'
 
+/** Sorting a map's keys, in characters of work per key (about what it costs beside printing them). */
+const SORT_COST = 16
+
 /** fmt's pp struct: a Formatter that chooses, by the operand's type and the verb, how to print it. */
 export class Printer extends Formatter {
+  /** Slices and maps entered and not yet left. */
+  private depth = 0
+
+  /** Appends a string as it is. */
+  copy(s: string): void {
+    this.copied += s.length
+    this.put(s)
+  }
+
+  /** The result, its building counted as work. */
+  done(): string {
+    this.limits.charge?.(this.copied + BUILD_COST * (this.buf.length - this.copied))
+    return this.buf
+  }
+
+  private nest(): void {
+    if (++this.depth > this.limits.maxDepth) {
+      throw new LimitReached('maxDataDepth', `data nested deeper than ${this.limits.maxDepth} levels`)
+    }
+  }
+
   // ---- printing one operand (print.go) ----
 
   printArg(arg: Value, verb: number): void {
@@ -80,8 +107,9 @@ export class Printer extends Formatter {
       this.fmtS(typeName(arg))
       return
     }
-    if (verb === C.p) {
-      // Go prints a slice's or map's address, which has no meaning here.
+    // %p: Go prints a slice's or map's address, which has no meaning here. %w is for fmt.Errorf only:
+    // Go refuses it for the whole operand, where another bad verb on a slice or map goes element by element.
+    if (verb === C.p || verb === C.w) {
       this.badVerb(verb, arg)
       return
     }
@@ -97,14 +125,14 @@ export class Printer extends Formatter {
         return
       case 'number':
         if (verb === C.v && !this.widPresent && !this.precPresent && !this.space && !this.plus && !this.sharp) {
-          this.buf += formatFloatV(v)
+          this.put(formatFloatV(v))
         } else {
           this.fmtFloat(v, verb)
         }
         return
       case 'bigint':
         if ((verb === C.v || verb === C.d) && !this.widPresent && !this.precPresent && !this.plus && !this.space) {
-          this.buf += BigInt.asIntN(64, v).toString()
+          this.put(BigInt.asIntN(64, v).toString())
         } else {
           this.fmtInteger(v, verb)
         }
@@ -128,51 +156,50 @@ export class Printer extends Formatter {
 
   /** An element of a slice or map: an interface{}, which prints "<nil>" (unpadded) when nil. */
   printNested(v: Value, verb: number): void {
-    if (v === undefined || v === null) this.buf += this.sharpV ? 'interface {}(nil)' : NIL_ANGLE
+    if (v === undefined || v === null) this.put(this.sharpV ? 'interface {}(nil)' : NIL_ANGLE)
     else this.printValue(v, verb)
   }
 
   printSlice(a: readonly Value[], verb: number): void {
-    if (this.sharpV) {
-      this.buf += '[]interface {}{'
-      for (let i = 0; i < a.length; i++) {
-        if (i > 0) this.buf += ', '
-        this.printNested(a[i], verb)
-      }
-      this.buf += '}'
-    } else {
-      this.buf += '['
-      for (let i = 0; i < a.length; i++) {
-        if (i > 0) this.buf += ' '
-        this.printNested(a[i], verb)
-      }
-      this.buf += ']'
+    this.nest()
+    const separator = this.sharpV ? ', ' : ' '
+    this.put(this.sharpV ? '[]interface {}{' : '[')
+    for (let i = 0; i < a.length; i++) {
+      if (i > 0) this.put(separator)
+      this.printNested(a[i], verb)
     }
+    this.put(this.sharpV ? '}' : ']')
+    this.depth--
   }
 
   printMap(m: ValueMap, verb: number): void {
-    const keys = sortedKeys(m)
-    this.buf += this.sharpV ? 'map[string]interface {}{' : 'map['
+    this.nest()
+    const keys = Object.keys(m)
+    // Sorting is the work here that no character counts.
+    this.limits.charge?.(keys.length * SORT_COST)
+    keys.sort(compareStrings)
+    this.put(this.sharpV ? 'map[string]interface {}{' : 'map[')
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string
-      if (i > 0) this.buf += this.sharpV ? ', ' : ' '
+      if (i > 0) this.put(this.sharpV ? ', ' : ' ')
       this.fmtString(key, verb)
-      this.buf += ':'
+      this.put(':')
       this.printNested(m[key], verb)
     }
-    this.buf += this.sharpV ? '}' : ']'
+    this.put(this.sharpV ? '}' : ']')
+    this.depth--
   }
 
   /** %!verb(type=value), the value printed with %v and the current flags; %!verb(<nil>) for nil. */
   badVerb(verb: number, v: Value): void {
-    this.buf += '%!' + String.fromCodePoint(verb) + '('
+    this.put('%!' + String.fromCodePoint(verb) + '(')
     if (v === undefined || v === null) {
-      this.buf += NIL_ANGLE
+      this.put(NIL_ANGLE)
     } else {
-      this.buf += typeName(v) + '='
+      this.put(typeName(v) + '=')
       this.printValue(v, C.v)
     }
-    this.buf += ')'
+    this.put(')')
   }
 
   fmtString(s: string, verb: number): void {
@@ -287,11 +314,11 @@ export class Printer extends Formatter {
       case C.e:
       case C.E: {
         const oldPlus = this.plus
-        this.buf += '('
+        this.put('(')
         this.fmtFloat(v.re, verb)
         this.plus = true
         this.fmtFloat(v.im, verb)
-        this.buf += 'i)'
+        this.put('i)')
         this.plus = oldPlus
         return
       }

@@ -2,13 +2,15 @@
 import type { Value } from '../value'
 import { Uint8, typeName } from '../value'
 import { C } from './consts'
+import { UNLIMITED } from './format'
+import type { FormatLimits } from './format'
 import { NIL_ANGLE, Printer } from './print'
 
 /** fmt.Sprintf, with every error form Go prints: %!d(string=x), %!d(MISSING), %!(EXTRA ...), ... */
-export function sprintf(format: string, args: readonly Value[]): string {
-  const p = new FormatPrinter()
+export function sprintf(format: string, args: readonly Value[], limits: FormatLimits = UNLIMITED): string {
+  const p = new FormatPrinter(limits)
   p.doPrintf(format, args)
-  return p.buf
+  return p.done()
 }
 
 const PERCENT = 0x25
@@ -115,10 +117,10 @@ class FormatPrinter extends Printer {
       this.goodArgNum = true
       const next = format.indexOf('%', i)
       if (next < 0) {
-        this.buf += i === 0 ? format : format.slice(i)
+        this.put(i === 0 ? format : format.slice(i))
         break
       }
-      if (next > i) this.buf += format.slice(i, next)
+      if (next > i) this.put(format.slice(i, next))
       i = next + 1
 
       this.clearFlags()
@@ -172,7 +174,7 @@ class FormatPrinter extends Printer {
         argNum = this.intFromArg(a, argNum)
         this.wid = this.num
         this.widPresent = this.isNum
-        if (!this.widPresent) this.buf += '%!(BADWIDTH)'
+        if (!this.widPresent) this.put('%!(BADWIDTH)')
         if (this.wid < 0) {
           this.wid = -this.wid
           this.minus = true
@@ -203,7 +205,7 @@ class FormatPrinter extends Printer {
             this.prec = 0
             this.precPresent = false
           }
-          if (!this.precPresent) this.buf += '%!(BADPREC)'
+          if (!this.precPresent) this.put('%!(BADPREC)')
           afterIndex = false
         } else {
           this.parsenum(format, i, end)
@@ -224,7 +226,7 @@ class FormatPrinter extends Printer {
       }
 
       if (i >= end) {
-        this.buf += '%!(NOVERB)'
+        this.put('%!(NOVERB)')
         break
       }
 
@@ -234,11 +236,11 @@ class FormatPrinter extends Printer {
 
       if (verb === PERCENT) {
         // %% absorbs no operand and ignores width and precision.
-        this.buf += '%'
+        this.put('%')
       } else if (!this.goodArgNum) {
-        this.buf += '%!' + String.fromCodePoint(verb) + '(BADINDEX)'
+        this.put('%!' + String.fromCodePoint(verb) + '(BADINDEX)')
       } else if (argNum >= a.length) {
-        this.buf += '%!' + String.fromCodePoint(verb) + '(MISSING)'
+        this.put('%!' + String.fromCodePoint(verb) + '(MISSING)')
       } else {
         if (verb === C.v) {
           this.sharpV = this.sharp
@@ -254,18 +256,18 @@ class FormatPrinter extends Printer {
     // Extra operands, unless the format used explicit indexes.
     if (!this.reordered && argNum < a.length) {
       this.clearFlags()
-      this.buf += '%!(EXTRA '
+      this.put('%!(EXTRA ')
       for (let k = argNum; k < a.length; k++) {
-        if (k > argNum) this.buf += ', '
+        if (k > argNum) this.put(', ')
         const arg = a[k]
         if (arg === undefined || arg === null) {
-          this.buf += NIL_ANGLE
+          this.put(NIL_ANGLE)
         } else {
-          this.buf += typeName(arg) + '='
+          this.put(typeName(arg) + '=')
           this.printArg(arg, C.v)
         }
       }
-      this.buf += ')'
+      this.put(')')
     }
   }
 }

@@ -4,17 +4,31 @@ import { runeAt } from './utf8'
 
 /** strconv.Quote, or strconv.QuoteToASCII when asciiOnly. */
 export function quote(s: string, asciiOnly = false): string {
+  return quoteWithin(s, asciiOnly, Infinity) as string
+}
+
+/** quote, or undefined as soon as the result would be longer than `maxLength` characters. */
+export function quoteWithin(s: string, asciiOnly: boolean, maxLength: number): string | undefined {
+  if (s.length + 2 > maxLength) return undefined
   let out = '"'
   let start = 0
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
-    // Printable ASCII other than the quote and the backslash is copied as is.
+    // Printable ASCII other than the quote and the backslash is copied as is, and so is any
+    // other printable rune unless asciiOnly.
     if (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c) continue
-    if (i > start) out += s.slice(start, i)
     const r = runeAt(s, i)
+    // (A lone surrogate is not copied: it reads as U+FFFD.)
+    if (c >= 0x80 && !asciiOnly && (r === c || r > 0xffff) && isPrint(r)) {
+      if (r > 0xffff) i++
+      continue
+    }
+    if (i > start) out += s.slice(start, i)
     if (r > 0xffff) i++
     out += escapeRune(r, 0x22, asciiOnly)
     start = i + 1
+    // An escape makes the result longer than the text: what is left is at least as long again.
+    if (out.length + s.length - start + 1 > maxLength) return undefined
   }
   if (start === 0) return '"' + s + '"'
   return out + s.slice(start) + '"'

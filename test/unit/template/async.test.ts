@@ -1,7 +1,7 @@
 // How the executor runs functions that return Promises: calls start as
 // execution reaches them and run at the same time; nothing here reads a clock.
 import { describe, expect, it } from 'vitest'
-import { EMPTY, ExecError, parse } from '../../../lib/template'
+import { EMPTY, ExecError, LimitError, parse } from '../../../lib/template'
 import type { TemplateFunction, Value } from '../../../lib/template'
 
 /** Async functions whose calls the test resolves by hand, counting how many are in flight at once. */
@@ -140,6 +140,44 @@ describe('failures of async calls', () => {
     expect((error as ExecError).detail).toBe('error calling slow: first')
   })
 
+  describe('in work rendered aside', () => {
+    /** Renders `text` with yes (pending true) and fail (controlled), failing the calls in `order`; the reported detail. */
+    async function reported(text: string, order: string[], templates?: Record<string, string>): Promise<string> {
+      const fail = controlled()
+      const yes: TemplateFunction = async () => true
+      const t = parse('t', text, { functions: ['yes', 'fail'], templates })
+      const rendering = t.execute({}, { funcs: { yes, fail: fail.fn } })
+      for (const msg of order) {
+        await fail.settle()
+        fail.calls.find((c) => c.args[0] === msg)?.reject(new Error(msg))
+      }
+      const error = await rendering.catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ExecError)
+      return (error as ExecError).detail
+    }
+
+    // Before: a fork's places were fractions of its parent's, and a fork inside a fork tied with what followed it.
+    it('report the failure in a nested pending branch before a later one of the branch around it', async () => {
+      const text = '{{if yes}}{{if yes}}{{fail "inner"}}{{end}}{{fail "outer-next"}}{{end}}'
+      expect(await reported(text, ['outer-next', 'inner'])).toBe('error calling fail: inner')
+    })
+
+    it('report a failure in a template a pending branch calls before a later one of the branch', async () => {
+      const text = '{{if yes}}{{template "sub"}}{{fail "after"}}{{end}}'
+      expect(await reported(text, ['after', 'in-sub'], { sub: '{{fail "in-sub"}}' })).toBe('error calling fail: in-sub')
+    })
+
+    it('report a failure in the rest of an and after a pending operand before what follows the and', async () => {
+      const text = '{{and yes (fail "in-and")}}{{fail "after"}}'
+      expect(await reported(text, ['after', 'in-and'])).toBe('error calling fail: in-and')
+    })
+
+    it('report the failure of a later branch after that of an earlier one', async () => {
+      const text = '{{if yes}}{{if yes}}{{fail "a"}}{{end}}{{end}}{{if yes}}{{fail "b"}}{{end}}'
+      expect(await reported(text, ['b', 'a'])).toBe('error calling fail: a')
+    })
+  })
+
   it('come before a later synchronous error', async () => {
     const slow = controlled()
     const t = parse('t', '{{slow 1}}{{.a.b}}', { functions: ['slow'] })
@@ -167,12 +205,25 @@ describe('cancellation and limits', () => {
     await expect(parse('t', 'x').execute({}, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason)
   })
 
-  it('limits the output', async () => {
+  it('limits the output, with a LimitError at the node that would pass it', async () => {
     const t = parse('t', '{{range .}}0123456789{{end}}')
-    await expect(t.execute(Array(20).fill(1), { maxOutput: 100 })).rejects.toThrow(
-      'template: t: output exceeds the limit of 100 characters',
-    )
+    const error = await t.execute(Array(20).fill(1), { maxOutput: 100 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(LimitError)
+    expect(error).toMatchObject({
+      limit: 'maxOutput',
+      message: 'template: t:1:11: executing "t" at <0123456789>: output exceeds the limit of 100 characters',
+    })
     expect(await t.execute(Array(10).fill(1), { maxOutput: 100 })).toHaveLength(100)
+  })
+
+  it('counts pending output when it arrives', async () => {
+    const t = parse('t', '{{range .}}{{slow}}{{end}}', { functions: ['slow'] })
+    const slow = async (): Promise<Value> => '0123456789'
+    await expect(t.execute(Array(11).fill(1), { funcs: { slow }, maxOutput: 100 })).rejects.toMatchObject({
+      limit: 'maxOutput',
+      message: 'template: t:1:13: executing "t" at <{{slow}}>: output exceeds the limit of 100 characters',
+    })
+    expect(await t.execute(Array(10).fill(1), { funcs: { slow }, maxOutput: 100 })).toHaveLength(100)
   })
 
   it('ends runaway work by its step budget, whatever the clock says', async () => {
@@ -185,10 +236,28 @@ describe('cancellation and limits', () => {
 
   it('ends endless recursion with an error, not a stack overflow', async () => {
     const t = parse('t', '{{define "loop"}}{{template "loop" .}}{{end}}{{template "loop" .}}')
-    await expect(t.execute({}, { maxDepth: 50 })).rejects.toThrow(
-      'template: t:1:28: executing "loop" at <{{template "loop" .}}>: exceeded maximum template depth (50)',
-    )
-    await expect(t.execute({})).rejects.toThrow(/exceeded maximum template depth \(1000\)|recurses too deeply/)
+    await expect(t.execute({}, { maxDepth: 50 })).rejects.toMatchObject({
+      limit: 'maxDepth',
+      message: 'template: t:1:28: executing "loop" at <{{template "loop" .}}>: exceeded maximum template depth (50)',
+    })
+    const error = await t.execute({}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(LimitError)
+    expect(error).toMatchObject({ limit: 'maxDepth' })
+    expect((error as Error).message).toMatch(/exceeded maximum template depth \(1000\)|recurses too deeply/)
+  })
+})
+
+describe('functions the caller supplies', () => {
+  it('get a byte of a string as the int it is worth, as Go passes a uint8', async () => {
+    const seen: Value[] = []
+    const double: TemplateFunction = (n) => {
+      seen.push(n)
+      if (typeof n !== 'bigint') throw new Error(`not an int: ${typeof n}`)
+      return n * 2n
+    }
+    const t = parse('t', '{{double (index "A" 0)}} {{index "A" 0 | double}}', { functions: ['double'] })
+    expect(await t.execute(null, { funcs: { double } })).toBe('130 130')
+    expect(seen).toEqual([65n, 65n])
   })
 })
 

@@ -1,0 +1,131 @@
+/**
+ * What one execution shares across the states that walk it: its options,
+ * the template set, the calls in flight, the output so far, and the budget:
+ * the steps counted (nodes, range iterations, and the characters builtins
+ * and fmt touch) and what is remembered so that reading a long string or a
+ * big map again costs nothing.
+ */
+import type { FormatLimits } from './fmt'
+import type { Maybe } from './maybe'
+import type { Tree } from './parser'
+import { utf8Bytes } from './builtins'
+import type { Work } from './builtins'
+import { compareStrings, isMap, isTrue } from './value'
+import type { Value, ValueMap } from './value'
+
+/** A function the caller supplies; it may return a Promise. */
+export type TemplateFunction = (...args: Value[]) => Maybe<Value>
+
+export type MissingKey = 'default' | 'zero' | 'error'
+
+export interface ExecOptions {
+  funcs: ReadonlyMap<string, TemplateFunction>
+  missingKey: MissingKey
+  signal: AbortSignal | undefined
+  /** Output longer than this many characters is an error; so is any string a builtin would build longer. */
+  maxOutput: number
+  /** Nested {{template}} calls deeper than this are an error. */
+  maxDepth: number
+  /** Slices and maps nested deeper than this cannot be printed. */
+  maxDataDepth: number
+  /** Date.now() past which execution stops with a TimeoutError, pending or not. */
+  deadline: number | undefined
+  /** Nodes, range iterations and builtins' characters (CHARS_PER_STEP a step) at most, then a TimeoutError. */
+  maxSteps: number
+}
+
+/** Characters a builtin or fmt touches per step of the budget: about the time a node's walk takes. */
+export const CHARS_PER_STEP = 64
+
+/** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
+const REMEMBERED_LENGTH = 256
+/** How many long strings' bytes one execution remembers. */
+const REMEMBERED_STRINGS = 4
+/** Maps with fewer keys are counted and sorted again at each use; bigger ones' keys are remembered. */
+const REMEMBERED_KEYS = 64
+/** Characters of work a key costs to list (and to sort, again). */
+const KEY_COST = 16
+
+function overBudget(maxSteps: number): DOMException {
+  return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
+}
+
+function overdue(): DOMException {
+  return new DOMException('the execution passed its deadline', 'TimeoutError')
+}
+
+/** What one execution shares across its states: options, the template set, the budget, calls in flight. */
+export class Run implements Work {
+  readonly inflight: Promise<unknown>[] = []
+  outputLength = 0
+  steps = 0
+  readonly limits: FormatLimits
+  /** UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls does not encode one per call. */
+  readonly #bytes = new Map<string, Uint8Array | undefined>()
+  /** Sizes and sorted keys of big maps: the data does not change during an execution. */
+  readonly #sizes = new WeakMap<ValueMap, number>()
+  readonly #sortedKeys = new WeakMap<ValueMap, string[]>()
+
+  constructor(
+    readonly templates: ReadonlyMap<string, Tree>,
+    readonly options: ExecOptions,
+  ) {
+    this.limits = { maxLength: options.maxOutput, maxDepth: options.maxDataDepth, charge: (n) => this.charge(n) }
+  }
+
+  /** One step: a node walked or a range iteration. The clock is read every 256 steps. */
+  step(): void {
+    const steps = ++this.steps
+    const { deadline, maxSteps } = this.options
+    if (steps > maxSteps) throw overBudget(maxSteps)
+    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) throw overdue()
+  }
+
+  /**
+   * Counts the work of touching `chars` characters (a builtin's or fmt's), a
+   * step per CHARS_PER_STEP, reading the clock whenever the count passes a
+   * multiple of 256. Short strings cost nothing beyond their node's step.
+   */
+  charge(chars: number): void {
+    if (chars < CHARS_PER_STEP) return
+    const before = this.steps
+    this.steps += Math.floor(chars / CHARS_PER_STEP)
+    const { deadline, maxSteps } = this.options
+    if (this.steps > maxSteps) throw overBudget(maxSteps)
+    if (deadline !== undefined && this.steps >>> 8 !== before >>> 8 && Date.now() > deadline) throw overdue()
+  }
+
+  truth(v: Value): boolean {
+    return isMap(v) ? this.size(v) > 0 : isTrue(v)
+  }
+
+  size(m: ValueMap): number {
+    let n = this.#sizes.get(m)
+    if (n !== undefined) return n
+    n = Object.keys(m).length
+    this.charge(KEY_COST * n)
+    if (n >= REMEMBERED_KEYS) this.#sizes.set(m, n)
+    return n
+  }
+
+  /** A map's keys in Go's order, for range. */
+  sortedKeys(m: ValueMap): readonly string[] {
+    let keys = this.#sortedKeys.get(m)
+    if (keys) return keys
+    keys = Object.keys(m)
+    this.charge(2 * KEY_COST * keys.length)
+    keys.sort(compareStrings)
+    if (keys.length >= REMEMBERED_KEYS) this.#sortedKeys.set(m, keys)
+    return keys
+  }
+
+  bytes(s: string): Uint8Array | undefined {
+    if (s.length < REMEMBERED_LENGTH) return utf8Bytes(s)
+    if (this.#bytes.has(s)) return this.#bytes.get(s)
+    this.charge(s.length)
+    const bytes = utf8Bytes(s)
+    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as string)
+    this.#bytes.set(s, bytes)
+    return bytes
+  }
+}
