@@ -1,11 +1,11 @@
 import { abortable } from '../abort'
-import { getPrompt, listTools } from '../catalog'
+import { MAX_ENVIRON_SEGMENTS, getPrompt, listTools } from '../catalog'
 import type { Message, Tool } from '../catalog'
 import { ServiceError } from '../http/errors'
-import { isObject, ownValue, setOwn } from '../json'
+import { MAX_JSON_DEPTH, isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { Store } from '../store'
-import { ExecError } from '../template'
+import { ExecError, LimitError } from '../template'
 import type { TemplateFunction } from '../template'
 import { ToolSession, dict } from '../tools'
 import type { ToolSessionOptions } from '../tools'
@@ -20,6 +20,15 @@ import { Timing } from './timing'
  * even where the clock stands still during CPU work (deployed Workers).
  */
 const STEPS_PER_MS = 5000
+
+/**
+ * How deep the data a template prints may nest: whatever a request or a
+ * record can hold prints (a value MAX_JSON_DEPTH deep, under as many map
+ * levels as an environ key has segments, under the root), while a value the
+ * template itself nests deeper (dict in a loop) is refused before it blows
+ * the stack.
+ */
+const MAX_DATA_DEPTH = MAX_JSON_DEPTH + MAX_ENVIRON_SEGMENTS + 1
 
 export interface RenderOptions {
   /** The whole render's deadline (RENDER_TIMEOUT_MS). */
@@ -85,6 +94,7 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
             signal: deadline,
             deadline: deadlineAt,
             maxSteps: options.deadlineMs * STEPS_PER_MS,
+            maxDataDepth: MAX_DATA_DEPTH,
           }),
         ),
       ),
@@ -125,6 +135,11 @@ function asServiceError(e: unknown, deadline: AbortSignal, deadlineMs: number): 
   const overdue = deadline.aborted || (e instanceof DOMException && e.name === 'TimeoutError')
   if (overdue && !(e instanceof ServiceError)) {
     return new ServiceError('RENDER_TIMEOUT', `rendering did not finish within ${deadlineMs} ms`, { cause: e })
+  }
+  if (e instanceof LimitError) {
+    return new ServiceError('LIMIT_EXCEEDED', e.message, {
+      extra: { limit: e.limit, template: e.templateName, line: e.line, column: e.column },
+    })
   }
   if (e instanceof ExecError) {
     const key = /^(?:map has no entry for key|nil data; no entry for key) "(.*)"$/.exec(e.detail)

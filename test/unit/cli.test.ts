@@ -63,7 +63,7 @@ describe('validate', () => {
     const { code, err } = await validate(root)
     expect(code).toBe(1)
     expect(err[0]).toBe(
-      `error: ${join(root, 'extensions/x.json')}: $.contributes.prompts[0].messages[1].content:2:9: template: x.p.messages[1]:2: missing value for if`,
+      `error: ${join(root, 'extensions/x.json')}: $.contributes.prompts[0].messages[1].content:2:8: template: x.p.messages[1]:2: missing value for if`,
     )
   })
 
@@ -92,7 +92,7 @@ describe('validate', () => {
     const { code, err, out } = await validate(root)
     expect(code).toBe(0)
     expect(err).toEqual([
-      `warning: ${join(root, 'templates/a/b.json')}: $.prompt:1:5: template: a.b:1: function "lookup" not defined (not one of the tools given)`,
+      `warning: ${join(root, 'templates/a/b.json')}: $.prompt:1:4: template: a.b:1: function "lookup" not defined (not one of the tools given)`,
     ])
     expect(out).toEqual(['1 file: 0 errors, 1 warning'])
   })
