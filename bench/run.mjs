@@ -550,6 +550,16 @@ async function hostileSection(ctx) {
   const failures = report.rows.flatMap((r) => r.problems.map((p) => `row ${r.row} (${r.input}): ${p}`))
   const lines = [table.text]
   const notes = []
+  const judged = report.rows.filter((r) => r.note).map((r) => `row ${r.row} (${r.input}): ${r.note}`)
+  if (judged.length > 0) {
+    lines.push('', "Judged by the Worker's log line:", ...judged.map((j) => `  ${j}`))
+    notes.push(
+      "**Judged by the Worker's log line**: after the Worker answered 413 to a body it stopped reading, wrangler dev's " +
+        "proxy (not there in production) sometimes cut the client's next upload or answered it itself; the Worker's " +
+        'own log line for that request gives its answer and time:\n\n' +
+        judged.map((j) => `- ${j}`).join('\n'),
+    )
+  }
   if (failures.length > 0) {
     lines.push('', 'FAILED:', ...failures.map((f) => `  ${f}`))
     notes.push('**Failed rows**:\n\n' + failures.map((f) => `- ${f}`).join('\n'))
