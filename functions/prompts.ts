@@ -73,7 +73,10 @@ const RenderAnswer = z
     warnings: z
       .array(z.object({ code: z.string(), message: z.string() }).catchall(z.unknown()))
       .optional()
-      .openapi({ description: 'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).' }),
+      .openapi({
+        description:
+          'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).',
+      }),
   })
   .openapi('RenderAnswer')
 

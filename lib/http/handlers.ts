@@ -50,7 +50,9 @@ function internal(c: Context, headers?: Record<string, string>): Response {
 function placeOf(extra: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!extra) return {}
   return Object.fromEntries(
-    Object.entries(extra).filter(([key]) => ['template', 'line', 'column', 'variable', 'limit', 'setting'].includes(key)),
+    Object.entries(extra).filter(([key]) =>
+      ['template', 'line', 'column', 'variable', 'limit', 'setting'].includes(key),
+    ),
   )
 }
 

@@ -24,7 +24,7 @@ export const ErrorBody = z
   .catchall(z.unknown())
   .openapi('Error', {
     description:
-      'Some errors add fields: `details`, `variable`, `template`, `line`, `column`; MISCONFIGURED, the `setting` at fault.',
+      'Some errors add fields: `details`, `variable`, `template`, `line`, `column` (as Go counts it: UTF-8 bytes from the line start, from 0); LIMIT_EXCEEDED, the `limit` passed; MISCONFIGURED, the `setting` at fault.',
   })
 
 export const Skip = z
