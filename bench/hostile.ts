@@ -26,6 +26,7 @@
 import { request } from 'node:http'
 import { parseArgs } from 'node:util'
 import { Redis } from '@upstash/redis'
+import { restTool } from '../test/support/records'
 import { startRedis } from '../test/support/redis-server'
 import type { RedisServer } from '../test/support/redis-server'
 import { SECRET, startToolServer } from '../test/support/tool-server'
@@ -329,14 +330,8 @@ function rows(toolUrl: string, stats: BridgeStats): Row[] {
 /** The records the rows render: tools pointing at the tool server, and prompts under hostile.*. */
 async function writeHostileRecords(bridgeUrl: string, token: string, toolUrl: string): Promise<void> {
   const elsewhere = toolUrl.replace('127.0.0.1', 'localhost')
-  const tool = (name: string, url: string, parameters: unknown = {}, method = 'GET') => ({
-    name,
-    module: 'h',
-    type: 'restful',
-    restful: { url, method },
-    description: name,
-    parameters,
-  })
+  const tool = (name: string, url: string, parameters: unknown = {}, method?: string) =>
+    restTool('h', name, url, { parameters, method })
   const define = (i: number, last: number) =>
     i === last
       ? `{{define "t${i}"}}{{.x}}{{end}}`

@@ -5,8 +5,9 @@
 // same server reached as `localhost` stands for a host outside the allow-list.
 // After each hostile render, an ordinary one must still answer 200.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, freshRedis, logged, mcpServer, toolServer } from '../support/harness'
+import { freshRedis, logged, mcpServer, renderStored, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
+import { mcpTool as mcpRecord, restTool } from '../support/records'
 import { LEAKY_FIRST_LINE } from '../support/mcp-server'
 import { SECRET } from '../support/tool-server'
 import type { Env } from '../../lib/env'
@@ -19,25 +20,13 @@ const elsewhere = `http://localhost:${port}`
 const ONLY_LOOPBACK: Env = { TOOL_ALLOWED_HOSTS: '127.0.0.1' }
 let db: TestRedis
 
-/** A REST tool record of module `e`; `url` may be absolute or relative. */
-const rest = (name: string, url: string, method = 'GET', parameters: unknown = { x: { type: 'string' } }) => ({
-  name,
-  module: 'e',
-  type: 'restful',
-  restful: { url, method },
-  description: name,
-  parameters,
-})
+/** A REST tool record of module `e`. */
+const rest = (name: string, url: string, method?: string, parameters?: unknown) =>
+  restTool('e', name, url, { method, parameters })
 
-/** An MCP tool record of module `e`, calling the server's tool `tool`. */
-const mcpTool = (name: string, url: string, tool = name, parameters: unknown = {}) => ({
-  name,
-  module: 'e',
-  type: 'mcp',
-  mcp: { url, tool },
-  description: name,
-  parameters,
-})
+/** An MCP tool record of module `e`. */
+const mcpTool = (name: string, url: string, tool?: string, parameters?: unknown) =>
+  mcpRecord('e', name, url, { tool, parameters })
 
 /** A URL of the tool server that answers `status` redirecting to `to`. */
 const redirect = (status: number, to: string, group: string, base = tools.url) =>
@@ -95,15 +84,8 @@ beforeAll(async () => {
 afterAll(() => db.release())
 
 /** Stores a prompt under egress.{name} and renders it. */
-async function render(name: string, prompt: string, env: Env = {}) {
-  await db.redis.set(`shenma:templates:egress:${name}`, { prompt })
-  return call(
-    { ...db.env, RENDER_TIMEOUT_MS: '5000', TOOL_TIMEOUT_MS: '3000', ...env },
-    'POST',
-    `/api/prompts/egress.${name}/render`,
-    {},
-  )
-}
+const render = (name: string, prompt: string, env: Env = {}) =>
+  renderStored(db, `egress.${name}`, prompt, { ...db.env, RENDER_TIMEOUT_MS: '5000', TOOL_TIMEOUT_MS: '3000', ...env })
 
 /** An ordinary render after a hostile one: the isolate still answers. */
 async function expectHealthy(): Promise<void> {

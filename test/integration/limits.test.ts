@@ -36,6 +36,13 @@ async function expectOrdinaryRender(env: Env = db.env): Promise<void> {
   expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: 'Hello Ada' })
 }
 
+const RENDER = '/api/prompts/team.hello/render'
+const JSON_TYPE = { 'content-type': 'application/json' }
+
+/** A render whose body is `stream`, sent without a Content-Length. */
+const postStream = (body: ReadableStream<Uint8Array>) =>
+  fetchWorker(db.env, RENDER, { method: 'POST', headers: JSON_TYPE, body, duplex: 'half' } as RequestInit)
+
 function expectError(answer: Answer, status: number, code: string, message?: RegExp | string): void {
   expect({ status: answer.status, code: answer.body.code }).toEqual({ status, code })
   if (message !== undefined) expect(answer.body.message).toMatch(message)
@@ -93,9 +100,6 @@ describe('ids are checked before Redis', () => {
 })
 
 describe('request bodies', () => {
-  const RENDER = '/api/prompts/team.hello/render'
-  const JSON_TYPE = { 'content-type': 'application/json' }
-
   it('answers 413 PAYLOAD_TOO_LARGE to a body over MAX_BODY_BYTES that says its length, naming the limit', async () => {
     const body = JSON.stringify({ args: { name: 'x'.repeat(2 * 1024 * 1024) } })
     const res = await fetchWorker(db.env, RENDER, {
@@ -127,12 +131,7 @@ describe('request bodies', () => {
         }
       },
     })
-    const res = await fetchWorker(db.env, RENDER, {
-      method: 'POST',
-      headers: JSON_TYPE,
-      body: stream,
-      duplex: 'half',
-    } as RequestInit)
+    const res = await postStream(stream)
     expect(res.status).toBe(413)
     expect(((await res.json()) as { code: string }).code).toBe('PAYLOAD_TOO_LARGE')
     // 1 MiB is 16 chunks of 64 KiB: the stream is read a little past the limit, never to its end.
@@ -149,12 +148,7 @@ describe('request bodies', () => {
         else controller.close()
       },
     })
-    const res = await fetchWorker(db.env, RENDER, {
-      method: 'POST',
-      headers: JSON_TYPE,
-      body: stream,
-      duplex: 'half',
-    } as RequestInit)
+    const res = await postStream(stream)
     expect(res.status).toBe(200)
     expect(((await res.json()) as { rendered_prompt: string }).rendered_prompt).toBe('Hello Ada')
   })

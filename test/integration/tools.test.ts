@@ -2,23 +2,18 @@
 // a node:http tool server (delays, failures, counters) and an MCP server built
 // with the SDK. Nothing is mocked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, freshRedis, logged, mcpServer, toolServer } from '../support/harness'
+import { call, freshRedis, logged, mcpServer, renderStored, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
+import { restTool } from '../support/records'
 import type { Env } from '../../lib/env'
 
 const tools = toolServer()
 const mcp = mcpServer()
 let db: TestRedis
 
-/** A REST tool record; `url` may be absolute or relative. */
-const rest = (name: string, url: string, parameters: unknown = { x: { type: 'string' } }, method = 'GET') => ({
-  name,
-  module: 'test',
-  type: 'restful',
-  restful: { url, method },
-  description: name,
-  parameters,
-})
+/** A REST tool record of module `test`. */
+const rest = (name: string, url: string, parameters?: unknown, method?: string) =>
+  restTool('test', name, url, { parameters, method })
 
 beforeAll(async () => {
   db = await freshRedis()
@@ -95,15 +90,8 @@ beforeAll(async () => {
 afterAll(() => db.release())
 
 /** Stores a prompt under team.{name} and renders it. */
-async function render(name: string, prompt: string, env: Env = {}) {
-  await db.redis.set(`shenma:templates:team:${name}`, { prompt })
-  return call(
-    { ...db.env, RENDER_TIMEOUT_MS: '2000', TOOL_TIMEOUT_MS: '1000', ...env },
-    'POST',
-    `/api/prompts/team.${name}/render`,
-    {},
-  )
-}
+const render = (name: string, prompt: string, env: Env = {}) =>
+  renderStored(db, `team.${name}`, prompt, { ...db.env, RENDER_TIMEOUT_MS: '2000', TOOL_TIMEOUT_MS: '1000', ...env })
 
 describe('independent tool calls', () => {
   it('run at the same time: five 200 ms tools are all in flight together', async () => {

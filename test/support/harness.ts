@@ -81,6 +81,12 @@ export async function call(env: Env, method: string, path: string, body?: unknow
 
 export const get = (env: Env, path: string) => call(env, 'GET', path)
 
+/** Stores `prompt` as the direct prompt `id` (`team.x` at shenma:templates:team:x) and renders it, without args. */
+export async function renderStored(db: TestRedis, id: string, prompt: string, env: Env): Promise<Answer> {
+  await db.redis.set(`shenma:templates:${id.replaceAll('.', ':')}`, { prompt })
+  return call(env, 'POST', `/api/prompts/${id}/render`, {})
+}
+
 /** The JSON lines the Worker logs while `run` runs, and what `run` returned. */
 export async function logged<T>(run: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> {
   const lines: Record<string, unknown>[] = []

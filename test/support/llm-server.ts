@@ -216,14 +216,7 @@ export async function startLlmServer(): Promise<LlmServer> {
     const options = body.stream_options as { include_usage?: unknown } | undefined
     const includeUsage = options?.include_usage === true
     const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-      sse({
-        id: COMPLETION_ID,
-        object: 'chat.completion.chunk',
-        created: CREATED,
-        model,
-        choices: [{ index: 0, delta, finish_reason: finishReason }],
-        ...(includeUsage ? { usage: null } : {}),
-      })
+      chunkEvent(model, delta, finishReason, includeUsage ? { usage: null } : {})
     const events = [
       chunk({ role: 'assistant', content: '' }, null),
       ...echoWords(text).map((word) => chunk({ content: word }, null)),
@@ -303,13 +296,7 @@ async function sendBig(res: ServerResponse, model: string, size: number, streame
   if (streamed) {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
     const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-      sse({
-        id: COMPLETION_ID,
-        object: 'chat.completion.chunk',
-        created: CREATED,
-        model,
-        choices: [{ index: 0, delta, finish_reason: finishReason }],
-      })
+      chunkEvent(model, delta, finishReason)
     if (!(await write(res, chunk({ role: 'assistant', content: '' }, null)))) return
     for (let sent = 0; sent < size; sent += BIG_PIECE) {
       if (!(await write(res, chunk({ content: piece(Math.min(BIG_PIECE, size - sent)) }, null)))) return
@@ -348,6 +335,23 @@ function contentText(content: unknown): string {
       return type === 'text' && typeof text === 'string' ? text : ''
     })
     .join('')
+}
+
+/** One `chat.completion.chunk` event of `model`, carrying `delta`. */
+function chunkEvent(
+  model: string,
+  delta: Record<string, unknown>,
+  finishReason: string | null,
+  extra: Record<string, unknown> = {},
+): string {
+  return sse({
+    id: COMPLETION_ID,
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...extra,
+  })
 }
 
 function sse(payload: unknown): string {
