@@ -5,7 +5,7 @@
 // test/unit/template/; here they meet the service's codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, freshRedis } from '../support/harness'
-import type { TestRedis } from '../support/harness'
+import type { Answer, TestRedis } from '../support/harness'
 
 let db: TestRedis
 
@@ -59,6 +59,16 @@ async function expectOrdinaryRender(): Promise<void> {
   expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: 'Hello Ada' })
 }
 
+/** A 422 LIMIT_EXCEEDED answer naming `limit`. */
+function expectLimitExceeded(answer: Answer, limit: string): Answer {
+  expect({ status: answer.status, code: answer.body.code, limit: answer.body.limit }).toEqual({
+    status: 422,
+    code: 'LIMIT_EXCEEDED',
+    limit,
+  })
+  return answer
+}
+
 describe('hostile templates', () => {
   it('row 3: 22 defines each calling the next twice, inside {{if false}}, render (the analysis stays linear)', async () => {
     const { status, body } = await render('analysis')
@@ -75,24 +85,14 @@ describe('hostile templates', () => {
 
   for (const name of ['doubled_27', 'expand_html', 'expand_js', 'expand_urlquery']) {
     it(`row 5: ${name} is 422 LIMIT_EXCEEDED before the string is built`, async () => {
-      const { status, body } = await render(name)
-      expect({ status, code: body.code, limit: body.limit }).toEqual({
-        status: 422,
-        code: 'LIMIT_EXCEEDED',
-        limit: 'maxOutput',
-      })
+      const { body } = expectLimitExceeded(await render(name), 'maxOutput')
       expect(body).toMatchObject({ template: `team.${name}`, line: 1 })
       await expectOrdinaryRender()
     })
   }
 
   it('output past its limit is 422 LIMIT_EXCEEDED, not a 500', async () => {
-    const { status, body } = await render('output')
-    expect({ status, code: body.code, limit: body.limit }).toEqual({
-      status: 422,
-      code: 'LIMIT_EXCEEDED',
-      limit: 'maxOutput',
-    })
+    expectLimitExceeded(await render('output'), 'maxOutput')
     await expectOrdinaryRender()
   })
 
@@ -106,12 +106,7 @@ describe('hostile templates', () => {
   }
 
   it('a value the template nests 5,000 deep is 422 LIMIT_EXCEEDED when printed', async () => {
-    const { status, body } = await render('deep_dict')
-    expect({ status, code: body.code, limit: body.limit }).toEqual({
-      status: 422,
-      code: 'LIMIT_EXCEEDED',
-      limit: 'maxDataDepth',
-    })
+    expectLimitExceeded(await render('deep_dict'), 'maxDataDepth')
     await expectOrdinaryRender()
   })
 
