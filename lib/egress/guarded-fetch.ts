@@ -20,9 +20,14 @@ export function checkTarget(url: URL, policy: EgressPolicy): void {
     throw new EgressError(`its URL's scheme ${url.protocol} is not http: or https:`)
   }
   const allowed = policy.allowedHosts
-  if (allowed && !allowed.includes(url.host) && !allowed.includes(url.hostname)) {
+  if (allowed && !allowed.includes(url.hostname) && !allowed.includes(`${url.hostname}:${portOf(url)}`)) {
     throw new EgressError(`its host ${url.host} is not in TOOL_ALLOWED_HOSTS`)
   }
+}
+
+/** The port a URL reaches, the scheme's default included: `api.x:443` allows `https://api.x`. */
+function portOf(url: URL): string {
+  return url.port || (url.protocol === 'https:' ? '443' : '80')
 }
 
 /** What guardedFetch sends: a body it may have to send again, so text only. */
@@ -64,9 +69,11 @@ export async function guardedFetch(url: URL, init: GuardedInit, policy: EgressPo
     const changesMethod =
       (response.status === 303 && method !== 'GET' && method !== 'HEAD') ||
       ((response.status === 301 || response.status === 302) && method === 'POST')
-    const resendsBody = !changesMethod && body !== undefined
-    if ((changesMethod || resendsBody) && next.origin !== current.origin) {
-      const what = changesMethod ? `turns its ${method} into a GET` : `would send its ${method} body again`
+    // What a GET asks another origin is harmless; a POST, PUT or DELETE again, with a body or not, is not.
+    const repeatsAction = !changesMethod && method !== 'GET' && method !== 'HEAD'
+    const crossOrigin = next.origin !== current.origin
+    if ((changesMethod || repeatsAction) && crossOrigin) {
+      const what = changesMethod ? `turns its ${method} into a GET` : `would send its ${method} again`
       throw new EgressError(`was redirected (HTTP ${response.status}) to another origin by a redirect that ${what}`)
     }
     if (changesMethod) {
@@ -74,6 +81,8 @@ export async function guardedFetch(url: URL, init: GuardedInit, policy: EgressPo
       body = undefined
       headers.delete('content-type')
     }
+    // Headers are the first origin's business (an MCP session id, say): another origin gets only what it asked for.
+    if (crossOrigin) for (const name of [...headers.keys()]) if (name !== 'accept') headers.delete(name)
     current = next
   }
 }

@@ -4,6 +4,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js'
 import { EgressError, TooLargeError, cancelBody, guardedFetch, readBody, shortReason, statusLine } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
+import { abortable } from '../abort'
 import { ToolError } from './arguments'
 import type { Params } from './arguments'
 
@@ -30,10 +31,12 @@ export class McpClients {
   async call(url: URL, tool: string, params: Params, signal: AbortSignal): Promise<unknown> {
     let result: Awaited<ReturnType<Client['callTool']>>
     try {
-      const client = await this.#client(url)
+      // The handshake is part of the call: it waits no longer than the call's own timeout.
+      const client = await abortable(this.#client(url), signal)
       result = await client.callTool({ name: tool, arguments: params }, undefined, { signal })
     } catch (e) {
-      throw told(e)
+      // The SDK reports its own timeout as an MCP error: what ended the call is the signal, not the server.
+      throw signal.aborted ? signal.reason : told(e)
     }
     const text = Array.isArray(result.content)
       ? result.content
@@ -66,15 +69,18 @@ export class McpClients {
    * The transport's fetch. The answer to a POST (a call, or the handshake)
    * is read here, within the byte limit, so that an answer too big fails its
    * call at once and by name; the SDK then reads it from memory. An error
-   * answer is told by its status line: the SDK would quote its body.
+   * answer is told by its status line: the SDK would quote its body. The
+   * SDK's other requests are refused without being sent: a GET would open the
+   * server's event stream, which the SDK reads (and reconnects to) on its own,
+   * unbounded, and a render has no use for it; to a 405 the SDK opens none.
    */
   async #fetch(input: string | URL, init: RequestInit | undefined): Promise<Response> {
-    const signal = init?.signal ? AbortSignal.any([init.signal, this.signal]) : this.signal
     const method = init?.method ?? 'GET'
+    if (method !== 'POST') return new Response(null, { status: 405 })
+    const signal = init?.signal ? AbortSignal.any([init.signal, this.signal]) : this.signal
     const body = typeof init?.body === 'string' ? init.body : undefined
     const headers = new Headers(init?.headers)
     const response = await guardedFetch(new URL(input), { method, headers, body, signal }, this.policy)
-    if (method !== 'POST') return response
     if (!response.ok) {
       await cancelBody(response)
       throw new ToolError(`answered ${statusLine(response)}`)

@@ -26,14 +26,16 @@ export function restRequest(tool: Tool, params: Params, base: string | undefined
   const spec = tool.record.restful as NonNullable<Tool['record']['restful']>
   const method = spec.method ?? 'GET'
   const rest: Params = { ...params }
+  const placed = new Set<string>()
   const path = spec.url.replace(PLACEHOLDER, (_, name: string) => {
     if (!Object.hasOwn(rest, name) || rest[name] === null) throw new ArgumentError(`needs '${name}' for its URL`)
     const value = rest[name]
-    delete rest[name]
+    placed.add(name)
     const text = typeof value === 'string' ? value : JSON.stringify(value)
     if (text === '.' || text === '..') throw new ArgumentError(`'${name}' is '${text}', a dot segment in its URL`)
     return encodeURIComponent(text)
   })
+  for (const name of placed) delete rest[name]
   const url = resolve(path, base)
   checkPathStays(url, spec.url, base)
   if (method === 'GET' || method === 'DELETE') {

@@ -2,6 +2,7 @@ import { abortable } from '../abort'
 import type { Tool } from '../catalog'
 import { checkTarget } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json'
 import { requestLog } from '../log'
 import { EMPTY } from '../template'
 import type { TemplateFunction, Value } from '../template'
@@ -146,6 +147,8 @@ export class ToolSession {
         // The tool's own timeout starts now, when its request is sent.
         const signal = AbortSignal.any([this.#signal, AbortSignal.timeout(this.options.timeoutMs)])
         const value = (await send(signal)) as Value
+        // Printed, a value deeper than any request or record may be would fail the whole render: fail the call.
+        if (nestedDeeperThan(value)) throw new ToolError(`answered JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
         requestLog()?.append('tools', { tool: tool.id, outcome: 'ok', ms: Date.now() - started })
         return value
       } finally {

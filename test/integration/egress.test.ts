@@ -55,6 +55,16 @@ beforeAll(async () => {
       redirect(308, `${tools.url}/tools/home?group=home`, 'post-home'),
       'POST',
     ),
+    'shenma:tools:e:delete_away': rest(
+      'delete_away',
+      redirect(307, `${elsewhere}/tools/away?group=away`, 'delete-away'),
+      'DELETE',
+    ),
+    'shenma:tools:e:twice': rest('twice', `${tools.url}/tools/u/{id}/p/{id}?group=twice`, 'GET', {
+      id: { type: 'string' },
+    }),
+    'shenma:tools:e:deep': rest('deep', `${tools.url}/deep/300/tools/d?group=deep`),
+    'shenma:tools:e:mcp_hang': mcpTool('mcp_hang', `${tools.url}/hang/mcp?group=mcp-hang`),
     'shenma:tools:e:to_ftp': rest('to_ftp', redirect(302, 'ftp://127.0.0.1/x', 'ftp')),
     'shenma:tools:e:three_hops': rest('three_hops', chain(3, `${tools.url}/tools/end?group=end3`)),
     'shenma:tools:e:four_hops': rest('four_hops', chain(4, `${tools.url}/tools/end?group=end4`)),
@@ -121,7 +131,7 @@ describe('redirects (row 1)', () => {
       {
         code: 'TOOL_FAILED',
         tool: 'e_post_away',
-        message: 'was redirected (HTTP 307) to another origin by a redirect that would send its POST body again',
+        message: 'was redirected (HTTP 307) to another origin by a redirect that would send its POST again',
       },
       {
         code: 'TOOL_FAILED',
@@ -136,6 +146,15 @@ describe('redirects (row 1)', () => {
     })
     expect((await tools.stats('away')).calls).toBe(0)
     await expectHealthy()
+  })
+
+  it('never repeat a DELETE at another origin, though it has no body', async () => {
+    await Promise.all([tools.reset('delete-away'), tools.reset('away')])
+    const { body } = await render('delete_away', '[{{e_delete_away "v"}}]')
+    expect(onlyWarning(body).message).toBe(
+      'was redirected (HTTP 307) to another origin by a redirect that would send its DELETE again',
+    )
+    expect([(await tools.stats('delete-away')).calls, (await tools.stats('away')).calls]).toEqual([1, 0])
   })
 
   it('are followed within the origin, the body sent again, and to an allowed host', async () => {
@@ -192,6 +211,14 @@ describe('path placeholders (row 7)', () => {
     ])
     expect((await tools.stats('dots')).calls).toBe(0)
     await expectHealthy()
+  })
+
+  it('may name one parameter twice', async () => {
+    const { body } = await render('twice', '{{(e_twice "7").path}}')
+    expect({ rendered: body.rendered_prompt, warnings: body.warnings }).toEqual({
+      rendered: '/tools/u/7/p/7',
+      warnings: undefined,
+    })
   })
 
   it('take any other value, dots included, as one segment', async () => {
@@ -291,6 +318,27 @@ describe('answers (row 6)', () => {
     expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: '1000 []' })
     expect(onlyWarning(body).message).toBe('answered more than TOOL_MAX_BYTES (1048576 bytes)')
     await expectHealthy()
+  })
+
+  it('nested deeper than a record may be fail the call, not the render', async () => {
+    const { status, body } = await render('deep', '[{{e_deep "v"}}]')
+    expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: '[]' })
+    expect(onlyWarning(body).message).toBe('answered JSON nested deeper than 100 levels')
+    await expectHealthy()
+  })
+
+  it('of an MCP server: the event stream the SDK would open is never asked for', async () => {
+    await mcp.reset('egress')
+    const { body } = await render('mcp_no_get', '{{len (e_mcp_big 10)}}')
+    expect(body.rendered_prompt).toBe('10')
+    // The handshake and the call are POSTs; a GET would open a stream the SDK reads on its own, unbounded.
+    expect(await mcp.methods('egress')).toEqual({ POST: expect.any(Number) })
+  })
+
+  it('wait for an MCP handshake no longer than the call may take', async () => {
+    const { status, body } = await render('mcp_hang', '[{{e_mcp_hang}}]', { TOOL_TIMEOUT_MS: '200' })
+    expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: '[]' })
+    expect(onlyWarning(body).message).toBe('timed out after 200 ms')
   })
 
   it('keep a leading BOM in text, and parse as JSON with one', async () => {

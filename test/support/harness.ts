@@ -134,6 +134,8 @@ export interface McpServerClient {
   url: string
   /** Calls per tool name in a group (default `default`); tools never called are absent. */
   calls(group?: string): Promise<Record<string, number>>
+  /** Requests to the MCP endpoint by HTTP method, in a group. */
+  methods(group?: string): Promise<Record<string, number>>
   reset(group?: string): Promise<void>
 }
 
@@ -148,6 +150,7 @@ export function mcpServer(): McpServerClient {
   return {
     url,
     calls: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).calls,
+    methods: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).methods,
     reset: async (group) => void (await admin('POST', '/__reset', group)),
   }
 }

@@ -30,6 +30,8 @@ export interface McpTestServer {
 export interface McpServerStats {
   /** Calls that reached each tool's handler since the last reset; tools never called are absent. */
   calls: Record<string, number>
+  /** Requests to /mcp by HTTP method since the last reset (a client opening the standalone event stream GETs). */
+  methods: Record<string, number>
 }
 
 export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky'] as const
@@ -43,10 +45,14 @@ export function lookupRefs(symbol: string): string[] {
 }
 
 export async function startMcpServer(): Promise<McpTestServer> {
-  const groups = new Map<string, Record<string, number>>()
+  const groups = new Map<string, McpServerStats>()
+  const statsOf = (group: string): McpServerStats => {
+    let stats = groups.get(group)
+    if (!stats) groups.set(group, (stats = { calls: {}, methods: {} }))
+    return stats
+  }
   const count = (group: string, tool: string) => {
-    let calls = groups.get(group)
-    if (!calls) groups.set(group, (calls = {}))
+    const { calls } = statsOf(group)
     calls[tool] = (calls[tool] ?? 0) + 1
   }
   /** Aborted on stop, so slow calls do not outlive the server. */
@@ -104,7 +110,10 @@ export async function startMcpServer(): Promise<McpTestServer> {
   }
 
   const mcp = async (req: IncomingMessage, res: ServerResponse, group: string): Promise<void> => {
-    if (req.method !== 'POST') {
+    const { methods } = statsOf(group)
+    const method = req.method ?? 'GET'
+    methods[method] = (methods[method] ?? 0) + 1
+    if (method !== 'POST') {
       // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
       res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' })
       res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }))
@@ -126,8 +135,8 @@ export async function startMcpServer(): Promise<McpTestServer> {
     let handled: Promise<void>
     if (url.pathname === '/mcp') handled = mcp(req, res, group)
     else if (url.pathname === '/__stats' && req.method === 'GET') {
-      const stats: McpServerStats = { calls: { ...groups.get(group) } }
-      handled = Promise.resolve(send(res, 200, stats))
+      const { calls, methods } = statsOf(group)
+      handled = Promise.resolve(send(res, 200, { calls: { ...calls }, methods: { ...methods } }))
     } else if (url.pathname === '/__reset' && req.method === 'POST') {
       groups.delete(group)
       handled = Promise.resolve(send(res, 200, { ok: true }))

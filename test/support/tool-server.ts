@@ -13,6 +13,7 @@
 //                      the client goes away; with /chunked, without a Content-Length
 //   /secret/...        an error body (with /status) or a text body holding SECRET
 //   /bom/...           the answer (text or JSON) begins with a byte order mark, U+FEFF
+//   /deep/<levels>/... answers JSON arrays nested that many levels deep: `[[...[1]...]]`
 //
 // Prefixes combine in any order (`/delay/200/status/500/tools/x`). Anything else
 // (e.g. `/tools/...`) answers 200 with an echo of the request (see `Echo`).
@@ -79,6 +80,7 @@ interface Control {
   chunked: boolean
   secret: boolean
   bom: boolean
+  deep?: number
 }
 
 class HttpError extends Error {
@@ -198,6 +200,9 @@ export async function startToolServer(): Promise<ToolServer> {
     } else if (control.text) {
       res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' })
       res.end(bom + PLAIN_ANSWER)
+    } else if (control.deep !== undefined) {
+      res.writeHead(status, { 'Content-Type': 'application/json' })
+      res.end(`${'['.repeat(control.deep)}1${']'.repeat(control.deep)}`)
     } else if (control.badjson) {
       res.writeHead(status, { 'Content-Type': 'application/json' })
       res.end(BAD_JSON)
@@ -251,15 +256,15 @@ function parseControl(pathname: string): Control {
   const segments = pathname.split('/').filter(Boolean)
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]
-    if (segment === 'delay' || segment === 'status' || segment === 'redirect' || segment === 'big') {
+    if (['delay', 'status', 'redirect', 'big', 'deep'].includes(segment as string)) {
       const value = Number(segments[i + 1])
       if (!Number.isInteger(value)) throw new HttpError(400, `/${segment}/ needs an integer, got ${segments[i + 1]}`)
       if (segment === 'delay') {
         if (value < 0) throw new HttpError(400, `negative delay ${value}`)
         control.delay += value
-      } else if (segment === 'big') {
-        if (value < 0) throw new HttpError(400, `negative size ${value}`)
-        control.big = value
+      } else if (segment === 'big' || segment === 'deep') {
+        if (value < 0) throw new HttpError(400, `negative ${segment} ${value}`)
+        control[segment] = value
       } else if (segment === 'redirect') {
         if (value < 300 || value > 399) throw new HttpError(400, `redirect status ${value} is out of range 300-399`)
         control.redirect = value
