@@ -14,12 +14,12 @@ export function statusLine(response: Response): string {
   return phrase === '' ? `HTTP ${response.status}` : `HTTP ${response.status} ${phrase}`
 }
 
-/** The first line of `text`, its control characters removed, at most 100 characters. */
-export function shortReason(text: string): string {
+/** The first line of `text`, its control characters removed, at most `chars` characters. */
+export function shortReason(text: string, chars: number = REASON_CHARS): string {
   const line = /^[^\r\n]*/.exec(text.trimStart())?.[0] ?? ''
   // C0 and C1 controls, and the bidirectional marks that could reorder what a reader sees.
   const clean = line.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim()
-  if (clean.length <= REASON_CHARS) return clean
+  if (clean.length <= chars) return clean
   // By code point, so that a pair of surrogates is never split.
-  return `${[...clean].slice(0, REASON_CHARS - 1).join('')}…`
+  return `${[...clean].slice(0, chars - 1).join('')}…`
 }

@@ -1,10 +1,15 @@
 import OpenAI from 'openai'
+import { TooLargeError, readBody } from '../egress'
 import type { LlmRoute } from './config'
+
+/** An error answer's bytes read at most: enough for the provider's message, never a flood. */
+const ERROR_BODY = { bytes: 64 * 1024, name: 'an error answer' }
 
 /**
  * The OpenAI SDK for a route, its own retries off so that ours govern, and
  * `timeoutMs` bounding the wait for the provider's response headers (not the
- * body: a streamed answer may rightly take longer).
+ * body: a streamed answer may rightly take longer), and for an error
+ * answer's body too, which the SDK would read in full, however big or slow.
  */
 export function clientFor(route: LlmRoute, timeoutMs: number): OpenAI {
   return new OpenAI({
@@ -24,9 +29,25 @@ function headersWithin(timeoutMs: number): typeof fetch {
     )
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout.signal]) : timeout.signal
     try {
-      return await fetch(input, { ...init, signal })
+      const response = await fetch(input, { ...init, signal })
+      return response.ok ? response : await boundedError(response, signal)
     } finally {
       clearTimeout(timer)
     }
   }
+}
+
+/** An error answer with its body read here, within ERROR_BODY and `signal`; a bigger one says nothing. */
+async function boundedError(response: Response, signal: AbortSignal): Promise<Response> {
+  let body: Uint8Array | null
+  try {
+    body = await readBody(response, ERROR_BODY, signal)
+  } catch (e) {
+    if (!(e instanceof TooLargeError)) throw e
+    body = null
+  }
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  headers.delete('content-encoding')
+  return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }

@@ -1,4 +1,5 @@
 import { APIConnectionError, APIError } from 'openai'
+import { shortReason } from '../egress'
 import { ServiceError } from '../http/errors'
 
 /** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
@@ -48,9 +49,13 @@ function retryable(e: unknown): boolean {
   return e instanceof TypeError // fetch's network failures
 }
 
+/** Characters of a provider's message quoted at most: a message says what to fix, in a line. */
+const MESSAGE_CHARS = 300
+
+/** The provider's message, as one clean line of at most MESSAGE_CHARS characters. */
 function providerMessage(e: APIError): string {
   const body = e.error as { message?: unknown } | undefined
-  return typeof body?.message === 'string' ? body.message : e.message
+  return shortReason(typeof body?.message === 'string' ? body.message : e.message, MESSAGE_CHARS)
 }
 
 function describe(e: unknown): string {

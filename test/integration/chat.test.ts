@@ -190,6 +190,28 @@ describe('the retry policy', () => {
   }
 })
 
+describe("a provider's error answers", () => {
+  it('are read 64 KiB at most: a 200 MB one is a short 400 LLM_REJECTED, and its connection let go', async () => {
+    const model = 'reject-big-200000000'
+    await llm.reset(model)
+    const { status, body } = await chat('team.summary', { model, args: { topic: 'x' } })
+    expect({ status, code: body.code }).toEqual({ status: 400, code: 'LLM_REJECTED' })
+    expect(String(body.message).length).toBeLessThan(400)
+    expect(await llm.requests(model)).toHaveLength(1)
+    expect(await llm.idle(model)).toEqual({ cutShort: 1 })
+    expect((await chat('team.summary', { model: 'ok', args: { topic: 'x' } })).status).toBe(200)
+  })
+
+  it('are read within LLM_TIMEOUT_MS: one that stalls is retried, then 502 LLM_FAILED', async () => {
+    const model = 'reject-stall'
+    await llm.reset(model)
+    const env = { LLM_TIMEOUT_MS: '200' }
+    const { status, body } = await chat('team.summary', { model, args: { topic: 'x' } }, env)
+    expect({ status, code: body.code }).toEqual({ status: 502, code: 'LLM_FAILED' })
+    expect(await llm.requests(model)).toHaveLength(3)
+  })
+})
+
 describe('answers over LLM_MAX_BYTES (4 MiB by default)', () => {
   // More than socket buffers hold: the server is still writing when the Worker lets the answer go.
   const BIG = 'big-100000000'

@@ -14,6 +14,8 @@
 //                                 `"stream": true`, half of the JSON completion, then the same
 //   stream-stall                  streams one chunk, then silence until the client leaves or the server stops;
 //                                 without `"stream": true`, the headers and half of the JSON completion, then the same
+//   reject-big-N                  400 whose error body is N bytes, written lazily and stopped when the client leaves
+//   reject-stall                  400 with the start of an error body, then silence until the client leaves
 //   big-N                         a completion whose content is N `x`s, written lazily without a Content-Length
 //                                 (a piece whenever the client has taken the last) and stopped when the client
 //                                 leaves; with `"stream": true`, chunks of 64 KiB of content each, then [DONE]
@@ -64,6 +66,7 @@ export interface LlmIdle {
 /** A big-N answer's content comes in pieces of this many bytes. */
 const BIG_PIECE = 64 * 1024
 const BIG = /^big-(\d+)$/
+const REJECT_BIG = /^reject-big-(\d+)$/
 
 /** What a failing request of a `<kind>-N` model does. */
 type Failure = 'fail' | 'rate-limited' | 'timeout' | 'garbage' | 'malformed'
@@ -186,6 +189,18 @@ export async function startLlmServer(): Promise<LlmServer> {
     }
     if (model === 'bad-request') {
       sendError(res, 400, BAD_REQUEST_MESSAGE, 'invalid_request_error')
+      return
+    }
+    const rejectBig = REJECT_BIG.exec(model)
+    if (rejectBig || model === 'reject-stall') {
+      track(model, res)
+      res.writeHead(400, { 'Content-Type': 'application/json' })
+      if (!(await write(res, '{"error": {"type": "invalid_request_error", "message": "'))) return
+      if (!rejectBig) return hang(res)
+      for (let sent = 0, size = Number(rejectBig[1]); sent < size; sent += BIG_PIECE) {
+        if (!(await write(res, 'x'.repeat(Math.min(BIG_PIECE, size - sent))))) return
+      }
+      res.end('"}}')
       return
     }
 
