@@ -21,6 +21,10 @@ beforeAll(async () => {
       parameters: { name: { type: 'string' } },
     },
     'shenma:templates:team:echo': { prompt: '{{.args}}' },
+    'shenma:templates:team:tags': {
+      prompt: '{{len .args.tags}}',
+      parameters: { tags: { type: 'array', items: { type: 'string' } } },
+    },
     'shenma:templates:team:vscode': { prompt: '{{.vscode}}' },
     'shenma:environs:vscode:lang': 'go',
   })
@@ -232,6 +236,15 @@ describe('depth', () => {
     const list = await get(db.env, '/api/environs')
     expect(list.body.skipped).toEqual([{ key, reason: 'has more than 32 path segments, so no id can name it' }])
     await db.redis.del(key)
+  })
+})
+
+describe('args the validator cannot take whole', () => {
+  it('100,000 items of the wrong type are 400 INVALID_ARGS, not a stack overflow', async () => {
+    const tags = Array.from({ length: 100_000 }, (_, i) => i)
+    const answer = await render(db.env, 'team.tags', { args: { tags } })
+    expectError(answer, 400, 'INVALID_ARGS', /^invalid args: tags /)
+    await expectOrdinaryRender()
   })
 })
 
