@@ -17,25 +17,32 @@ export type LogFields = Record<string, unknown>
 
 /** Entries a list field (`tools`, `events`) keeps; past them the line counts the rest (`tools_total`). */
 export const MAX_LIST_ENTRIES = 20
-/** How far a value of a line goes: characters of a string, members of an object, depth of nesting. */
+/** How far a value of a line goes: characters of a string, items of a list, members of an object, depth of nesting. */
 interface Bounds {
   chars: number
+  items: number
   members: number
   depth: number
 }
 
 /** A reason, a message, a stack: a few hundred characters. */
-const LINE_BOUNDS: Bounds = { chars: 400, members: 24, depth: 4 }
+const LINE_BOUNDS: Bounds = { chars: 400, items: MAX_LIST_ENTRIES, members: 24, depth: 4 }
+/** Each value within its bounds, many of them together can still be long: past this, the line is told tighter. */
+const MAX_LINE_CHARS = 8 * 1024
+const TIGHT_BOUNDS: Bounds = { chars: 80, items: 5, members: 6, depth: 3 }
 /** The `debug` field (args, rendered prompts), which LOG_DEBUG turns on in development only: more, still bounded. */
-const DEBUG_BOUNDS: Bounds = { chars: 4096, members: 100, depth: 8 }
+const DEBUG_BOUNDS: Bounds = { chars: 4096, items: 100, members: 100, depth: 8 }
 
 function emit(level: Level, msg: string, fields: LogFields, debug?: LogFields): void {
-  const line = JSON.stringify({
+  const entry = (bounds: Bounds) => ({
     level,
-    msg: bounded(msg, LINE_BOUNDS, 0),
-    ...(bounded(fields, LINE_BOUNDS, 0) as LogFields),
-    ...(debug ? { debug: bounded(debug, DEBUG_BOUNDS, 1) } : {}),
+    msg: bounded(msg, bounds, 0),
+    ...(bounded(fields, bounds, 0) as LogFields),
   })
+  let told = entry(LINE_BOUNDS)
+  let line = JSON.stringify(told)
+  if (line.length > MAX_LINE_CHARS) line = JSON.stringify((told = entry(TIGHT_BOUNDS)))
+  if (debug) line = JSON.stringify({ ...told, debug: bounded(debug, DEBUG_BOUNDS, 1) })
   if (level === 'error') console.error(line)
   else if (level === 'warn') console.warn(line)
   else console.log(line)
@@ -53,8 +60,8 @@ function bounded(value: unknown, bounds: Bounds, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value
   if (depth === bounds.depth) return '…'
   if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_LIST_ENTRIES).map((v) => bounded(v, bounds, depth + 1))
-    return value.length > MAX_LIST_ENTRIES ? [...items, `… ${value.length - MAX_LIST_ENTRIES} more`] : items
+    const items = value.slice(0, bounds.items).map((v) => bounded(v, bounds, depth + 1))
+    return value.length > bounds.items ? [...items, `… ${value.length - bounds.items} more`] : items
   }
   const entries = Object.entries(value)
   const kept = depth === 0 ? entries : entries.slice(0, bounds.members)

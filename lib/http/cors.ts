@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import type { AppEnv } from './context'
+import { misconfigured } from './errors'
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600
@@ -26,6 +27,7 @@ function corsFor(origins: string): MiddlewareHandler | undefined {
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean)
+    .map(originOf)
   if (listed.length === 0) return undefined
   return cors({
     origin: listed.includes('*') ? '*' : listed,
@@ -34,4 +36,22 @@ function corsFor(origins: string): MiddlewareHandler | undefined {
     exposeHeaders: ['X-Request-Id', 'Server-Timing'],
     maxAge: PREFLIGHT_MAX_AGE_S,
   })
+}
+
+/**
+ * An entry as browsers send it in `Origin` (`https://app.example`, lower case, no path): written with a
+ * trailing slash or capitals it would never match. An entry that names no origin is a setting to fix.
+ */
+function originOf(entry: string): string {
+  if (entry === '*') return entry
+  let url: URL | undefined
+  try {
+    url = new URL(entry)
+  } catch {
+    url = undefined
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw misconfigured('CORS_ORIGINS', `must list origins like https://app.example, got '${entry.slice(0, 40)}'`)
+  }
+  return url.origin
 }

@@ -331,6 +331,20 @@ describe('CORS', () => {
     expect(refused.headers.get('access-control-allow-origin')).toBe(ORIGIN)
   })
 
+  it('reads origins as browsers send them, and says plainly when an entry is none', async () => {
+    const headers = { origin: ORIGIN, authorization: `Bearer ${TOKEN}` }
+    const written = await fetchWorker(cors('HTTPS://App.Example/'), '/api/extensions', { headers })
+    expect(written.headers.get('access-control-allow-origin')).toBe(ORIGIN)
+    const wrong = await call(cors('app.example'), 'GET', '/api/extensions')
+    expectError(
+      wrong,
+      503,
+      'MISCONFIGURED',
+      "CORS_ORIGINS must list origins like https://app.example, got 'app.example'",
+    )
+    expect(wrong.body.setting).toBe('CORS_ORIGINS')
+  })
+
   it('gives an origin not listed no Access-Control-Allow-Origin, and `*` every origin', async () => {
     const headers = { origin: 'https://evil.example', authorization: `Bearer ${TOKEN}` }
     const unlisted = await fetchWorker(cors(ORIGIN), '/api/extensions', { headers })

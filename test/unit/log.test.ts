@@ -31,6 +31,18 @@ describe('a request line', () => {
     expect(JSON.stringify(line).length).toBeLessThan(4096)
   })
 
+  it('stays under 8 KiB when many values each at their bound add up, keeping the totals', () => {
+    const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, 'y'.repeat(1000)]))
+    const [line] = written(() => {
+      const record = new RequestLog({ request_id: 'r' }, false)
+      for (let i = 0; i < 50; i++) record.event('warn', 'record skipped', { key: `k${i}`, ...wide })
+      record.write('warn', { status: 200 })
+    })
+    expect(JSON.stringify(line).length).toBeLessThanOrEqual(8 * 1024)
+    expect(line?.events_total).toEqual({ warn: 50 })
+    expect(line).toMatchObject({ request_id: 'r', status: 200 })
+  })
+
   it('carries no totals while every entry fits', () => {
     const [line] = written(() => {
       const record = new RequestLog({}, false)
