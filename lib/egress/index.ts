@@ -1,7 +1,8 @@
 /**
- * Requests that leave the Worker for places a record names (tools): where
- * they may go (guarded-fetch.ts), how much of an answer is read
- * (bounded-read.ts), and what of an answer a warning may quote (quote.ts).
+ * What leaves the Worker and what comes back: where a request to a place a
+ * record names (a tool) may go (guarded-fetch.ts), how much of an answer,
+ * a tool's or an LLM provider's, is read (bounded-read.ts), and what of an
+ * answer a warning or an error may quote (quote.ts).
  */
 export { EgressError, checkTarget, guardedFetch } from './guarded-fetch'
 export type { EgressPolicy } from './guarded-fetch'
