@@ -4,6 +4,7 @@
  * failure Go would have met first is the one reported; and the limits an
  * execution may reach.
  */
+import { utf8 } from './fmt/utf8'
 import type { ArgNode, CommandNode, Node, PipeNode } from './nodes'
 
 /**
@@ -112,10 +113,8 @@ export function location(text: string, pos: number): { line: number; column: num
     line++
     lineStart = i + 1
   }
-  return { line, column: utf8.encode(text.slice(lineStart, pos)).length }
+  return { line, column: utf8(text.slice(lineStart, pos)).length }
 }
-
-const utf8 = new TextEncoder()
 
 /**
  * The node Go's executor last visited evaluating a pipeline (its `s.at`),

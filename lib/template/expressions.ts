@@ -6,6 +6,7 @@
  */
 import { location } from './errors'
 import { sprintf } from './fmt'
+import { utf8 } from './fmt/utf8'
 import { ItemType, Lexer, isKeyword } from './lexer'
 import type { Item } from './lexer'
 import { SyntaxError as LiteralError, parseNumber, unquote } from './literals'
@@ -391,8 +392,6 @@ function itemString(item: Item): string {
   if (item.type === ItemType.EOF) return 'EOF'
   if (item.type === ItemType.Error) return item.val
   if (isKeyword(item.type)) return `<${item.val}>`
-  if (utf8.encode(item.val).length > 10) return sprintf('%.10q...', [item.val])
+  if (utf8(item.val).length > 10) return sprintf('%.10q...', [item.val])
   return sprintf('%q', [item.val])
 }
-
-const utf8 = new TextEncoder()

@@ -5,11 +5,11 @@
  * and fmt touch) and what is remembered so that reading a long string or a
  * big map again costs nothing.
  */
+import { CHARS_PER_STEP, KEY_COST } from './costs'
 import type { FormatLimits } from './fmt'
+import { utf8Bytes } from './fmt/utf8'
 import type { Maybe } from './maybe'
 import type { Tree } from './parser'
-import { utf8Bytes } from './builtins'
-import type { Work } from './builtins'
 import { compareStrings, isMap, isTrue } from './value'
 import type { Value, ValueMap } from './value'
 
@@ -34,24 +34,36 @@ export interface ExecOptions {
   maxSteps: number
 }
 
-/** Characters a builtin or fmt touches per step of the budget: about the time a node's walk takes. */
-export const CHARS_PER_STEP = 64
-
 /** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
 const REMEMBERED_LENGTH = 256
 /** How many long strings' bytes one execution remembers. */
 const REMEMBERED_STRINGS = 4
 /** Maps with fewer keys are counted and sorted again at each use; bigger ones' keys are remembered. */
 const REMEMBERED_KEYS = 64
-/** Characters of work a key costs to list (and to sort, again). */
-const KEY_COST = 16
-
 function overBudget(maxSteps: number): DOMException {
   return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
 }
 
 function overdue(): DOMException {
   return new DOMException('the execution passed its deadline', 'TimeoutError')
+}
+
+/**
+ * What builtins need of the execution. Every builtin counts its work, in
+ * proportion to the characters it touches, and refuses to build a string
+ * longer than the output limit before building it.
+ */
+export interface Work {
+  /** Counts the work of touching `chars` characters; throws a TimeoutError past the budget or the deadline. */
+  charge(chars: number): void
+  /** fmt's limits: maxOutput characters, maxDataDepth levels, and this work counted. */
+  readonly limits: FormatLimits
+  /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */
+  bytes(s: string): Uint8Array | undefined
+  /** Go's truth of v, a big map's size counted once. */
+  truth(v: Value): boolean
+  /** How many keys m has, counted once for a big map. */
+  size(m: ValueMap): number
 }
 
 /** What one execution shares across its states: options, the template set, the budget, calls in flight. */

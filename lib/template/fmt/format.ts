@@ -28,15 +28,14 @@ export interface FormatLimits {
 
 export const UNLIMITED: FormatLimits = { maxLength: Infinity, maxDepth: Infinity }
 
-/**
- * Characters of work a formatted character costs, against one for a
- * character copied as it is: printing numbers, maps and escapes builds
- * its result piece by piece, tens of times slower than copying a string.
- */
-export const BUILD_COST = 48
-
-/** Decodes the digits fmtSx builds; like every decoder here, it would keep a leading BOM. */
-const ascii = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
+/** ASCII codes as a string, a chunk at a time: a call takes only so many arguments. */
+function asciiString(codes: Uint8Array): string {
+  let s = ''
+  for (let i = 0; i < codes.length; i += 8192) {
+    s += String.fromCharCode.apply(null, codes.subarray(i, i + 8192) as unknown as number[])
+  }
+  return s
+}
 
 /** fmt's fmt struct: the output buffer and the current verb's flags. */
 export class Formatter {
@@ -171,7 +170,7 @@ export class Formatter {
       out[k++] = digits.charCodeAt(c >> 4)
       out[k++] = digits.charCodeAt(c & 0xf)
     }
-    this.buf += ascii.decode(out)
+    this.buf += asciiString(out)
     if (this.widPresent && this.wid > width && this.minus) this.writePadding(this.wid - width)
   }
 

@@ -6,7 +6,8 @@ import { LimitReached } from '../errors'
 import type { Value, ValueMap } from '../value'
 import { Complex128, Empty, Uint8, compareStrings, typeName } from '../value'
 import { C } from './consts'
-import { BUILD_COST, Formatter, UNLIMITED } from './format'
+import { BUILD_COST, SORT_KEY_COST } from '../costs'
+import { Formatter, UNLIMITED } from './format'
 import type { FormatLimits } from './format'
 import { formatFloatV } from './ftoa'
 import { validRune } from './utf8'
@@ -68,9 +69,6 @@ export function formatValue(v: Value, limits: FormatLimits = UNLIMITED): string 
 
 export const NIL_ANGLE = '<nil>'
 const V = 0x76 // 'v'
-
-/** Sorting a map's keys, in characters of work per key (about what it costs beside printing them). */
-const SORT_COST = 16
 
 /** fmt's pp struct: a Formatter that chooses, by the operand's type and the verb, how to print it. */
 export class Printer extends Formatter {
@@ -176,7 +174,7 @@ export class Printer extends Formatter {
     this.nest()
     const keys = Object.keys(m)
     // Sorting is the work here that no character counts.
-    this.limits.charge?.(keys.length * SORT_COST)
+    this.limits.charge?.(keys.length * SORT_KEY_COST)
     keys.sort(compareStrings)
     this.put(this.sharpV ? 'map[string]interface {}{' : 'map[')
     for (let i = 0; i < keys.length; i++) {

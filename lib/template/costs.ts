@@ -1,0 +1,29 @@
+/**
+ * What work costs in the step budget (ExecuteOptions.maxSteps), in one
+ * place. A step is a node walked or a range iteration, about 200 ns of CPU;
+ * everything else a builtin, fmt or the executor does in bulk is counted in
+ * characters of work, CHARS_PER_STEP to a step: reading a character in a
+ * loop is one character of work. The other costs here are measured against
+ * that, so that exhausting the budget takes about the same time whatever
+ * does it.
+ */
+
+/** Characters of work to a step: about the time a node's walk takes. */
+export const CHARS_PER_STEP = 64
+
+/**
+ * A character formatted (a printed number, map or escape), against one
+ * copied as it is: building a result piece by piece is that much slower
+ * than copying a string.
+ */
+export const BUILD_COST = 48
+
+/** Listing a map's keys, per key. */
+export const KEY_COST = 16
+
+/** Sorting a map's keys: per key and per level of the sort (log2 of the keys), on top of the key's characters. */
+export const SORT_KEY_COST = 16
+
+/** An escaper (html, js, urlquery): per character it reads, and per character it asks its escape table about. */
+export const ESCAPE_READ_COST = 2
+export const ESCAPE_ASK_COST = 8
