@@ -13,7 +13,7 @@ import { htmlEscape, jsEscape, queryEscape } from './escape'
 import { formatValue, sprint, sprintf, sprintln } from './fmt'
 import { fromUtf8 } from './fmt/utf8'
 import type { Work } from './run'
-import { Complex128, Uint8, compareStrings, isMap, kindOf, mapHas, typeName } from './value'
+import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from './value'
 import type { Value } from './value'
 
 export interface Builtin {
@@ -68,11 +68,6 @@ export const BUILTINS: Readonly<Record<string, Builtin>> = {
   ge: fixed(2, ([a, b], w) => !lt(a, b, w)),
 }
 
-/** Go's indirectInterface: a nil interface{} is the invalid value. */
-function indirect(v: Value): Value {
-  return v === null ? undefined : v
-}
-
 function length(v: Value, w: Work): bigint {
   if (v === null) throw new Error('len of nil pointer')
   if (v === undefined) throw new Error('reflect: call of reflect.Value.Type on zero Value')
@@ -95,10 +90,10 @@ function indexArg(v: Value, cap: number): number {
 }
 
 function index(item: Value, indexes: Value[], w: Work): Value {
-  let v = indirect(item)
+  let v = indirectInterface(item)
   if (v === undefined) throw new Error('index of untyped nil')
   for (const raw of indexes) {
-    const i = indirect(raw)
+    const i = indirectInterface(raw)
     if (v === null) throw new Error('index of nil pointer')
     if (typeof v === 'string') {
       const bytes = w.bytes(v)
@@ -127,7 +122,7 @@ function index(item: Value, indexes: Value[], w: Work): Value {
 }
 
 function slice(item: Value, indexes: Value[], w: Work): Value {
-  const v = indirect(item)
+  const v = indirectInterface(item)
   if (v === undefined) throw new Error('slice of untyped nil')
   if (indexes.length > 3) throw new Error(`too many slice indexes: ${indexes.length}`)
   let len: number
@@ -152,7 +147,7 @@ function slice(item: Value, indexes: Value[], w: Work): Value {
 }
 
 function call(fn: Value): Value {
-  const f = indirect(fn)
+  const f = indirectInterface(fn)
   if (f === undefined) throw new Error('call of nil')
   throw new Error(`non-function of type ${typeName(f)}`)
 }
@@ -182,11 +177,11 @@ function basicKind(v: Value): BasicKind {
 }
 
 function eq(a: Value, others: Value[], w: Work): boolean {
-  const x = indirect(a)
+  const x = indirectInterface(a)
   if (others.length === 0) throw new Error('missing argument for comparison')
   const k1 = basicKind(x)
   for (const other of others) {
-    const y = indirect(other)
+    const y = indirectInterface(other)
     const k2 = basicKind(y)
     if (k1 !== k2) {
       if (x !== undefined && y !== undefined) throw new Error('incompatible types for comparison')
@@ -220,8 +215,8 @@ function eq(a: Value, others: Value[], w: Work): boolean {
 }
 
 function lt(a: Value, b: Value, w: Work): boolean {
-  const x = indirect(a)
-  const y = indirect(b)
+  const x = indirectInterface(a)
+  const y = indirectInterface(b)
   const k1 = basicKind(x)
   const k2 = basicKind(y)
   if (k1 === 'invalid' || k2 === 'invalid') throw new Error('invalid type for comparison')

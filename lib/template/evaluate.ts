@@ -6,7 +6,7 @@
 import { BUILTINS } from './builtins'
 import type { Builtin } from './builtins'
 import { sprintf } from './fmt'
-import { allThen, andThen, isPromise } from './maybe'
+import { allThen, andThen, handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
 import type {
   ArgNode,
@@ -20,14 +20,14 @@ import type {
   VariableNode,
 } from './nodes'
 import { nodeString } from './nodes'
-import { ExecError, LimitError, LimitReached, isStackOverflow, location } from './errors'
-import type { Limit, Order } from './errors'
+import { ExecError, isStackOverflow } from './errors'
+import type { Order } from './errors'
 import type { Tree } from './parser'
-import { Uint8, isMap, mapHas, typeName } from './value'
+import { Reporter } from './reporter'
+import type { Run, TemplateFunction } from './run'
+import { emptyAsString, indirectInterface, isMap, mapHas, nilForInterface, numberLike, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
-
-import type { Run, TemplateFunction } from './run'
 
 export type Piece = string | Promise<string>
 
@@ -50,46 +50,16 @@ export type Final = Maybe<Value> | typeof NO_FINAL
  * pipelines, commands, fields, function calls and operands. exec.ts walks
  * the tree on top of it.
  */
-export class Evaluator {
+export class Evaluator extends Reporter {
   constructor(
     readonly run: Run,
-    readonly tree: Tree,
+    tree: Tree,
     readonly vars: Variable[],
     readonly depth: number,
     readonly out: Piece[],
-    /** This flow's execution order: the main walk's, or that of work rendered aside. */
-    readonly order: Order,
-  ) {}
-
-  protected nextSeq(): number {
-    return this.order.next()
-  }
-
-  // Errors.
-
-  /** An ExecError at `node`, with Go's location and context. */
-  error(node: Node | undefined, detail: string, seq: number = this.nextSeq()): ExecError {
-    const { line, column, message } = this.where(node, detail)
-    return new ExecError(this.tree.name, line, column, detail, message, this.order.at(seq))
-  }
-
-  /** A LimitError at `node`: the execution reached `limit`. */
-  limitError(node: Node | undefined, limit: Limit, detail: string, seq: number = this.nextSeq()): LimitError {
-    const { line, column, message } = this.where(node, detail)
-    return new LimitError(limit, this.tree.name, line, column, detail, message, this.order.at(seq))
-  }
-
-  /** Go's wording of an execution error at `node`: its place, and the node itself. */
-  private where(node: Node | undefined, detail: string): { line: number; column: number; message: string } {
-    const name = this.tree.name
-    if (!node) return { line: 0, column: 0, message: `template: ${name}: ${detail}` }
-    const { line, column } = location(this.tree.text, node.pos)
-    const at = `${this.tree.parseName}:${line}:${column}`
-    return {
-      line,
-      column,
-      message: `template: ${at}: executing ${sprintf('%q', [name])} at <${nodeString(node)}>: ${detail}`,
-    }
+    order: Order,
+  ) {
+    super(tree, order)
   }
 
   // Variables.
@@ -126,7 +96,7 @@ export class Evaluator {
 
   protected evalPipeline(dot: Slot, pipe: PipeNode): Maybe<Value> {
     let value: Final = NO_FINAL
-    for (const cmd of pipe.cmds) value = andThen(this.evalCommand(dot, cmd, value), unwrapNil)
+    for (const cmd of pipe.cmds) value = andThen(this.evalCommand(dot, cmd, value), indirectInterface)
     const result = value as Maybe<Value>
     // A declared value may never be read; its failure is reported through the call that made it.
     if (isPromise(result)) handled(result)
@@ -208,7 +178,7 @@ export class Evaluator {
   ): Maybe<Value> {
     let value = receiver.value
     // A chain on a pending value fails, if it does, at this point of the execution order.
-    const seq = isPromise(value) ? this.nextSeq() : undefined
+    const seq = isPromise(value) ? this.order.next() : undefined
     ident.forEach((name, i) => {
       const last = i === ident.length - 1
       // Every receiver after the first is a map element: an interface{} to Go.
@@ -280,7 +250,7 @@ export class Evaluator {
     args: readonly ArgNode[],
     final: Final,
   ): Maybe<Value> {
-    const seq = this.nextSeq()
+    const seq = this.order.next()
     const fail = (e: unknown): never => {
       if (e instanceof ExecError || isStackOverflow(e)) throw e
       throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
@@ -296,7 +266,7 @@ export class Evaluator {
       const pending = Promise.resolve(result).catch(fail)
       // Its failure is the render's failure even if nothing reads its value.
       this.run.inflight.push(pending)
-      pending.catch(() => {})
+      handled(pending)
       return pending
     })
   }
@@ -329,7 +299,7 @@ export class Evaluator {
         format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${nodeString(format)}`,
       )
     }
-    const seq = this.nextSeq()
+    const seq = this.order.next()
     return allThen(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
       if (format && typeof argv[0] !== 'string') {
         const got =
@@ -342,8 +312,11 @@ export class Evaluator {
         return builtin.call(argv, this.run)
       } catch (e) {
         if (isStackOverflow(e) || e instanceof DOMException) throw e
-        const detail = `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`
-        throw e instanceof LimitReached ? this.limitError(cmd, e.limit, detail, seq) : this.error(cmd, detail, seq)
+        const context = `error calling ${name}: `
+        throw (
+          this.limitReached(e, cmd, context, seq) ??
+          this.error(cmd, context + (e instanceof Error ? e.message : String(e)), seq)
+        )
       }
     })
   }
@@ -414,33 +387,4 @@ export class Evaluator {
 
 function isConstant(n: Node): boolean {
   return n.type === 'bool' || n.type === 'number' || n.type === 'nil' || n.type === 'string'
-}
-
-/** Go unwraps an interface{} after each command: a nil one becomes the invalid value. */
-function unwrapNil(v: Value): Value {
-  return v === null ? undefined : v
-}
-
-/** Passed to an interface{} parameter, the invalid value is nil (and EMPTY the empty string). */
-function nilForInterface(v: Value): Value {
-  return v === undefined ? null : emptyAsString(v)
-}
-
-/** A user function gets a byte (index of a string) as the int it is worth: functions take ints as bigints. */
-function numberLike(v: Value): Value {
-  return v instanceof Uint8 ? BigInt(v.value) : v
-}
-
-/** What a function or builtin given a soft failure's value sees. */
-export function emptyAsString(v: Value): Value {
-  return v === EMPTY ? '' : v
-}
-
-/** Marks a Promise whose failure is reported elsewhere, so that dropping it is not an unhandled rejection. */
-export function handled(p: Promise<unknown>): void {
-  p.catch(() => {})
-}
-
-function isThenable(v: unknown): v is PromiseLike<Value> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function'
 }

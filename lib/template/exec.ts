@@ -12,17 +12,17 @@
  * When nothing is pending, no Promise is created at all.
  */
 import { formatValue, sprintf } from './fmt'
-import { andThen, isPromise, loop } from './maybe'
+import { andThen, handled, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
 import { nodeString } from './nodes'
-import { LimitReached, lastEvaluated } from './errors'
+import { lastEvaluated } from './errors'
 import { forkable } from './fork'
 import { isMap } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
-import { Evaluator, handled } from './evaluate'
+import { Evaluator } from './evaluate'
 import type { Piece, Slot, Variable } from './evaluate'
 
 type Signal = 'break' | 'continue' | undefined
@@ -62,7 +62,7 @@ export class State extends Evaluator {
       this.write(this.format(value as Value, node), node)
       return
     }
-    const seq = this.nextSeq()
+    const seq = this.order.next()
     const piece = value.then((v) => this.count(this.format(v, node, seq), node, seq))
     handled(piece)
     this.out.push(piece)
@@ -74,8 +74,7 @@ export class State extends Evaluator {
     try {
       return formatValue(v, this.run.limits)
     } catch (e) {
-      if (e instanceof LimitReached) throw this.limitError(node, e.limit, e.message, seq)
-      throw e
+      throw this.limitReached(e, node, '', seq) ?? e
     }
   }
 

@@ -194,3 +194,23 @@ export function isTrue(v: Value): boolean {
       return Object.keys(v).length > 0
   }
 }
+
+/** A byte (index of a string) as the int it is worth, for a function the caller supplies: they take ints as bigints. */
+export function numberLike(v: Value): Value {
+  return v instanceof Uint8 ? BigInt(v.value) : v
+}
+
+/** Go's indirectInterface, as after each command: a nil interface{} is the invalid value. */
+export function indirectInterface(v: Value): Value {
+  return v === null ? undefined : v
+}
+
+/** Passed to an interface{} parameter, the invalid value is nil (and EMPTY the empty string). */
+export function nilForInterface(v: Value): Value {
+  return v === undefined ? null : emptyAsString(v)
+}
+
+/** What a function or builtin given a soft failure's value sees. */
+export function emptyAsString(v: Value): Value {
+  return v === EMPTY ? '' : v
+}
