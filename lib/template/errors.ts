@@ -74,6 +74,15 @@ export function isStackOverflow(e: unknown): boolean {
   return e instanceof RangeError && /call stack/i.test(e.message)
 }
 
+/**
+ * Whether `e` is the JS engine refusing to make a value that large: a
+ * string longer than it can hold, or memory it cannot allocate. Any other
+ * RangeError ("Invalid count value", ...) is a bug, and stays one.
+ */
+export function isTooLarge(e: unknown): e is RangeError {
+  return e instanceof RangeError && /^Invalid string length|allocation failed/i.test(e.message)
+}
+
 /** Numbers the events of one flow of execution: the main walk, or work rendered aside. */
 export class Order {
   #n = 0

@@ -12,7 +12,7 @@ import { abortable } from '../abort'
 import { analyze } from './analysis'
 import type { Analysis } from './analysis'
 import { BUILTINS } from './builtins'
-import { ExecError, LimitError, Order, compareSeq, isStackOverflow } from './errors'
+import { ExecError, LimitError, Order, compareSeq, isStackOverflow, isTooLarge } from './errors'
 import type { Limit } from './errors'
 import { State, joinPieces } from './exec'
 import { Run } from './run'
@@ -184,13 +184,19 @@ function first(a: unknown, b: unknown): unknown {
   return compareSeq(b.seq, a.seq) < 0 ? b : a
 }
 
-/** What leaves an execution: the signal's reason once aborted; the JS engine's own limits as LimitErrors. */
+/**
+ * What leaves an execution: the signal's reason once aborted; the JS
+ * engine's own limits, where nothing placed them, as LimitErrors; anything
+ * else as it is (a RangeError that is not about size is a bug).
+ */
 function asError(e: unknown, name: string, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason
-  if (!(e instanceof RangeError)) return e
   // Out of stack: templates call one another, or data nests, deeper than the engine can follow.
-  const [limit, detail]: [Limit, string] = isStackOverflow(e)
-    ? ['maxDepth', 'the template recurses too deeply']
-    : ['maxOutput', `a value grew too large (${e.message})`]
+  if (isStackOverflow(e)) return limitError('maxDepth', name, 'the template recurses too deeply')
+  if (isTooLarge(e)) return limitError('maxOutput', name, `a value grew too large (${e.message})`)
+  return e
+}
+
+function limitError(limit: Limit, name: string, detail: string): LimitError {
   return new LimitError(limit, name, 0, 0, detail, `template: ${name}: ${detail}`, [])
 }

@@ -4,7 +4,7 @@
  * column, Go's wording with the node itself as context, and the failure's
  * place in execution order. The base of the executor's states.
  */
-import { ExecError, LimitError, LimitReached, location } from './errors'
+import { ExecError, LimitError, LimitReached, isTooLarge, location } from './errors'
 import type { Limit, Order } from './errors'
 import { sprintf } from './fmt'
 import type { Node } from './nodes'
@@ -32,11 +32,13 @@ export class Reporter {
 
   /**
    * A limit that fmt or a builtin reached (a LimitReached, which knows no
-   * node) as a LimitError at `node`, its message after `context`; undefined
-   * for any other failure.
+   * node, or the JS engine refusing a value that large) as a LimitError at
+   * `node`, its message after `context`; undefined for any other failure.
    */
   limitReached(e: unknown, node: Node, context: string, seq?: number): LimitError | undefined {
-    return e instanceof LimitReached ? this.limitError(node, e.limit, context + e.message, seq) : undefined
+    if (e instanceof LimitReached) return this.limitError(node, e.limit, context + e.message, seq)
+    if (isTooLarge(e)) return this.limitError(node, 'maxOutput', `${context}a value grew too large (${e.message})`, seq)
+    return undefined
   }
 
   /** Go's wording of an execution error at `node`: its place, and the node itself. */

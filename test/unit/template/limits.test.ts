@@ -211,3 +211,25 @@ describe('LimitError', () => {
     expect(e).toMatchObject({ limit: 'maxDepth', message: 'template: t: the template recurses too deeply' })
   })
 })
+
+describe('a RangeError during execution', () => {
+  it('is a LimitError on maxOutput when a string passes the JS engine’s largest', async () => {
+    // Strings joined by print are ropes: doubling one thirty times costs nothing until V8 refuses its length.
+    const text = '{{$s := "x"}}{{range 30}}{{$s = print $s $s}}{{end}}{{len $s}}'
+    const e = await failure(text, null, { maxOutput: 2 ** 31, maxSteps: 1e9 })
+    expect(e).toBeInstanceOf(LimitError)
+    expect(e).toMatchObject({ limit: 'maxOutput' })
+  })
+
+  it('stays itself when it is not about size: a bug is no limit', async () => {
+    const data = {
+      get x(): unknown {
+        throw new RangeError('Invalid count value: -1')
+      },
+    }
+    const e = await failure('{{.x}}', data)
+    expect(e).not.toBeInstanceOf(ExecError)
+    expect(e).toBeInstanceOf(RangeError)
+    expect((e as Error).message).toBe('Invalid count value: -1')
+  })
+})
