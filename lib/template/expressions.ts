@@ -10,6 +10,7 @@ import { utf8 } from './fmt/utf8'
 import { ItemType, Lexer, isKeyword } from './lexer'
 import type { Item } from './lexer'
 import { SyntaxError as LiteralError, parseNumber, unquote } from './literals'
+import { quoteShort } from './runes'
 import type { ArgNode, CommandNode, PipeNode, VariableNode } from './nodes'
 import { nodeString } from './nodes'
 
@@ -344,7 +345,7 @@ export abstract class ExpressionParser {
     switch (token.type) {
       case ItemType.Identifier: {
         const has = this.options.hasFunction
-        if (has && !has(token.val)) this.errorf(`function ${sprintf('%q', [token.val])} not defined`)
+        if (has && !has(token.val)) this.errorf(`function ${quoteShort(token.val)} not defined`)
         return { type: 'identifier', pos: token.pos, ident: token.val }
       }
       case ItemType.Dot:
@@ -382,7 +383,7 @@ export abstract class ExpressionParser {
   /** useVar returns a node for a variable reference. It errors if the variable is not defined. */
   private useVar(token: Item): VariableNode {
     const ident = token.val.split('.')
-    if (!this.def.vars.includes(ident[0] as string)) this.errorf(`undefined variable ${sprintf('%q', [ident[0]])}`)
+    if (!this.def.vars.includes(ident[0] as string)) this.errorf(`undefined variable ${quoteShort(ident[0] as string)}`)
     return { type: 'variable', pos: token.pos, ident }
   }
 }

@@ -4,7 +4,7 @@
  * syntax) and fmt.Sscan (complex constants) for numbers. Errors carry Go's wording ("invalid syntax").
  */
 import { appendRune, fromUtf8 } from './fmt/utf8'
-import { quoteShort } from './runes'
+import { quoteShort, short } from './runes'
 import { Complex128 } from './value'
 
 export class SyntaxError extends Error {
@@ -306,7 +306,7 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
   }
   if (isChar) {
     const { value, next } = unquoteChar(text, 1, "'")
-    if (text.slice(next) !== "'") throw new SyntaxError(`malformed character constant: ${text}`)
+    if (text.slice(next) !== "'") throw new SyntaxError(`malformed character constant: ${short(text)}`)
     const rune = BigInt(value)
     return { ...n, isInt: true, isUint: true, isFloat: true, int64: rune, uint64: rune, float64: value }
   }

@@ -54,6 +54,11 @@ export function quoteShort(s: string): string {
   return s.length <= QUOTED_MAX ? quote(s) : `${quote(s.slice(0, QUOTED_MAX))}...`
 }
 
+// short is s as it is, or its first QUOTED_MAX characters followed by "...", for messages that do not quote.
+export function short(s: string): string {
+  return s.length <= QUOTED_MAX ? s : `${s.slice(0, QUOTED_MAX)}...`
+}
+
 // quote quotes s as fmt's %q (strconv.Quote) does.
 export function quote(s: string): string {
   let out = '"'

@@ -58,6 +58,42 @@ describe('number literals', () => {
   })
 })
 
+describe('messages naming the text', () => {
+  // Before: these three quoted the whole text, a megabyte of message for a megabyte of template.
+  const long = (c: string) => c.repeat(1_000_000)
+
+  it.each([
+    ['a malformed character constant', `{{'${long('a')}'}}`, `malformed character constant: '${'a'.repeat(63)}...`],
+    ['an undefined variable', `{{$${long('x')}}}`, `undefined variable "$${'x'.repeat(63)}"...`],
+    ['a function not defined', `{{${long('f')} 1}}`, `function "${'f'.repeat(64)}"... not defined`],
+  ])('quote at most 64 characters of %s, then ...', (_, text, detail) => {
+    let e: unknown
+    try {
+      parse('t', text, { functions: [] })
+    } catch (thrown) {
+      e = thrown
+    }
+    expect(e).toBeInstanceOf(ParseError)
+    expect((e as ParseError).message).toBe(`template: t:1: ${detail}`)
+  })
+
+  it('are Go’s own for text up to 64 characters', () => {
+    const failures = [`{{'${'a'.repeat(62)}'}}`, `{{$${'x'.repeat(63)}}}`, `{{${'f'.repeat(64)}}}`].map((text) => {
+      try {
+        parse('t', text, { functions: [] })
+      } catch (e) {
+        return (e as Error).message
+      }
+      return 'parsed'
+    })
+    expect(failures).toEqual([
+      `template: t:1: malformed character constant: '${'a'.repeat(62)}'`,
+      `template: t:1: undefined variable "$${'x'.repeat(63)}"`,
+      `template: t:1: function "${'f'.repeat(64)}" not defined`,
+    ])
+  })
+})
+
 describe('nesting', () => {
   const kinds: [string, (n: number) => string][] = [
     ['if', (n) => '{{if true}}'.repeat(n) + 'x' + '{{end}}'.repeat(n)],
