@@ -21,8 +21,20 @@ export const BUILD_COST = 48
 /** Listing a map's keys, per key. */
 export const KEY_COST = 16
 
-/** Sorting a map's keys: per key and per level of the sort (log2 of the keys), on top of the key's characters. */
+/** Sorting a map's keys: per key and per level of the sort, on top of the key's characters. */
 export const SORT_KEY_COST = 16
+
+/**
+ * What sorting `keys` costs: each key is compared at each of the log2(n)
+ * levels of the sort, and a comparison may read the whole key (keys that
+ * share a long prefix).
+ */
+export function sortCost(keys: readonly string[]): number {
+  if (keys.length < 2) return 0
+  let chars = 0
+  for (const key of keys) chars += SORT_KEY_COST + key.length
+  return chars * Math.ceil(Math.log2(keys.length))
+}
 
 /** An escaper (html, js, urlquery): per character it reads, and per character it asks its escape table about. */
 export const ESCAPE_READ_COST = 2

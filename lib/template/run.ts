@@ -5,7 +5,7 @@
  * and fmt touch) and what is remembered so that reading a long string or a
  * big map again costs nothing.
  */
-import { CHARS_PER_STEP, KEY_COST } from './costs'
+import { CHARS_PER_STEP, KEY_COST, sortCost } from './costs'
 import type { FormatLimits } from './fmt'
 import { utf8Bytes } from './fmt/utf8'
 import type { Maybe } from './maybe'
@@ -38,8 +38,6 @@ export interface ExecOptions {
 const REMEMBERED_LENGTH = 256
 /** How many long strings' bytes one execution remembers. */
 const REMEMBERED_STRINGS = 4
-/** Maps with fewer keys are counted and sorted again at each use; bigger ones' keys are remembered. */
-const REMEMBERED_KEYS = 64
 function overBudget(maxSteps: number): DOMException {
   return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
 }
@@ -74,7 +72,7 @@ export class Run implements Work {
   readonly limits: FormatLimits
   /** UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls does not encode one per call. */
   readonly #bytes = new Map<string, Uint8Array | undefined>()
-  /** Sizes and sorted keys of big maps: the data does not change during an execution. */
+  /** Sizes and sorted keys of maps: the data does not change during an execution. */
   readonly #sizes = new WeakMap<ValueMap, number>()
   readonly #sortedKeys = new WeakMap<ValueMap, string[]>()
 
@@ -82,7 +80,12 @@ export class Run implements Work {
     readonly templates: ReadonlyMap<string, Tree>,
     readonly options: ExecOptions,
   ) {
-    this.limits = { maxLength: options.maxOutput, maxDepth: options.maxDataDepth, charge: (n) => this.charge(n) }
+    this.limits = {
+      maxLength: options.maxOutput,
+      maxDepth: options.maxDataDepth,
+      charge: (n) => this.charge(n),
+      sortedKeys: (m) => this.sortedKeys(m),
+    }
   }
 
   /** One step: a node walked or a range iteration. The clock is read every 256 steps. */
@@ -111,23 +114,25 @@ export class Run implements Work {
     return isMap(v) ? this.size(v) > 0 : isTrue(v)
   }
 
+  /** How many keys m has, counted once an execution. */
   size(m: ValueMap): number {
     let n = this.#sizes.get(m)
     if (n !== undefined) return n
     n = Object.keys(m).length
     this.charge(KEY_COST * n)
-    if (n >= REMEMBERED_KEYS) this.#sizes.set(m, n)
+    this.#sizes.set(m, n)
     return n
   }
 
-  /** A map's keys in Go's order, for range. */
+  /** A map's keys in Go's order, for range and printing, sorted once an execution and paid for by their length. */
   sortedKeys(m: ValueMap): readonly string[] {
     let keys = this.#sortedKeys.get(m)
     if (keys) return keys
     keys = Object.keys(m)
-    this.charge(2 * KEY_COST * keys.length)
+    this.charge(KEY_COST * keys.length + sortCost(keys))
     keys.sort(compareStrings)
-    if (keys.length >= REMEMBERED_KEYS) this.#sortedKeys.set(m, keys)
+    this.#sortedKeys.set(m, keys)
+    this.#sizes.set(m, keys.length)
     return keys
   }
 

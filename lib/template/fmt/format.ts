@@ -3,6 +3,8 @@
  * padding, strings, integers and floats, under the current verb's flags.
  */
 import { tooLong } from '../errors'
+import { compareStrings } from '../value'
+import type { ValueMap } from '../value'
 import { C, LDIGITS, UDIGITS } from './consts'
 import { formatFloat } from './ftoa'
 import { isPrint } from './isprint'
@@ -24,9 +26,15 @@ export interface FormatLimits {
   readonly maxDepth: number
   /** Counts the work of touching `chars` characters; it may throw to stop the formatting. */
   readonly charge?: (chars: number) => void
+  /** A map's keys in Go's order; an execution sorts a map once, and counts it. */
+  readonly sortedKeys: (m: ValueMap) => readonly string[]
 }
 
-export const UNLIMITED: FormatLimits = { maxLength: Infinity, maxDepth: Infinity }
+export const UNLIMITED: FormatLimits = {
+  maxLength: Infinity,
+  maxDepth: Infinity,
+  sortedKeys: (m) => Object.keys(m).sort(compareStrings),
+}
 
 /** ASCII codes as a string, a chunk at a time: a call takes only so many arguments. */
 function asciiString(codes: Uint8Array): string {

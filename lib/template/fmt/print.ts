@@ -4,9 +4,9 @@
  */
 import { LimitReached } from '../errors'
 import type { Value, ValueMap } from '../value'
-import { Complex128, Empty, Uint8, compareStrings, typeName } from '../value'
+import { Complex128, Empty, Uint8, typeName } from '../value'
 import { C } from './consts'
-import { BUILD_COST, SORT_KEY_COST } from '../costs'
+import { BUILD_COST } from '../costs'
 import { Formatter, UNLIMITED } from './format'
 import type { FormatLimits } from './format'
 import { formatFloatV } from './ftoa'
@@ -172,10 +172,7 @@ export class Printer extends Formatter {
 
   printMap(m: ValueMap, verb: number): void {
     this.nest()
-    const keys = Object.keys(m)
-    // Sorting is the work here that no character counts.
-    this.limits.charge?.(keys.length * SORT_KEY_COST)
-    keys.sort(compareStrings)
+    const keys = this.limits.sortedKeys(m)
     this.put(this.sharpV ? 'map[string]interface {}{' : 'map[')
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string

@@ -1,0 +1,84 @@
+// What the step budget counts, beyond a step a node: the work that grows
+// with the data or the template's text, so that no template can make an
+// execution work for long within its budget. Each test bounds the steps an
+// execution takes from below (it fails with a TimeoutError under a budget
+// smaller than its work) or from above (it finishes within a budget), never
+// the time it takes.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { parse } from '../../../lib/template'
+import type { ExecuteOptions, TemplateFunction } from '../../../lib/template'
+
+/** Whether executing `text` finishes within `maxSteps`: false on the budget's TimeoutError; anything else throws. */
+async function fits(text: string, data: unknown, maxSteps: number, options: ExecuteOptions = {}): Promise<boolean> {
+  try {
+    await parse('t', text).execute(data, { ...options, maxSteps })
+    return true
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'TimeoutError') return false
+    throw e
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+/** 63 keys of 16,000 characters sharing all but their last three: every comparison reads a whole key. */
+function longKeys(): Record<string, number> {
+  const prefix = 'k'.repeat(16_000)
+  return Object.fromEntries(Array.from({ length: 63 }, (_, i) => [prefix + String(i).padStart(3, '0'), i]))
+}
+
+describe('sorting a map’s keys', () => {
+  // Before: 16 characters' worth a key whatever its length, and a map under 64 keys sorted again at each use.
+  // Sorting 63 keys of 16,000 characters: about 1,000,000 characters × log2(63), some 94,000 steps.
+  const m = longKeys()
+
+  it('is charged by the length of the keys, for range and for printing alike', async () => {
+    expect(await fits('{{range $.m}}{{end}}', { m }, 50_000)).toBe(false)
+    expect(await fits('{{$x := print $.m}}', { m }, 50_000)).toBe(false)
+    expect(await fits('{{range $.m}}{{end}}', { m }, 200_000)).toBe(true)
+  })
+
+  it('happens once an execution for every map, however small, for range and printing together', async () => {
+    // Printing copies the keys each time (16,000 steps); sorting them every time would take 10 × 110,000.
+    const text = '{{range 10}}{{range $.m}}{{end}}{{$x := print $.m}}{{end}}'
+    expect(await fits(text, { m }, 400_000)).toBe(true)
+  })
+
+  it('is charged again for a new map each time', async () => {
+    const fresh: TemplateFunction = () => ({ ...m })
+    const text = '{{range 20}}{{range fresh}}{{end}}{{end}}'
+    expect(await fits(text, null, 1_000_000, { funcs: { fresh } })).toBe(false)
+  })
+})
+
+describe('comparing long strings', () => {
+  // Before: lt compared them in a loop a character at a time, 2.3 ms a call for a million characters.
+  it('is native, one character at a time only near the first difference', async () => {
+    const a = 'x'.repeat(200_000) + 'a'
+    const b = 'x'.repeat(200_000) + 'b'
+    const charCodeAt = vi.spyOn(String.prototype, 'charCodeAt')
+    const out = await parse('t', '{{lt .a .b}} {{lt .b .a}} {{le .a .a}}').execute({ a, b })
+    expect(out).toBe('true false true')
+    expect(charCodeAt.mock.calls.length).toBeLessThan(1000)
+  })
+
+  it('orders code points above U+FFFF after U+E000 to U+FFFF, as Go’s bytes do, past any length', async () => {
+    const prefix = 'x'.repeat(100_000)
+    const data = { a: `${prefix}\u{1F600}`, b: `${prefix}\uFFFF`, c: `${prefix}\uD7FF` }
+    const out = await parse('t', '{{lt .b .a}} {{lt .a .b}} {{lt .c .a}} {{lt .c .b}}').execute(data)
+    expect(out).toBe('true false true true')
+  })
+})
+
+describe('%x of a float with a huge precision', () => {
+  // Before: every digit past the 13 the mantissa holds was made with BigInt arithmetic.
+  it('writes the zeros past the mantissa at once', async () => {
+    const expected = `0x1.8${'0'.repeat(3_999_999)}p+00`
+    const repeat = vi.spyOn(String.prototype, 'repeat')
+    const out = await parse('t', '{{printf "%.4000000x" 1.5}}').execute(null)
+    expect(repeat.mock.calls.some(([count]) => Number(count) >= 3_999_980)).toBe(true)
+    expect(out).toBe(expected)
+  })
+})
