@@ -5,7 +5,7 @@
 import { tooLong } from '../errors'
 import { compareStrings } from '../value'
 import type { ValueMap } from '../value'
-import { C, LDIGITS, UDIGITS } from './consts'
+import { C, LDIGITS } from './consts'
 import { formatFloat } from './ftoa'
 import { isPrint } from './isprint'
 import { canBackquote, quoteRune, quoteWithin } from './quote'
@@ -36,14 +36,9 @@ export const UNLIMITED: FormatLimits = {
   sortedKeys: (m) => Object.keys(m).sort(compareStrings),
 }
 
-/** ASCII codes as a string, a chunk at a time: a call takes only so many arguments. */
-function asciiString(codes: Uint8Array): string {
-  let s = ''
-  for (let i = 0; i < codes.length; i += 8192) {
-    s += String.fromCharCode.apply(null, codes.subarray(i, i + 8192) as unknown as number[])
-  }
-  return s
-}
+/** Every byte as two hex digits. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => LDIGITS.charAt(b >> 4) + LDIGITS.charAt(b & 0xf))
+const UPPER_HEX_PAIRS = HEX_PAIRS.map((pair) => pair.toUpperCase())
 
 /** fmt's fmt struct: the output buffer and the current verb's flags. */
 export class Formatter {
@@ -146,7 +141,8 @@ export class Formatter {
   fmtSx(s: string, upper: boolean): void {
     // Two digits a byte, and a string has at least as many bytes as UTF-16 units.
     this.reserve(2 * (this.precPresent ? Math.min(this.prec, s.length) : s.length))
-    const bytes = utf8(s)
+    // The precision counts bytes: the first prec characters hold them (one more, for the other half of a pair).
+    const bytes = utf8(this.precPresent && this.prec < s.length ? s.slice(0, this.prec + 1) : s)
     let length = bytes.length
     if (this.precPresent && this.prec < length) length = this.prec
     let width = 2 * length
@@ -163,22 +159,15 @@ export class Formatter {
     }
     this.reserve(width)
     if (this.widPresent && this.wid > width && !this.minus) this.writePadding(this.wid - width)
-    // Built as bytes: a string of a megabyte is two megabytes of digits.
-    const digits = upper ? UDIGITS : LDIGITS
-    const x = upper ? 0x58 : 0x78
-    const out = new Uint8Array(width)
-    let k = 0
+    const pairs = upper ? UPPER_HEX_PAIRS : HEX_PAIRS
+    const x = upper ? '0X' : '0x'
+    let out = ''
     for (let i = 0; i < length; i++) {
-      if (this.space && i > 0) out[k++] = 0x20
-      if (this.sharp && (i === 0 || this.space)) {
-        out[k++] = 0x30
-        out[k++] = x
-      }
-      const c = bytes[i] as number
-      out[k++] = digits.charCodeAt(c >> 4)
-      out[k++] = digits.charCodeAt(c & 0xf)
+      if (this.space && i > 0) out += ' '
+      if (this.sharp && (i === 0 || this.space)) out += x
+      out += pairs[bytes[i] as number]
     }
-    this.buf += asciiString(out)
+    this.buf += out
     if (this.widPresent && this.wid > width && this.minus) this.writePadding(this.wid - width)
   }
 

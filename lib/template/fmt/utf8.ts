@@ -33,9 +33,19 @@ const encoder = new TextEncoder()
 /** Go keeps a leading U+FEFF as it is: so must the decoder. */
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
+/** Strings this short are encoded here: calling TextEncoder costs more. */
+const SHORT = 32
+
 /** The UTF-8 bytes of s; a lone surrogate is U+FFFD, as encoding/json would have made it. */
 export function utf8(s: string): Uint8Array {
-  return encoder.encode(s)
+  if (s.length > SHORT) return encoder.encode(s)
+  const bytes: number[] = []
+  for (let i = 0; i < s.length; i++) {
+    const r = runeAt(s, i)
+    if (r > 0xffff) i++
+    appendRune(bytes, r)
+  }
+  return new Uint8Array(bytes)
 }
 
 /** The UTF-8 bytes of s, or undefined when it is ASCII (its bytes are its characters). */

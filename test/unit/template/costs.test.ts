@@ -82,3 +82,27 @@ describe('%x of a float with a huge precision', () => {
     expect(out).toBe(expected)
   })
 })
+
+describe('printf', () => {
+  // Before: the format string was read for free (2 ms a call for a million characters), its literal text was
+  // charged as if formatted, and %x of a string encoded all of it whatever its precision.
+  it('charges the format string it reads', async () => {
+    // 100,000 characters: some 1,560 steps a call.
+    const fmt = `%${'0'.repeat(100_000)}d`
+    expect(await fits('{{range 100}}{{printf $.fmt 1}}{{end}}', { fmt }, 100_000)).toBe(false)
+    expect(await fits('{{range 100}}{{printf $.fmt 1}}{{end}}', { fmt }, 400_000)).toBe(true)
+  })
+
+  it('charges its literal text as copied, not as formatted', async () => {
+    // Read and copied: some 3,100 steps a call; formatted, 48 times the copy.
+    const text = 'x'.repeat(100_000)
+    expect(await fits('{{range 10}}{{$x := printf $.text}}{{end}}', { text }, 50_000)).toBe(true)
+  })
+
+  it('encodes no more of a string for %x than its precision', async () => {
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode')
+    const out = await parse('t', '{{printf "%.1x|%.3X" .s .s}}').execute({ s: `é${'x'.repeat(1_000_000)}` })
+    expect(out).toBe('c3|C3A978')
+    expect(Math.max(...encode.mock.calls.map(([s]) => (s ?? '').length))).toBeLessThan(10)
+  })
+})
