@@ -5,7 +5,7 @@
  * and fmt touch) and what is remembered so that reading a long string or a
  * big map again costs nothing.
  */
-import { CHARS_PER_STEP, KEY_COST, sortCost } from './costs'
+import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, sortCost } from './costs'
 import type { FormatLimits } from './fmt'
 import { utf8Bytes } from './fmt/utf8'
 import type { Maybe } from './maybe'
@@ -36,7 +36,7 @@ export interface ExecOptions {
 
 /** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
 const REMEMBERED_LENGTH = 256
-/** How many long strings' bytes one execution remembers. */
+/** How many long strings' bytes one execution remembers, at most one of each length. */
 const REMEMBERED_STRINGS = 4
 function overBudget(maxSteps: number): DOMException {
   return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
@@ -70,8 +70,12 @@ export class Run implements Work {
   outputLength = 0
   steps = 0
   readonly limits: FormatLimits
-  /** UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls does not encode one per call. */
-  readonly #bytes = new Map<string, Uint8Array | undefined>()
+  /**
+   * UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls
+   * does not encode one per call; keyed by length, so that finding a string
+   * compares it with one other at most.
+   */
+  readonly #bytes = new Map<number, { s: string; bytes: Uint8Array | undefined }>()
   /** Sizes and sorted keys of maps: the data does not change during an execution. */
   readonly #sizes = new WeakMap<ValueMap, number>()
   readonly #sortedKeys = new WeakMap<ValueMap, string[]>()
@@ -138,11 +142,17 @@ export class Run implements Work {
 
   bytes(s: string): Uint8Array | undefined {
     if (s.length < REMEMBERED_LENGTH) return utf8Bytes(s)
-    if (this.#bytes.has(s)) return this.#bytes.get(s)
+    const known = this.#bytes.get(s.length)
+    if (known) {
+      // Equal strings that are not one string are compared whole.
+      this.charge(s.length / COMPARED_PER_CHAR)
+      if (known.s === s) return known.bytes
+      this.#bytes.delete(s.length)
+    }
     this.charge(s.length)
     const bytes = utf8Bytes(s)
-    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as string)
-    this.#bytes.set(s, bytes)
+    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as number)
+    this.#bytes.set(s.length, { s, bytes })
     return bytes
   }
 }

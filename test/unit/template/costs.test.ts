@@ -106,3 +106,23 @@ describe('printf', () => {
     expect(Math.max(...encode.mock.calls.map(([s]) => (s ?? '').length))).toBeLessThan(10)
   })
 })
+
+describe('the long strings an execution remembers', () => {
+  // Before: finding a string among them compared it with another of its length for free; two equal strings of
+  // 500,000 characters that are not one string (as JSON makes them) were compared whole at every call.
+  const a = 'x'.repeat(500_000)
+  const data = JSON.parse(JSON.stringify({ a, b: a })) as { a: string; b: string }
+
+  it('are looked up at a cost: comparing a string with one remembered reads it', async () => {
+    // 2,000 lookups of 500,000 characters, compared natively: some 490,000 steps.
+    const text = '{{range 1000}}{{$x := len $.a}}{{$y := len $.b}}{{end}}'
+    expect(await fits(text, data, 300_000)).toBe(false)
+    expect(await fits(text, data, 600_000)).toBe(true)
+  })
+
+  it('cost far less to look up than to encode again', async () => {
+    // Encoding a string of 500,000 characters costs some 7,800 steps; 2,000 of them, 15 million.
+    const text = '{{range 1000}}{{$x := index $.a 7}}{{$y := slice $.b 1 2}}{{end}}'
+    expect(await fits(text, data, 600_000)).toBe(true)
+  })
+})
