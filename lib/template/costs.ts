@@ -46,3 +46,7 @@ export const ESCAPE_ASK_COST = 8
  * loop reads them, and a comparison may read both whole.
  */
 export const COMPARED_PER_CHAR = 32
+
+/** Looking a variable up, per variable passed from the innermost; copying the variables in scope, per variable. */
+export const VARIABLE_SCAN_COST = 1
+export const VARIABLE_COPY_COST = 16

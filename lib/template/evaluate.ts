@@ -25,21 +25,12 @@ import type { Order } from './errors'
 import type { Tree } from './parser'
 import { Reporter } from './reporter'
 import type { Run, TemplateFunction } from './run'
+import type { Slot, Variables } from './variables'
 import { emptyAsString, indirectInterface, isMap, mapHas, nilForInterface, numberLike, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
 export type Piece = string | Promise<string>
-
-/** A value and whether Go would hold it as an interface{} (a map or slice element), which error messages show. */
-export interface Slot {
-  value: Maybe<Value>
-  wrapped: boolean
-}
-
-export interface Variable extends Slot {
-  name: string
-}
 
 /** No final (piped-in) argument: Go's missingVal. */
 export const NO_FINAL: unique symbol = Symbol('no final argument')
@@ -54,7 +45,7 @@ export class Evaluator extends Reporter {
   constructor(
     readonly run: Run,
     tree: Tree,
-    readonly vars: Variable[],
+    readonly vars: Variables,
     readonly depth: number,
     readonly out: Piece[],
     order: Order,
@@ -64,32 +55,16 @@ export class Evaluator extends Reporter {
 
   // Variables.
 
-  protected push(name: string, value: Maybe<Value>, wrapped = false): void {
-    this.vars.push({ name, value, wrapped })
+  private setVar(node: VariableNode, value: Maybe<Value>): void {
+    const v = this.varSlot(node)
+    v.value = value
+    v.wrapped = false
   }
 
-  protected pop(mark: number): void {
-    this.vars.length = mark
-  }
-
-  private setVar(node: Node, name: string, value: Maybe<Value>): void {
-    for (let i = this.vars.length - 1; i >= 0; i--) {
-      const v = this.vars[i] as Variable
-      if (v.name === name) {
-        v.value = value
-        v.wrapped = false
-        return
-      }
-    }
-    throw this.error(node, `undefined variable: ${name}`)
-  }
-
-  private varSlot(node: Node, name: string): Slot {
-    for (let i = this.vars.length - 1; i >= 0; i--) {
-      const v = this.vars[i] as Variable
-      if (v.name === name) return v
-    }
-    throw this.error(node, `undefined variable: ${name}`)
+  private varSlot(node: VariableNode): Slot {
+    const v = this.vars.find(node.id)
+    if (!v) throw this.error(node, `undefined variable: ${node.ident[0]}`)
+    return v
   }
 
   // Evaluation.
@@ -101,8 +76,8 @@ export class Evaluator extends Reporter {
     // A declared value may never be read; its failure is reported through the call that made it.
     if (isPromise(result)) handled(result)
     for (const variable of pipe.decl) {
-      if (pipe.isAssign) this.setVar(variable, variable.ident[0] as string, result)
-      else this.push(variable.ident[0] as string, result)
+      if (pipe.isAssign) this.setVar(variable, result)
+      else this.vars.push(variable.id, result)
     }
     return result
   }
@@ -161,7 +136,7 @@ export class Evaluator extends Reporter {
   }
 
   private evalVariableNode(variable: VariableNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
-    const slot = this.varSlot(variable, variable.ident[0] as string)
+    const slot = this.varSlot(variable)
     if (variable.ident.length === 1) {
       this.notAFunction(args, final)
       return slot.value
@@ -334,14 +309,7 @@ export class Evaluator extends Reporter {
       if (!isPromise(value))
         return this.run.truth(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
       // The rest is evaluated later, but in execution order it comes here.
-      const snapshot = new Evaluator(
-        state.run,
-        state.tree,
-        state.vars.map((v) => ({ ...v })),
-        state.depth,
-        [],
-        state.order.fork(),
-      )
+      const snapshot = new Evaluator(state.run, state.tree, state.vars.copy(), state.depth, [], state.order.fork())
       return value.then((v) => (this.run.truth(v) === isOr ? v : step(snapshot, i + 1, v)))
     }
     return step(this, 0, undefined)

@@ -15,7 +15,7 @@ import { formatValue, sprintf } from './fmt'
 import { andThen, handled, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
-import { nodeString } from './nodes'
+import { DOLLAR, nodeString } from './nodes'
 import { lastEvaluated } from './errors'
 import { forkable } from './fork'
 import { isMap } from './value'
@@ -23,7 +23,9 @@ import type { Value } from './value'
 import { EMPTY } from './value'
 
 import { Evaluator } from './evaluate'
-import type { Piece, Slot, Variable } from './evaluate'
+import type { Piece } from './evaluate'
+import { Variables } from './variables'
+import type { Slot } from './variables'
 
 type Signal = 'break' | 'continue' | undefined
 
@@ -115,20 +117,13 @@ export class State extends Evaluator {
 
   /** if, with and range: evaluate the pipeline, then walk a list, waiting or forking if it is pending. */
   private walkBranch(dot: Slot, node: BranchNode): Maybe<Signal> {
-    const mark = this.vars.length
+    const mark = this.vars.mark
     const value = this.evalPipeline(dot, node.pipe)
     if (!isPromise(value)) return this.finally(this.branchOn(dot, node, value as Value), mark)
     if (!forkable(node)) return value.then((v) => this.finally(this.branchOn(dot, node, v), mark))
     // The body cannot change what follows: render it aside, in place, and go on.
-    const fork = new State(
-      this.run,
-      this.tree,
-      this.vars.map((v) => ({ ...v })),
-      this.depth,
-      [],
-      this.order.fork(),
-    )
-    this.pop(mark)
+    const fork = new State(this.run, this.tree, this.vars.copy(), this.depth, [], this.order.fork())
+    this.vars.pop(mark)
     // Its pieces counted themselves as they were written.
     const piece = value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out)))
     handled(piece)
@@ -138,7 +133,7 @@ export class State extends Evaluator {
 
   private finally(signal: Maybe<Signal>, mark: number): Maybe<Signal> {
     return andThen(signal, (s) => {
-      this.pop(mark)
+      this.vars.pop(mark)
       return s
     })
   }
@@ -151,13 +146,13 @@ export class State extends Evaluator {
 
   private walkRange(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
     const decl = node.pipe.decl.length
-    const mark = this.vars.length
+    const mark = this.vars.mark
     const iteration = (index: Value, elem: Value, wrapped: boolean): Maybe<'break' | undefined> => {
       this.check()
-      if (decl > 0) Object.assign(this.vars[this.vars.length - 1] as Variable, { value: elem, wrapped })
-      if (decl > 1) Object.assign(this.vars[this.vars.length - 2] as Variable, { value: index, wrapped: false })
+      if (decl > 0) Object.assign(this.vars.top(0), { value: elem, wrapped })
+      if (decl > 1) Object.assign(this.vars.top(1), { value: index, wrapped: false })
       return andThen(this.walkList({ value: elem, wrapped }, node.list), (signal) => {
-        this.pop(mark)
+        this.vars.pop(mark)
         return signal === 'break' ? 'break' : undefined
       })
     }
@@ -205,7 +200,7 @@ export class State extends Evaluator {
     const called = new State(
       this.run,
       tree,
-      [{ name: '$', value, wrapped: false }],
+      new Variables(this.run, [{ id: DOLLAR, value, wrapped: false }]),
       this.depth + 1,
       this.out,
       this.order,

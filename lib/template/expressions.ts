@@ -12,7 +12,7 @@ import type { Item } from './lexer'
 import { SyntaxError as LiteralError, parseNumber, unquote } from './literals'
 import { quoteShort } from './runes'
 import type { ArgNode, CommandNode, PipeNode, VariableNode } from './nodes'
-import { nodeString } from './nodes'
+import { DOLLAR, nodeString } from './nodes'
 
 export interface ParseOptions {
   leftDelim?: string
@@ -52,8 +52,38 @@ export const MAX_NESTING = 200
 /** Per-template parsing state: the name being defined, the variables in scope, range nesting. */
 export interface Definition {
   name: string
-  vars: string[]
+  vars: Scope
   rangeDepth: number
+}
+
+/**
+ * The variables in scope while parsing a definition, by id: a stack, popped
+ * at each {{end}}, and how many of each it holds, so that checking a use
+ * takes no scan of the stack.
+ */
+export class Scope {
+  readonly #stack: number[] = [DOLLAR]
+  readonly #count = new Map<number, number>([[DOLLAR, 1]])
+
+  get mark(): number {
+    return this.#stack.length
+  }
+
+  push(id: number): void {
+    this.#stack.push(id)
+    this.#count.set(id, (this.#count.get(id) ?? 0) + 1)
+  }
+
+  pop(mark: number): void {
+    while (this.#stack.length > mark) {
+      const id = this.#stack.pop() as number
+      this.#count.set(id, (this.#count.get(id) as number) - 1)
+    }
+  }
+
+  has(id: number): boolean {
+    return (this.#count.get(id) ?? 0) > 0
+  }
 }
 
 export abstract class ExpressionParser {
@@ -65,6 +95,8 @@ export abstract class ExpressionParser {
   protected actionLine = 0
   /** Control structures and parentheses open around the current token. */
   private nesting = 0
+  /** Variable names as numbers (VariableNode.id), one for each name of the text. */
+  private readonly ids = new Map<string, number>([['$', DOLLAR]])
 
   constructor(
     readonly parseName: string,
@@ -79,7 +111,7 @@ export abstract class ExpressionParser {
       breakOK: !has?.('break'),
       continueOK: !has?.('continue'),
     })
-    this.def = { name: parseName, vars: ['$'], rangeDepth: 0 }
+    this.def = { name: parseName, vars: new Scope(), rangeDepth: 0 }
   }
 
   // Items.
@@ -260,8 +292,19 @@ export abstract class ExpressionParser {
   }
 
   private declare(v: Item): VariableNode {
-    this.def.vars.push(v.val)
-    return { type: 'variable', pos: v.pos, ident: v.val.split('.') }
+    const id = this.idOf(v.val)
+    this.def.vars.push(id)
+    return { type: 'variable', pos: v.pos, ident: v.val.split('.'), id }
+  }
+
+  /** The id of variable `name`, the same for each of its uses. */
+  private idOf(name: string): number {
+    let id = this.ids.get(name)
+    if (id === undefined) {
+      id = this.ids.size
+      this.ids.set(name, id)
+    }
+    return id
   }
 
   private checkPipeline(pipe: PipeNode, context: string): void {
@@ -318,7 +361,7 @@ export abstract class ExpressionParser {
       case 'field':
         return { type: 'field', pos, ident: [...node.ident, ...field] }
       case 'variable':
-        return { type: 'variable', pos, ident: [...node.ident, ...field] }
+        return { type: 'variable', pos, ident: [...node.ident, ...field], id: node.id }
       case 'bool':
       case 'string':
       case 'number':
@@ -383,8 +426,10 @@ export abstract class ExpressionParser {
   /** useVar returns a node for a variable reference. It errors if the variable is not defined. */
   private useVar(token: Item): VariableNode {
     const ident = token.val.split('.')
-    if (!this.def.vars.includes(ident[0] as string)) this.errorf(`undefined variable ${quoteShort(ident[0] as string)}`)
-    return { type: 'variable', pos: token.pos, ident }
+    const name = ident[0] as string
+    const id = this.idOf(name)
+    if (!this.def.vars.has(id)) this.errorf(`undefined variable ${quoteShort(name)}`)
+    return { type: 'variable', pos: token.pos, ident, id }
   }
 }
 

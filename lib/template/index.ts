@@ -18,9 +18,11 @@ import { State, joinPieces } from './exec'
 import { Run } from './run'
 import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
+import { DOLLAR } from './nodes'
 import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
+import { Variables } from './variables'
 
 export { ExecError, LimitError } from './errors'
 export type { Limit } from './errors'
@@ -125,7 +127,8 @@ export class Template {
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value
     const out: (string | Promise<string>)[] = []
-    const state = new State(run, tree, [{ name: '$', value: root, wrapped: false }], 0, out, new Order())
+    const vars = new Variables(run, [{ id: DOLLAR, value: root, wrapped: false }])
+    const state = new State(run, tree, vars, 0, out, new Order())
 
     let text: string | undefined
     let failure: unknown

@@ -120,7 +120,12 @@ export interface VariableNode {
   readonly type: 'variable'
   readonly pos: number
   readonly ident: readonly string[]
+  /** The name as a number, the same for every `$x` of one parse: execution compares numbers. `$` is DOLLAR. */
+  readonly id: number
 }
+
+/** The id of `$`, the data an execution or a {{template}} call starts with. */
+export const DOLLAR = 0
 
 export interface DotNode {
   readonly type: 'dot'

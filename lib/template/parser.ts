@@ -6,7 +6,7 @@
  */
 import { isStackOverflow } from './errors'
 import { sprintf } from './fmt'
-import { ExpressionParser } from './expressions'
+import { ExpressionParser, Scope } from './expressions'
 import type { ParseOptions } from './expressions'
 import { ItemType } from './lexer'
 import type { Item } from './lexer'
@@ -59,7 +59,7 @@ class Parser extends ExpressionParser {
   /** Parses a nested definition with fresh variables, then returns to the enclosing one. */
   private define<T>(name: string, body: () => T): T {
     const outer = this.def
-    this.def = { name, vars: ['$'], rangeDepth: 0 }
+    this.def = { name, vars: new Scope(), rangeDepth: 0 }
     try {
       return body()
     } finally {
@@ -218,7 +218,7 @@ class Parser extends ExpressionParser {
   }
 
   private parseControlBody(allowElseIf: boolean, context: 'if' | 'range' | 'with'): BranchNode {
-    const vars = this.def.vars.length
+    const vars = this.def.vars.mark
     try {
       const pipe = this.pipeline(context, ItemType.RightDelim)
       if (context === 'range') this.def.rangeDepth++
@@ -245,7 +245,7 @@ class Parser extends ExpressionParser {
       }
       return { type: context, pos: pipe.pos, line: pipe.line, pipe, list, elseList }
     } finally {
-      this.def.vars.length = vars
+      this.def.vars.pop(vars)
     }
   }
 

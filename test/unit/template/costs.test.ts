@@ -126,3 +126,29 @@ describe('the long strings an execution remembers', () => {
     expect(await fits(text, data, 600_000)).toBe(true)
   })
 })
+
+describe('variables', () => {
+  // Before: each use scanned every variable in scope for free: 10,000 of them, then a loop reading the first,
+  // ran for 40 s within the default budget.
+  const declarations = Array.from({ length: 10_000 }, (_, i) => `{{$v${i} := ${i}}}`).join('')
+
+  it('are looked up at a cost: the variables scanned to find one', async () => {
+    // Each use of $v0 scans 10,000 variables: some 156 steps.
+    const text = `${declarations}{{range 1000}}{{$v0}}{{end}}`
+    expect(await fits(text, null, 100_000)).toBe(false)
+    expect(await fits(text, null, 250_000)).toBe(true)
+  })
+
+  it('cost nothing more when found near the top', async () => {
+    const text = `${declarations}{{range 1000}}{{$v9999}}{{$v9990 = 1}}{{end}}`
+    expect(await fits(text, null, 30_000)).toBe(true)
+  })
+
+  it('are copied at a cost where a pending branch renders aside', async () => {
+    // A branch on a pending value copies the 10,000 variables in scope to render aside: some 2,500 steps each.
+    const later: TemplateFunction = async () => true
+    const text = `${declarations}{{range 100}}{{if later}}x{{end}}{{end}}`
+    expect(await fits(text, null, 100_000, { funcs: { later } })).toBe(false)
+    expect(await fits(text, null, 400_000, { funcs: { later } })).toBe(true)
+  })
+})
