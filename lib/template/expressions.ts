@@ -49,11 +49,21 @@ export class ParseError extends Error {
  */
 export const MAX_NESTING = 200
 
-/** Per-template parsing state: the name being defined, the variables in scope, range nesting. */
+/**
+ * Per-template parsing state: the name being defined, the variables in
+ * scope, range nesting, and what the template names: functions, and
+ * templates it calls.
+ */
 export interface Definition {
   name: string
   vars: Scope
   rangeDepth: number
+  readonly functions: Set<string>
+  readonly calls: Set<string>
+}
+
+export function newDefinition(name: string): Definition {
+  return { name, vars: new Scope(), rangeDepth: 0, functions: new Set(), calls: new Set() }
 }
 
 /**
@@ -111,7 +121,7 @@ export abstract class ExpressionParser {
       breakOK: !has?.('break'),
       continueOK: !has?.('continue'),
     })
-    this.def = { name: parseName, vars: new Scope(), rangeDepth: 0 }
+    this.def = newDefinition(parseName)
   }
 
   // Items.
@@ -389,6 +399,7 @@ export abstract class ExpressionParser {
       case ItemType.Identifier: {
         const has = this.options.hasFunction
         if (has && !has(token.val)) this.errorf(`function ${quoteShort(token.val)} not defined`)
+        this.def.functions.add(token.val)
         return { type: 'identifier', pos: token.pos, ident: token.val }
       }
       case ItemType.Dot:

@@ -6,7 +6,7 @@
  */
 import { isStackOverflow } from './errors'
 import { sprintf } from './fmt'
-import { ExpressionParser, Scope } from './expressions'
+import { ExpressionParser, newDefinition } from './expressions'
 import type { ParseOptions } from './expressions'
 import { ItemType } from './lexer'
 import type { Item } from './lexer'
@@ -23,6 +23,10 @@ export interface Tree {
   readonly parseName: string
   readonly text: string
   readonly root: ListNode
+  /** The functions it names (builtins included). */
+  readonly functions: ReadonlySet<string>
+  /** The templates it calls ({{template}} and {{block}}). */
+  readonly calls: ReadonlySet<string>
 }
 
 /**
@@ -50,7 +54,8 @@ class Parser extends ExpressionParser {
   private add(name: string, root: ListNode): void {
     const existing = this.treeSet.get(name)
     if (existing === undefined || isEmptyTree(existing.root)) {
-      this.treeSet.set(name, { name, parseName: this.parseName, text: this.text, root })
+      const { functions, calls } = this.def
+      this.treeSet.set(name, { name, parseName: this.parseName, text: this.text, root, functions, calls })
       return
     }
     if (!isEmptyTree(root)) this.errorf(`template: multiple definition of template ${sprintf('%q', [name])}`)
@@ -59,7 +64,7 @@ class Parser extends ExpressionParser {
   /** Parses a nested definition with fresh variables, then returns to the enclosing one. */
   private define<T>(name: string, body: () => T): T {
     const outer = this.def
-    this.def = { name, vars: new Scope(), rangeDepth: 0 }
+    this.def = newDefinition(name)
     try {
       return body()
     } finally {
@@ -314,6 +319,7 @@ class Parser extends ExpressionParser {
     const token = this.nextNonSpace()
     const name = this.parseTemplateName(token, context)
     const pipe = this.pipeline(context, ItemType.RightDelim)
+    this.def.calls.add(name)
     // Go reports a wrong end of the body from the enclosing tree, whose last token is the block's right delim.
     const last = this.token[0]
     this.nested(() =>
@@ -336,6 +342,7 @@ class Parser extends ExpressionParser {
     const context = 'template clause'
     const token = this.nextNonSpace()
     const name = this.parseTemplateName(token, context)
+    this.def.calls.add(name)
     let pipe: PipeNode | undefined
     if (this.nextNonSpace().type !== ItemType.RightDelim) {
       this.backup()
