@@ -12,7 +12,8 @@
  * [] is the whole root (`{{.}}` at the top). Lists are minimal: no path is
  * listed under another listed path.
  */
-import type { ArgNode, ListNode, Node, PipeNode, StringNode } from './nodes'
+import { elseBranch } from './nodes'
+import type { ArgNode, BranchNode, ListNode, Node, PipeNode, StringNode } from './nodes'
 import type { Tree } from './parser'
 
 export type Path = readonly string[]
@@ -175,18 +176,25 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
         case 'range': {
           // Variables declared in the pipeline, or assigned in the body, are as they were after {{end}}.
           const mark = scope.vars.mark
-          // The pipeline itself always runs.
-          const source = pipe(node.pipe, scope)
-          read(source, scope)
-          const branch: Scope = { ...scope, conditional: true }
-          if (node.type === 'range') {
-            // Elements, keys and indexes are dynamic: reading the collection covers them.
-            for (const v of node.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
-            walkList(node.list, { ...branch, dot: undefined })
-          } else {
-            walkList(node.list, node.type === 'with' ? { ...branch, dot: source } : branch)
+          // An {{else if}} chain link by link, each inside the else of the one before.
+          let outer = scope
+          for (let link: BranchNode | undefined = node; link;) {
+            // The pipeline runs whenever the link is reached.
+            const source = pipe(link.pipe, outer)
+            read(source, outer)
+            const branch: Scope = { ...outer, conditional: true }
+            if (link.type === 'range') {
+              // Elements, keys and indexes are dynamic: reading the collection covers them.
+              for (const v of link.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
+              walkList(link.list, { ...branch, dot: undefined })
+            } else {
+              walkList(link.list, link.type === 'with' ? { ...branch, dot: source } : branch)
+            }
+            const next = elseBranch(link)
+            if (!next) walkList(link.elseList, branch)
+            outer = branch
+            link = next
           }
-          walkList(node.elseList, branch)
           scope.vars.restore(mark)
           return
         }

@@ -15,7 +15,7 @@ import { formatValue, sprintf } from './fmt'
 import { andThen, handled, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
-import { DOLLAR, nodeString } from './nodes'
+import { DOLLAR, elseBranch, nodeString } from './nodes'
 import { lastEvaluated } from './errors'
 import { forkable } from './fork'
 import { isMap } from './value'
@@ -117,18 +117,51 @@ export class State extends Evaluator {
 
   /** if, with and range: evaluate the pipeline, then walk a list, waiting or forking if it is pending. */
   private walkBranch(dot: Slot, node: BranchNode): Maybe<Signal> {
-    const mark = this.vars.mark
-    const value = this.evalPipeline(dot, node.pipe)
-    if (!isPromise(value)) return this.finally(this.branchOn(dot, node, value as Value), mark)
-    if (!forkable(node)) return value.then((v) => this.finally(this.branchOn(dot, node, v), mark))
-    // The body cannot change what follows: render it aside, in place, and go on.
-    const fork = new State(this.run, this.tree, this.vars.copy(), this.depth, [], this.order.fork())
-    this.vars.pop(mark)
-    // Its pieces counted themselves as they were written.
-    const piece = value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out)))
-    handled(piece)
-    this.out.push(piece)
-    return undefined
+    return this.walkLinks(dot, node, this.vars.mark, false)
+  }
+
+  /**
+   * A branch and the {{else if}} or {{else with}} links chained to it, in a
+   * loop: a chain may be thousands of links long. Each link's variables
+   * live until the chain's {{end}}, as each link is inside the one before.
+   * A pending pipeline forks when nothing from that link on can change what
+   * follows, or waits; the rest of the chain goes on after it, in the fork
+   * waiting for any later pending link (nothing in the fork follows the
+   * chain, so a fork of the fork would only nest its execution order).
+   */
+  private walkLinks(dot: Slot, node: BranchNode, mark: number, inFork: boolean): Maybe<Signal> {
+    for (let link = node; ;) {
+      const value = this.evalPipeline(dot, link.pipe)
+      if (isPromise(value)) {
+        const at = link
+        if (inFork || !forkable(at)) return value.then((v) => this.linkOn(dot, at, v, mark, inFork))
+        // The rest cannot change what follows: render it aside, in place, and go on.
+        const fork = new State(this.run, this.tree, this.vars.copy(), this.depth, [], this.order.fork())
+        this.vars.pop(mark)
+        // Its pieces counted themselves as they were written.
+        const piece = value.then((v) => andThen(fork.linkOn(dot, at, v, mark, true), () => joinPieces(fork.out)))
+        handled(piece)
+        this.out.push(piece)
+        return undefined
+      }
+      const next = this.nextLink(link, value as Value)
+      if (!next) return this.finally(this.branchOn(dot, link, value as Value), mark)
+      this.check()
+      link = next
+    }
+  }
+
+  /** Where a link's pending value arrived: its list, or the rest of the chain. */
+  private linkOn(dot: Slot, link: BranchNode, value: Value, mark: number, inFork: boolean): Maybe<Signal> {
+    const next = this.nextLink(link, value)
+    if (!next) return this.finally(this.branchOn(dot, link, value), mark)
+    this.check()
+    return this.walkLinks(dot, next, mark, inFork)
+  }
+
+  /** The link chained to `link` that runs when `value` does not take link's own list. */
+  private nextLink(link: BranchNode, value: Value): BranchNode | undefined {
+    return link.type === 'range' || this.run.truth(value) ? undefined : elseBranch(link)
   }
 
   private finally(signal: Maybe<Signal>, mark: number): Maybe<Signal> {

@@ -225,30 +225,45 @@ class Parser extends ExpressionParser {
   private parseControlBody(allowElseIf: boolean, context: 'if' | 'range' | 'with'): BranchNode {
     const vars = this.def.vars.mark
     try {
-      const pipe = this.pipeline(context, ItemType.RightDelim)
-      if (context === 'range') this.def.rangeDepth++
-      const [list, first] = this.itemList()
-      let next = first
-      if (context === 'range') this.def.rangeDepth--
-      let elseList: MutableList | undefined
-      if (next.type === 'else') {
-        // Special cases for "else if" and "else with": parse
-        //	{{if a}}_{{else if b}}_{{end}}
-        // as
-        //	{{if a}}_{{else}}{{if b}}_{{end}}{{end}}.
-        // The nested control stops at its {{end}}; the enclosing {{end}} is assumed.
-        const chained = allowElseIf && this.peek().type === ItemType.If
-        const chainedWith = context === 'with' && this.peek().type === ItemType.With
-        if (chained || chainedWith) {
-          this.next()
-          elseList = this.newList(next.pos)
-          elseList.nodes.push(chained ? this.ifControl() : this.withControl())
-        } else {
+      // Special cases for "else if" and "else with": parse
+      //	{{if a}}_{{else if b}}_{{end}}
+      // as
+      //	{{if a}}_{{else}}{{if b}}_{{end}}{{end}}.
+      // The links of such a chain share one {{end}}, and Go sets no limit to their number: they are parsed
+      // in a loop, as one level of nesting, each link's variables in scope until that {{end}}.
+      const links: { pipe: PipeNode; list: ListNode; elsePos: number }[] = []
+      for (;;) {
+        const pipe = this.pipeline(context, ItemType.RightDelim)
+        if (context === 'range') this.def.rangeDepth++
+        const [list, first] = this.itemList()
+        let next = first
+        if (context === 'range') this.def.rangeDepth--
+        let elseList: MutableList | undefined
+        if (next.type === 'else') {
+          const keyword = this.peek().type
+          if ((allowElseIf && keyword === ItemType.If) || (context === 'with' && keyword === ItemType.With)) {
+            this.next()
+            links.push({ pipe, list, elsePos: next.pos })
+            continue
+          }
           ;[elseList, next] = this.itemList()
           if (next.type !== 'end') this.errorf(`expected end; found ${controlString(next)}`)
         }
+        let node: BranchNode = { type: context, pos: pipe.pos, line: pipe.line, pipe, list, elseList }
+        for (let link = links.pop(); link; link = links.pop()) {
+          const chained = this.newList(link.elsePos)
+          chained.nodes.push(node)
+          node = {
+            type: context,
+            pos: link.pipe.pos,
+            line: link.pipe.line,
+            pipe: link.pipe,
+            list: link.list,
+            elseList: chained,
+          }
+        }
+        return node
       }
-      return { type: context, pos: pipe.pos, line: pipe.line, pipe, list, elseList }
     } finally {
       this.def.vars.pop(vars)
     }
