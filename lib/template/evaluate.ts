@@ -284,7 +284,10 @@ export class Evaluator extends Reporter {
         throw this.error(format, got, seq)
       }
       try {
-        return builtin.call(argv, this.run)
+        const result = builtin.call(argv, this.run)
+        // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
+        if (typeof result === 'string' && !argv.includes(result)) this.run.built(result.length)
+        return result
       } catch (e) {
         if (isStackOverflow(e) || e instanceof DOMException) throw e
         const context = `error calling ${name}: `

@@ -6,6 +6,7 @@
  * big map again costs nothing.
  */
 import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, sortCost } from './costs'
+import { LimitReached } from './errors'
 import type { FormatLimits } from './fmt'
 import { utf8Bytes } from './fmt/utf8'
 import type { Maybe } from './maybe'
@@ -33,6 +34,13 @@ export interface ExecOptions {
   /** Nodes, range iterations and builtins' characters (CHARS_PER_STEP a step) at most, then a TimeoutError. */
   maxSteps: number
 }
+
+/**
+ * The characters an execution's builtins may build in all, in multiples of
+ * maxOutput: each string is bounded by maxOutput, but a template could keep
+ * any number of them in variables.
+ */
+export const BUILT_PER_OUTPUT = 4
 
 /** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
 const REMEMBERED_LENGTH = 256
@@ -69,6 +77,8 @@ export class Run implements Work {
   readonly inflight: Promise<unknown>[] = []
   outputLength = 0
   steps = 0
+  /** Characters of the strings builtins built. */
+  builtLength = 0
   readonly limits: FormatLimits
   /**
    * UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls
@@ -112,6 +122,22 @@ export class Run implements Work {
     const { deadline, maxSteps } = this.options
     if (this.steps > maxSteps) throw overBudget(maxSteps)
     if (deadline !== undefined && this.steps >>> 8 !== before >>> 8 && Date.now() > deadline) throw overdue()
+  }
+
+  /**
+   * Counts a string a builtin built, as it is built: past BUILT_PER_OUTPUT
+   * times maxOutput in all, the execution ends (LimitReached, placed by the
+   * executor), so that the strings it holds stay within that.
+   */
+  built(chars: number): void {
+    this.builtLength += chars
+    const max = BUILT_PER_OUTPUT * this.options.maxOutput
+    if (this.builtLength > max) {
+      throw new LimitReached(
+        'maxOutput',
+        `the strings built passed ${max} characters, ${BUILT_PER_OUTPUT} times the output limit`,
+      )
+    }
   }
 
   truth(v: Value): boolean {

@@ -99,6 +99,31 @@ describe('printf', () => {
   })
 })
 
+describe('the strings built in all', () => {
+  // Before: the limit bounded one string, not all of them: this 4 KB template held 107 MB of strings.
+  it('are at most 4 times maxOutput an execution: past that, a LimitError on maxOutput', async () => {
+    let text = '{{$x := "é"}}{{range 21}}{{$x = print $x $x}}{{end}}'
+    for (let i = 0; i < 90; i++) text += `{{$a${i} := slice (print $x ${i}) 0 2000000}}`
+    const e = await failure(text)
+    expect(e).toBeInstanceOf(LimitError)
+    expect(e).toMatchObject({
+      limit: 'maxOutput',
+      message: expect.stringMatching(
+        /^template: t:1:\d+: executing "t" at <(print|slice) [^>]*>: error calling (print|slice): the strings built passed 16777216 characters, 4 times the output limit$/,
+      ),
+    })
+  })
+
+  it('follow maxOutput, and count strings passed through as they are for nothing', async () => {
+    const data = { s: 'x'.repeat(300) }
+    expect(await failure('{{range 14}}{{$x := print $.s 1}}{{end}}', data, { maxOutput: 1000 })).toMatchObject({
+      limit: 'maxOutput',
+    })
+    const passed = '{{range 1000}}{{$x := print $.s}}{{$y := html $.s}}{{$z := slice $.s 0}}{{end}}ok'
+    expect(await parse('t', passed).execute(data, { maxOutput: 1000 })).toBe('ok')
+  })
+})
+
 describe('printing data nested deep', () => {
   // Before: printing data nested thousands deep overflowed the stack.
   it.each([
