@@ -11,8 +11,10 @@ import { ItemType, Lexer, isKeyword } from './lexer'
 import type { Item } from './lexer'
 import { SyntaxError as LiteralError, parseNumber, unquote } from './literals'
 import { quoteShort } from './runes'
+import { VariableIds, newDefinition } from './definition'
+import type { Definition } from './definition'
+import { nodeString } from './nodes'
 import type { ArgNode, CommandNode, PipeNode, VariableNode } from './nodes'
-import { DOLLAR, nodeString } from './nodes'
 
 export interface ParseOptions {
   leftDelim?: string
@@ -49,53 +51,6 @@ export class ParseError extends Error {
  */
 export const MAX_NESTING = 200
 
-/**
- * Per-template parsing state: the name being defined, the variables in
- * scope, range nesting, and what the template names: functions, and
- * templates it calls.
- */
-export interface Definition {
-  name: string
-  vars: Scope
-  rangeDepth: number
-  readonly functions: Set<string>
-  readonly calls: Set<string>
-}
-
-export function newDefinition(name: string): Definition {
-  return { name, vars: new Scope(), rangeDepth: 0, functions: new Set(), calls: new Set() }
-}
-
-/**
- * The variables in scope while parsing a definition, by id: a stack, popped
- * at each {{end}}, and how many of each it holds, so that checking a use
- * takes no scan of the stack.
- */
-export class Scope {
-  readonly #stack: number[] = [DOLLAR]
-  readonly #count = new Map<number, number>([[DOLLAR, 1]])
-
-  get mark(): number {
-    return this.#stack.length
-  }
-
-  push(id: number): void {
-    this.#stack.push(id)
-    this.#count.set(id, (this.#count.get(id) ?? 0) + 1)
-  }
-
-  pop(mark: number): void {
-    while (this.#stack.length > mark) {
-      const id = this.#stack.pop() as number
-      this.#count.set(id, (this.#count.get(id) as number) - 1)
-    }
-  }
-
-  has(id: number): boolean {
-    return (this.#count.get(id) ?? 0) > 0
-  }
-}
-
 export abstract class ExpressionParser {
   private readonly lex: Lexer
   /** Lookahead: token[0] is the latest item read; peekCount items are pushed back. */
@@ -105,8 +60,7 @@ export abstract class ExpressionParser {
   protected actionLine = 0
   /** Control structures and parentheses open around the current token. */
   private nesting = 0
-  /** Variable names as numbers (VariableNode.id), one for each name of the text. */
-  private readonly ids = new Map<string, number>([['$', DOLLAR]])
+  private readonly ids = new VariableIds()
 
   constructor(
     readonly parseName: string,
@@ -302,19 +256,9 @@ export abstract class ExpressionParser {
   }
 
   private declare(v: Item): VariableNode {
-    const id = this.idOf(v.val)
+    const id = this.ids.of(v.val)
     this.def.vars.push(id)
     return { type: 'variable', pos: v.pos, ident: v.val.split('.'), id }
-  }
-
-  /** The id of variable `name`, the same for each of its uses. */
-  private idOf(name: string): number {
-    let id = this.ids.get(name)
-    if (id === undefined) {
-      id = this.ids.size
-      this.ids.set(name, id)
-    }
-    return id
   }
 
   private checkPipeline(pipe: PipeNode, context: string): void {
@@ -438,7 +382,7 @@ export abstract class ExpressionParser {
   private useVar(token: Item): VariableNode {
     const ident = token.val.split('.')
     const name = ident[0] as string
-    const id = this.idOf(name)
+    const id = this.ids.of(name)
     if (!this.def.vars.has(id)) this.errorf(`undefined variable ${quoteShort(name)}`)
     return { type: 'variable', pos: token.pos, ident, id }
   }

@@ -257,3 +257,18 @@ export function nodeString(n: Node): string {
       return n.quoted
   }
 }
+
+/** IsEmptyTree reports whether this tree (node) is empty of everything but space or comments. */
+export function isEmptyTree(n: Node): boolean {
+  switch (n.type) {
+    case 'comment':
+      return true
+    case 'list':
+      return n.nodes.every(isEmptyTree)
+    case 'text':
+      // bytes.TrimSpace trims unicode.IsSpace, which is not JS's trim(): U+0085 is a space, U+FEFF is not.
+      return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(n.text)
+    default:
+      return false
+  }
+}

@@ -6,14 +6,16 @@
  */
 import { isStackOverflow } from './errors'
 import { sprintf } from './fmt'
-import { ExpressionParser, newDefinition } from './expressions'
+import { newDefinition } from './definition'
+import { ExpressionParser } from './expressions'
 import type { ParseOptions } from './expressions'
 import { ItemType } from './lexer'
 import type { Item } from './lexer'
 import type { ActionNode, BranchNode, ListNode, Node, PipeNode, TemplateNode } from './nodes'
-import { nodeString } from './nodes'
+import { isEmptyTree, nodeString } from './nodes'
 
 export { ParseError } from './expressions'
+export { isEmptyTree } from './nodes'
 export type { ParseOptions } from './expressions'
 
 /** One parsed template: a name, the text it came from, and its root list. */
@@ -394,19 +396,4 @@ function isControl(n: Node | Control): n is Control {
 
 function controlString(c: Node | Control): string {
   return isControl(c) ? `{{${c.type}}}` : nodeString(c)
-}
-
-/** IsEmptyTree reports whether this tree (node) is empty of everything but space or comments. */
-export function isEmptyTree(n: Node): boolean {
-  switch (n.type) {
-    case 'comment':
-      return true
-    case 'list':
-      return n.nodes.every(isEmptyTree)
-    case 'text':
-      // bytes.TrimSpace trims unicode.IsSpace, which is not JS's trim(): U+0085 is a space, U+FEFF is not.
-      return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(n.text)
-    default:
-      return false
-  }
 }
