@@ -2,8 +2,8 @@
  * What one execution shares across the states that walk it: its options,
  * the template set, the calls in flight, the output so far, and the budget:
  * the steps counted (nodes, range iterations, and the characters builtins
- * and fmt touch) and what is remembered so that reading a long string or a
- * big map again costs nothing.
+ * and fmt touch), the characters builtins built, and what is remembered so
+ * that reading a long string or a map again costs little.
  */
 import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, sortCost } from './costs'
 import { LimitReached } from './errors'
@@ -23,7 +23,10 @@ export interface ExecOptions {
   funcs: ReadonlyMap<string, TemplateFunction>
   missingKey: MissingKey
   signal: AbortSignal | undefined
-  /** Output longer than this many characters is an error; so is any string a builtin would build longer. */
+  /**
+   * Output longer than this many characters is an error; so is any string a
+   * builtin would build longer, and strings built past BUILT_PER_OUTPUT times it in all.
+   */
   maxOutput: number
   /** Nested {{template}} calls deeper than this are an error. */
   maxDepth: number
@@ -46,6 +49,7 @@ export const BUILT_PER_OUTPUT = 4
 const REMEMBERED_LENGTH = 256
 /** How many long strings' bytes one execution remembers, at most one of each length. */
 const REMEMBERED_STRINGS = 4
+
 function overBudget(maxSteps: number): DOMException {
   return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
 }
@@ -66,9 +70,9 @@ export interface Work {
   readonly limits: FormatLimits
   /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */
   bytes(s: string): Uint8Array | undefined
-  /** Go's truth of v, a big map's size counted once. */
+  /** Go's truth of v, a map's size counted once. */
   truth(v: Value): boolean
-  /** How many keys m has, counted once for a big map. */
+  /** How many keys m has, counted once an execution. */
   size(m: ValueMap): number
 }
 
@@ -77,14 +81,14 @@ export class Run implements Work {
   readonly inflight: Promise<unknown>[] = []
   outputLength = 0
   steps = 0
-  /** Characters of the strings builtins built. */
-  builtLength = 0
   readonly limits: FormatLimits
   /**
    * UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls
    * does not encode one per call; keyed by length, so that finding a string
    * compares it with one other at most.
    */
+  /** Characters of the strings builtins built. */
+  #built = 0
   readonly #bytes = new Map<number, { s: string; bytes: Uint8Array | undefined }>()
   /** Sizes and sorted keys of maps: the data does not change during an execution. */
   readonly #sizes = new WeakMap<ValueMap, number>()
@@ -130,9 +134,9 @@ export class Run implements Work {
    * executor), so that the strings it holds stay within that.
    */
   built(chars: number): void {
-    this.builtLength += chars
+    this.#built += chars
     const max = BUILT_PER_OUTPUT * this.options.maxOutput
-    if (this.builtLength > max) {
+    if (this.#built > max) {
       throw new LimitReached(
         'maxOutput',
         `the strings built passed ${max} characters, ${BUILT_PER_OUTPUT} times the output limit`,
@@ -166,6 +170,7 @@ export class Run implements Work {
     return keys
   }
 
+  /** The UTF-8 bytes of s (undefined: ASCII), a long string's remembered and looked up for a comparison's cost. */
   bytes(s: string): Uint8Array | undefined {
     if (s.length < REMEMBERED_LENGTH) return utf8Bytes(s)
     const known = this.#bytes.get(s.length)
