@@ -56,7 +56,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal
   /**
    * Characters of output at most (default 4 MiB of characters); no builtin
-   * builds a longer string either. Past it: LimitError.
+   * builds a longer string either, nor more than 4 times it in all. Past
+   * it: LimitError.
    */
   maxOutput?: number
   /** Nested {{template}} calls at most (default 1000; Go's is 100000, beyond a JS stack). Past it: LimitError. */
@@ -70,7 +71,8 @@ export interface ExecuteOptions {
   deadline?: number
   /**
    * Steps at most (default 10 million): a node walked, a range iteration, or
-   * 64 characters a builtin touches. Past it: a TimeoutError, as past the deadline.
+   * 64 characters' worth of a builtin's work (costs.ts). Past it: a
+   * TimeoutError, as past the deadline.
    */
   maxSteps?: number
 }
