@@ -144,8 +144,9 @@ export class State extends Evaluator {
         this.out.push(piece)
         return undefined
       }
-      const next = this.nextLink(link, value as Value)
-      if (!next) return this.finally(this.branchOn(dot, link, value as Value), mark)
+      const taken = this.taken(link, value as Value)
+      const next = taken ? undefined : elseBranch(link)
+      if (!next) return this.finally(this.branchOn(dot, link, value as Value, taken), mark)
       this.check()
       link = next
     }
@@ -153,15 +154,16 @@ export class State extends Evaluator {
 
   /** Where a link's pending value arrived: its list, or the rest of the chain. */
   private linkOn(dot: Slot, link: BranchNode, value: Value, mark: number, inFork: boolean): Maybe<Signal> {
-    const next = this.nextLink(link, value)
-    if (!next) return this.finally(this.branchOn(dot, link, value), mark)
+    const taken = this.taken(link, value)
+    const next = taken ? undefined : elseBranch(link)
+    if (!next) return this.finally(this.branchOn(dot, link, value, taken), mark)
     this.check()
     return this.walkLinks(dot, next, mark, inFork)
   }
 
-  /** The link chained to `link` that runs when `value` does not take link's own list. */
-  private nextLink(link: BranchNode, value: Value): BranchNode | undefined {
-    return link.type === 'range' || this.run.truth(value) ? undefined : elseBranch(link)
+  /** Whether `value` takes a branch's own list (a range decides by itself), rather than its else. */
+  private taken(node: BranchNode, value: Value): boolean {
+    return node.type === 'range' || this.run.truth(value)
   }
 
   private finally(signal: Maybe<Signal>, mark: number): Maybe<Signal> {
@@ -171,9 +173,9 @@ export class State extends Evaluator {
     })
   }
 
-  private branchOn(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
+  private branchOn(dot: Slot, node: BranchNode, value: Value, taken: boolean): Maybe<Signal> {
     if (node.type === 'range') return this.walkRange(dot, node, value)
-    if (this.run.truth(value)) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
+    if (taken) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
     return node.elseList ? this.walkList(dot, node.elseList) : undefined
   }
 

@@ -150,7 +150,7 @@ export class Run implements Work {
 
   /** How many keys m has, counted once an execution. */
   size(m: ValueMap): number {
-    let n = this.#sizes.get(m)
+    let n = this.#sizes.get(m) ?? this.#sortedKeys.get(m)?.length
     if (n !== undefined) return n
     n = Object.keys(m).length
     this.charge(KEY_COST * n)
@@ -166,7 +166,6 @@ export class Run implements Work {
     this.charge(KEY_COST * keys.length + sortCost(keys))
     keys.sort(compareStrings)
     this.#sortedKeys.set(m, keys)
-    this.#sizes.set(m, keys.length)
     return keys
   }
 

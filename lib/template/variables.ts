@@ -5,7 +5,7 @@
  * it passes, and so is each copy (for work rendered aside). Names are the
  * numbers the parser gave them (VariableNode.id): a search compares numbers.
  */
-import { VARIABLE_COPY_COST, VARIABLE_SCAN_COST } from './costs'
+import { CHARS_PER_STEP, VARIABLE_COPY_COST, VARIABLE_SCAN_COST } from './costs'
 import type { Maybe } from './maybe'
 import type { Work } from './run'
 import type { Value } from './value'
@@ -19,6 +19,9 @@ export interface Slot {
 export interface Variable extends Slot {
   readonly id: number
 }
+
+/** Searches passing fewer variables cost nothing beyond their node's step (as short strings do). */
+const SCAN_COUNTED = CHARS_PER_STEP / VARIABLE_SCAN_COST
 
 export class Variables {
   constructor(
@@ -42,15 +45,12 @@ export class Variables {
   /** The innermost variable `id`, if one is in scope. */
   find(id: number): Variable | undefined {
     const stack = this.stack
-    for (let i = stack.length - 1; i >= 0; i--) {
-      const v = stack[i] as Variable
-      if (v.id === id) {
-        this.work.charge(VARIABLE_SCAN_COST * (stack.length - i))
-        return v
-      }
-    }
-    this.work.charge(VARIABLE_SCAN_COST * stack.length)
-    return undefined
+    let i = stack.length - 1
+    while (i >= 0 && (stack[i] as Variable).id !== id) i--
+    const passed = stack.length - i
+    // Most searches pass a few variables: too few to count.
+    if (passed >= SCAN_COUNTED) this.work.charge(VARIABLE_SCAN_COST * passed)
+    return stack[i]
   }
 
   /** The variable `depth` below the top (0: the top), as range sets its element and index. */

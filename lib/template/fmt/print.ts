@@ -75,6 +75,9 @@ export class Printer extends Formatter {
   /** Slices and maps entered and not yet left. */
   private depth = 0
 
+  /** Characters read besides those printed (printf's format), counted with the result. */
+  read = 0
+
   /** Appends a string as it is. */
   copy(s: string): void {
     this.copied += s.length
@@ -83,7 +86,7 @@ export class Printer extends Formatter {
 
   /** The result, its building counted as work. */
   done(): string {
-    this.limits.charge?.(this.copied + BUILD_COST * (this.buf.length - this.copied))
+    this.limits.charge?.(this.read + this.copied + BUILD_COST * (this.buf.length - this.copied))
     return this.buf
   }
 

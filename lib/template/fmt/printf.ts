@@ -8,9 +8,9 @@ import { NIL_ANGLE, Printer } from './print'
 
 /** fmt.Sprintf, with every error form Go prints: %!d(string=x), %!d(MISSING), %!(EXTRA ...), ... */
 export function sprintf(format: string, args: readonly Value[], limits: FormatLimits = UNLIMITED): string {
-  // The format is read a character at a time, whatever it prints.
-  limits.charge?.(format.length)
   const p = new FormatPrinter(limits)
+  // The format is read a character at a time, whatever it prints.
+  p.read = format.length
   p.doPrintf(format, args)
   return p.done()
 }
