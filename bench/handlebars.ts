@@ -35,6 +35,9 @@ import { join } from 'node:path'
 import Handlebars from 'handlebars'
 import type { HelperDelegate, HelperOptions } from 'handlebars'
 import { BUILTINS } from '../lib/template/builtins'
+import { UNLIMITED } from '../lib/template/fmt'
+import { utf8Bytes } from '../lib/template/fmt/utf8'
+import type { Work } from '../lib/template/run'
 import { isTrue } from '../lib/template/value'
 import type { Value } from '../lib/template/index'
 import { benchFlags, median, run, templateNames } from './stats'
@@ -56,11 +59,20 @@ function operands(args: unknown[]): Value[] {
   return args.slice(0, -1) as Value[]
 }
 
+/** What lib/template's builtins need of an execution, here without a budget or limits: Handlebars has neither. */
+const UNBOUNDED: Work = {
+  charge: () => undefined,
+  limits: UNLIMITED,
+  bytes: utf8Bytes,
+  truth: isTrue,
+  size: (m) => Object.keys(m).length,
+}
+
 /** Go's function `name` from lib/template, as a Handlebars helper. */
 function goFunction(name: keyof typeof BUILTINS): HelperDelegate {
   const builtin = BUILTINS[name]
   if (!builtin) throw new Error(`no builtin ${name}`)
-  return (...args: unknown[]) => builtin.call(operands(args))
+  return (...args: unknown[]) => builtin.call(operands(args), UNBOUNDED)
 }
 
 const HELPERS: Record<string, HelperDelegate> = {

@@ -12,7 +12,8 @@
  * [] is the whole root (`{{.}}` at the top). Lists are minimal: no path is
  * listed under another listed path.
  */
-import type { ArgNode, ListNode, Node, PipeNode, StringNode } from './nodes'
+import { elseBranch } from './nodes'
+import type { ArgNode, BranchNode, ListNode, Node, PipeNode, StringNode } from './nodes'
 import type { Tree } from './parser'
 
 export type Path = readonly string[]
@@ -35,9 +36,49 @@ type Source = Path | undefined
 
 interface Scope {
   dot: Source
-  vars: Map<string, Source>
+  /** One set of variables for a whole template, whose scopes end with restore(). */
+  vars: Variables
   /** Inside a branch that may not run: reads here are not required. */
   conditional: boolean
+}
+
+/** A variable set, and what it was before: whether it was in scope, and its source. */
+interface Change {
+  readonly name: string
+  readonly had: boolean
+  readonly source: Source
+}
+
+/**
+ * The variables in scope and their sources: one map, and the changes to
+ * undo where a scope ends (as the parser pops its variables at {{end}}), so
+ * that entering a branch copies nothing.
+ */
+class Variables {
+  readonly #sources = new Map<string, Source>([['$', []]])
+  readonly #undo: Change[] = []
+
+  get(name: string): Source {
+    return this.#sources.get(name)
+  }
+
+  set(name: string, source: Source): void {
+    this.#undo.push({ name, had: this.#sources.has(name), source: this.#sources.get(name) })
+    this.#sources.set(name, source)
+  }
+
+  /** Where the changes stand, to restore them to. */
+  get mark(): number {
+    return this.#undo.length
+  }
+
+  restore(mark: number): void {
+    while (this.#undo.length > mark) {
+      const { name, had, source } = this.#undo.pop() as Change
+      if (had) this.#sources.set(name, source)
+      else this.#sources.delete(name)
+    }
+  }
 }
 
 /**
@@ -74,7 +115,7 @@ export function analyze(templates: ReadonlyMap<string, Tree>, name: string): Ana
     return analyzeSet(templates, name)
   } catch (e) {
     if (e instanceof OverBudget || e instanceof RangeError) {
-      return { paths: [[]], required: [], functions: functionsOf(templates) }
+      return { paths: [[]], required: [], functions: functionsOf(templates, name) }
     }
     throw e
   }
@@ -85,7 +126,6 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
   let size = 0
   for (const text of new Set([...templates.values()].map((t) => t.text))) size += text.length
   let budget = WORK_FLOOR + WORK_PER_CHARACTER * size
-  const functions = new Set<string>()
   const summaries = new Map<string, Summary>()
   /** Templates being summarised: a call back into one of them cannot use its summary. */
   const summarising = new Set<string>()
@@ -134,19 +174,28 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
         case 'if':
         case 'with':
         case 'range': {
-          // Variables declared in the pipeline live until {{end}}; the pipeline itself always runs.
-          const inner: Scope = { ...scope, vars: new Map(scope.vars) }
-          const source = pipe(node.pipe, inner)
-          read(source, inner)
-          const branch: Scope = { ...inner, conditional: true }
-          if (node.type === 'range') {
-            // Elements, keys and indexes are dynamic: reading the collection covers them.
-            for (const v of node.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
-            walkList(node.list, { ...branch, dot: undefined })
-          } else {
-            walkList(node.list, node.type === 'with' ? { ...branch, dot: source } : branch)
+          // Variables declared in the pipeline, or assigned in the body, are as they were after {{end}}.
+          const mark = scope.vars.mark
+          // An {{else if}} chain link by link, each inside the else of the one before.
+          let outer = scope
+          for (let link: BranchNode | undefined = node; link;) {
+            // The pipeline runs whenever the link is reached.
+            const source = pipe(link.pipe, outer)
+            read(source, outer)
+            const branch: Scope = { ...outer, conditional: true }
+            if (link.type === 'range') {
+              // Elements, keys and indexes are dynamic: reading the collection covers them.
+              for (const v of link.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
+              walkList(link.list, { ...branch, dot: undefined })
+            } else {
+              walkList(link.list, link.type === 'with' ? { ...branch, dot: source } : branch)
+            }
+            const next = elseBranch(link)
+            if (!next) walkList(link.elseList, branch)
+            outer = branch
+            link = next
           }
-          walkList(node.elseList, branch)
+          scope.vars.restore(mark)
           return
         }
         case 'template': {
@@ -189,7 +238,6 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
           source = operand(first, scope)
           return
         }
-        functions.add(first.ident)
         if (i > 0) read(source, scope)
         // and/or evaluate an operand only when the ones before it did not decide.
         const shortCircuit = first.ident === 'and' || first.ident === 'or'
@@ -207,12 +255,9 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
       const base = operands[0]
       const keys = args.slice(1)
       if (!base || !keys.every((a): a is StringNode => a.type === 'string')) return undefined
-      return [
-        ...join(
-          base,
-          keys.map((k) => k.text),
-        ),
-      ]
+      const path = keys.map((k) => k.text)
+      // A new path either way: the caller marks it soft, and `index .a` must leave a itself as it was.
+      return path.length === 0 ? [...base] : join(base, path)
     }
 
     /** An operand's source, without reading it (the caller decides). */
@@ -227,68 +272,46 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
           return base && join(base, arg.ident.slice(1))
         }
         case 'chain': {
-          const base =
-            arg.node.type === 'pipe'
-              ? pipe(arg.node, { ...scope, vars: new Map(scope.vars) })
-              : operand(arg.node, scope)
+          const base = arg.node.type === 'pipe' ? parenthesised(arg.node, scope) : operand(arg.node, scope)
           return base && join(base, arg.field)
         }
         case 'pipe':
-          return pipe(arg, { ...scope, vars: new Map(scope.vars) })
-        case 'identifier':
-          functions.add(arg.ident)
-          return undefined
+          return parenthesised(arg, scope)
         default:
           return undefined
       }
     }
 
-    walkList(tree.root, { dot: [], vars: new Map([['$', []]]), conditional: false })
+    /** A parenthesised pipeline's source; what it declares or assigns is undone after it. */
+    const parenthesised = (p: PipeNode, scope: Scope): Source => {
+      const mark = scope.vars.mark
+      const source = pipe(p, scope)
+      scope.vars.restore(mark)
+      return source
+    }
+
+    walkList(tree.root, { dot: [], vars: new Variables(), conditional: false })
     return { paths: minimal(paths), required: unique(required) }
   }
 
   const main = summarise(name) ?? { paths: [], required: [] }
-  return { paths: main.paths, required: main.required, functions: [...functions].sort() }
+  return { paths: main.paths, required: main.required, functions: functionsOf(templates, name) }
 }
 
-/** Every function any template of the set names, for when the analysis gave up on paths. */
-function functionsOf(templates: ReadonlyMap<string, Tree>): string[] {
-  const names = new Set<string>()
-  const visit = (node: Node | undefined): void => {
-    if (!node) return
-    switch (node.type) {
-      case 'identifier':
-        names.add(node.ident)
-        return
-      case 'list':
-        node.nodes.forEach(visit)
-        return
-      case 'action':
-      case 'template':
-        visit(node.pipe)
-        return
-      case 'if':
-      case 'with':
-      case 'range':
-        visit(node.pipe)
-        visit(node.list)
-        visit(node.elseList)
-        return
-      case 'pipe':
-        node.cmds.forEach(visit)
-        return
-      case 'command':
-        node.args.forEach(visit)
-        return
-      case 'chain':
-        visit(node.node)
-        return
-      default:
-        return
-    }
+/**
+ * The functions `name` names and those of the templates it can call, however
+ * deep: what the parser recorded of each, along the calls, with no walk.
+ */
+function functionsOf(templates: ReadonlyMap<string, Tree>, name: string): string[] {
+  const functions = new Set<string>()
+  const reached = new Set([name])
+  for (const treeName of reached) {
+    const tree = templates.get(treeName)
+    if (!tree) continue
+    for (const f of tree.functions) functions.add(f)
+    for (const called of tree.calls) reached.add(called)
   }
-  for (const tree of templates.values()) visit(tree.root)
-  return [...names].sort()
+  return [...functions].sort()
 }
 
 /** What several templates read and call, together. */

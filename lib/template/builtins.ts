@@ -10,28 +10,11 @@
  * float64 compare by value, and a whole float64 can index and slice.
  */
 import { htmlEscape, jsEscape, queryEscape } from './escape'
-import { UNLIMITED, formatValue, sprint, sprintf, sprintln } from './fmt'
-import type { FormatLimits } from './fmt'
-import { Complex128, Uint8, compareStrings, isMap, isTrue, kindOf, mapHas, typeName } from './value'
-import type { Value, ValueMap } from './value'
-
-/**
- * What builtins need of the execution. Every builtin counts its work, in
- * proportion to the characters it touches, and refuses to build a string
- * longer than the output limit before building it.
- */
-export interface Work {
-  /** Counts the work of touching `chars` characters; throws a TimeoutError past the budget or the deadline. */
-  charge(chars: number): void
-  /** fmt's limits: maxOutput characters, maxDataDepth levels, and this work counted. */
-  readonly limits: FormatLimits
-  /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */
-  bytes(s: string): Uint8Array | undefined
-  /** Go's truth of v, a big map's size counted once. */
-  truth(v: Value): boolean
-  /** How many keys m has, counted once for a big map. */
-  size(m: ValueMap): number
-}
+import { formatValue, sprint, sprintf, sprintln } from './fmt'
+import { fromUtf8 } from './fmt/utf8'
+import type { Work } from './run'
+import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from './value'
+import type { Value } from './value'
 
 export interface Builtin {
   /** Fixed parameters; with `variadic`, the least number of operands. */
@@ -41,18 +24,18 @@ export interface Builtin {
   readonly raw: boolean
   /** The first parameter is a Go string (printf's format): the executor checks it as Go converts it. */
   readonly stringFirst?: boolean
-  /** The builtin; without `work` (outside an execution), unbounded. */
-  readonly call: (args: Value[], work?: Work) => Value
+  /** The builtin, its work counted and its strings bounded by `work`. */
+  readonly call: Call
 }
 
 type Call = (args: Value[], work: Work) => Value
 
 function fixed(arity: number, call: Call, raw = true): Builtin {
-  return { arity, variadic: false, raw, call: (args, work = UNBOUNDED) => call(args, work) }
+  return { arity, variadic: false, raw, call }
 }
 
 function variadic(arity: number, call: Call, raw = true): Builtin {
-  return { arity, variadic: true, raw, call: (args, work = UNBOUNDED) => call(args, work) }
+  return { arity, variadic: true, raw, call }
 }
 
 /** `and` and `or` never reach `call`: the executor evaluates them lazily. */
@@ -85,11 +68,6 @@ export const BUILTINS: Readonly<Record<string, Builtin>> = {
   ge: fixed(2, ([a, b], w) => !lt(a, b, w)),
 }
 
-/** Go's indirectInterface: a nil interface{} is the invalid value. */
-function indirect(v: Value): Value {
-  return v === null ? undefined : v
-}
-
 function length(v: Value, w: Work): bigint {
   if (v === null) throw new Error('len of nil pointer')
   if (v === undefined) throw new Error('reflect: call of reflect.Value.Type on zero Value')
@@ -112,10 +90,10 @@ function indexArg(v: Value, cap: number): number {
 }
 
 function index(item: Value, indexes: Value[], w: Work): Value {
-  let v = indirect(item)
+  let v = indirectInterface(item)
   if (v === undefined) throw new Error('index of untyped nil')
   for (const raw of indexes) {
-    const i = indirect(raw)
+    const i = indirectInterface(raw)
     if (v === null) throw new Error('index of nil pointer')
     if (typeof v === 'string') {
       const bytes = w.bytes(v)
@@ -144,7 +122,7 @@ function index(item: Value, indexes: Value[], w: Work): Value {
 }
 
 function slice(item: Value, indexes: Value[], w: Work): Value {
-  const v = indirect(item)
+  const v = indirectInterface(item)
   if (v === undefined) throw new Error('slice of untyped nil')
   if (indexes.length > 3) throw new Error(`too many slice indexes: ${indexes.length}`)
   let len: number
@@ -165,11 +143,11 @@ function slice(item: Value, indexes: Value[], w: Work): Value {
   if (indexes.length === 3 && to > max) throw new Error(`invalid slice index: ${to} > ${max}`)
   w.charge(to - from)
   if (Array.isArray(v)) return v.slice(from, to)
-  return bytes ? utf8Decoder.decode(bytes.subarray(from, to)) : (v as string).slice(from, to)
+  return bytes ? fromUtf8(bytes.subarray(from, to)) : (v as string).slice(from, to)
 }
 
 function call(fn: Value): Value {
-  const f = indirect(fn)
+  const f = indirectInterface(fn)
   if (f === undefined) throw new Error('call of nil')
   throw new Error(`non-function of type ${typeName(f)}`)
 }
@@ -199,11 +177,11 @@ function basicKind(v: Value): BasicKind {
 }
 
 function eq(a: Value, others: Value[], w: Work): boolean {
-  const x = indirect(a)
+  const x = indirectInterface(a)
   if (others.length === 0) throw new Error('missing argument for comparison')
   const k1 = basicKind(x)
   for (const other of others) {
-    const y = indirect(other)
+    const y = indirectInterface(other)
     const k2 = basicKind(y)
     if (k1 !== k2) {
       if (x !== undefined && y !== undefined) throw new Error('incompatible types for comparison')
@@ -237,8 +215,8 @@ function eq(a: Value, others: Value[], w: Work): boolean {
 }
 
 function lt(a: Value, b: Value, w: Work): boolean {
-  const x = indirect(a)
-  const y = indirect(b)
+  const x = indirectInterface(a)
+  const y = indirectInterface(b)
   const k1 = basicKind(x)
   const k2 = basicKind(y)
   if (k1 === 'invalid' || k2 === 'invalid') throw new Error('invalid type for comparison')
@@ -269,22 +247,4 @@ function evalArgs(args: Value[], w: Work): string {
     args.map((a) => (a === null || a === undefined ? '<no value>' : a)),
     w.limits,
   )
-}
-
-const utf8 = new TextEncoder()
-/** Go keeps a leading U+FEFF as it is: so must the decoder. */
-const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
-
-/** The UTF-8 bytes of s, or undefined when it is ASCII (its bytes are its characters). */
-export function utf8Bytes(s: string): Uint8Array | undefined {
-  return /^[\x00-\x7f]*$/.test(s) ? undefined : utf8.encode(s)
-}
-
-/** No budget and no limits, for a call outside an execution. */
-const UNBOUNDED: Work = {
-  charge: () => undefined,
-  limits: UNLIMITED,
-  bytes: utf8Bytes,
-  truth: isTrue,
-  size: (m) => Object.keys(m).length,
 }

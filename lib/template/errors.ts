@@ -4,6 +4,7 @@
  * failure Go would have met first is the one reported; and the limits an
  * execution may reach.
  */
+import { utf8 } from './fmt/utf8'
 import type { ArgNode, CommandNode, Node, PipeNode } from './nodes'
 
 /**
@@ -73,10 +74,28 @@ export function isStackOverflow(e: unknown): boolean {
   return e instanceof RangeError && /call stack/i.test(e.message)
 }
 
-/** Numbers the events of one flow of execution: the main walk, or work rendered aside. */
+/**
+ * Whether `e` is the JS engine refusing to make a value that large: a
+ * string longer than it can hold, or memory it cannot allocate. Any other
+ * RangeError ("Invalid count value", ...) is a bug, and stays one.
+ */
+export function isTooLarge(e: unknown): e is RangeError {
+  return e instanceof RangeError && /^Invalid string length|allocation failed/i.test(e.message)
+}
+
+/**
+ * Numbers the events of one flow of execution: the main walk, or work
+ * rendered aside. A flow knows where it was forked, not the whole path:
+ * forks nest as deep as the operands of an and/or pending one after the
+ * other, and the path is made only when an error needs it.
+ */
 export class Order {
   #n = 0
-  constructor(readonly base: Seq = []) {}
+  constructor(
+    private readonly parent?: Order,
+    /** The place in `parent` this flow was forked at. */
+    private readonly place = 0,
+  ) {}
 
   /** The next place in this flow (a number, made a Seq only when an error needs one). */
   next(): number {
@@ -85,12 +104,14 @@ export class Order {
 
   /** The Seq of place `n` of this flow. */
   at(n: number): Seq {
-    return [...this.base, n]
+    const seq = [n]
+    for (let flow: Order | undefined = this; flow.parent; flow = flow.parent) seq.push(flow.place)
+    return seq.reverse()
   }
 
   /** A flow nested at this flow's next place: everything in it comes before what this flow does after. */
   fork(): Order {
-    return new Order(this.at(this.next()))
+    return new Order(this, this.next())
   }
 }
 
@@ -112,10 +133,8 @@ export function location(text: string, pos: number): { line: number; column: num
     line++
     lineStart = i + 1
   }
-  return { line, column: utf8.encode(text.slice(lineStart, pos)).length }
+  return { line, column: utf8(text.slice(lineStart, pos)).length }
 }
-
-const utf8 = new TextEncoder()
 
 /**
  * The node Go's executor last visited evaluating a pipeline (its `s.at`),

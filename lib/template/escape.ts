@@ -3,15 +3,11 @@
  * JSEscapeString, and net/url's QueryEscape), bounded: the result never grows
  * past the output limit, and the work is counted as it goes.
  */
+import { BUILD_COST, ESCAPE_ASK_COST, ESCAPE_READ_COST } from './costs'
 import { tooLong } from './errors'
-import { BUILD_COST } from './fmt'
 import type { FormatLimits } from './fmt'
 import { isPrint } from './fmt/isprint'
-import { isPairAt, runeAt, utf8 as runeBytes } from './fmt/utf8'
-
-/** Characters of work per character an escaper reads, and per character it asks `escape` about. */
-const LOOP_COST = 2
-const ASK_COST = 8
+import { appendRune, isPairAt, runeAt } from './fmt/utf8'
 
 /**
  * s with some of its characters escaped, never longer than maxOutput: the
@@ -28,7 +24,7 @@ function escapeEach(
   escape: (s: string, i: number) => string | undefined,
   nonAsciiPlain = false,
 ): string {
-  limits.charge?.(LOOP_COST * s.length)
+  limits.charge?.(ESCAPE_READ_COST * s.length)
   const max = limits.maxLength
   const pieces: string[] = []
   let length = s.length
@@ -49,7 +45,7 @@ function escapeEach(
     }
     i += width - 1
   }
-  limits.charge?.(ASK_COST * asked + BUILD_COST * (length - s.length))
+  limits.charge?.(ESCAPE_ASK_COST * asked + BUILD_COST * (length - s.length))
   if (start === 0) return s
   pieces.push(s.slice(start))
   return pieces.join('')
@@ -108,8 +104,10 @@ const QUERY_PLAIN = asciiWhere((c) => /[A-Za-z0-9\-_.~]/.test(String.fromCharCod
 export function queryEscape(s: string, limits: FormatLimits): string {
   return escapeEach(s, limits, QUERY_PLAIN, (t, i) => {
     if (t.charCodeAt(i) === 0x20) return '+'
+    const bytes: number[] = []
+    appendRune(bytes, runeAt(t, i))
     let out = ''
-    for (const b of runeBytes(t.slice(i, isPairAt(t, i) ? i + 2 : i + 1))) out += PERCENT[b]
+    for (const b of bytes) out += PERCENT[b]
     return out
   })
 }

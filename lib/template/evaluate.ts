@@ -6,7 +6,7 @@
 import { BUILTINS } from './builtins'
 import type { Builtin } from './builtins'
 import { sprintf } from './fmt'
-import { allThen, andThen, isPromise } from './maybe'
+import { allThen, andThen, handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
 import type {
   ArgNode,
@@ -20,26 +20,17 @@ import type {
   VariableNode,
 } from './nodes'
 import { nodeString } from './nodes'
-import { ExecError, LimitError, LimitReached, isStackOverflow, location } from './errors'
-import type { Limit, Order } from './errors'
+import { ExecError, isStackOverflow } from './errors'
+import type { Order } from './errors'
 import type { Tree } from './parser'
-import { Uint8, isMap, mapHas, typeName } from './value'
+import { Reporter } from './reporter'
+import type { Run, TemplateFunction } from './run'
+import type { Slot, Variables } from './variables'
+import { emptyAsString, indirectInterface, isMap, mapHas, nilForInterface, numberLike, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
-import type { Run, TemplateFunction } from './run'
-
 export type Piece = string | Promise<string>
-
-/** A value and whether Go would hold it as an interface{} (a map or slice element), which error messages show. */
-export interface Slot {
-  value: Maybe<Value>
-  wrapped: boolean
-}
-
-export interface Variable extends Slot {
-  name: string
-}
 
 /** No final (piped-in) argument: Go's missingVal. */
 export const NO_FINAL: unique symbol = Symbol('no final argument')
@@ -50,89 +41,43 @@ export type Final = Maybe<Value> | typeof NO_FINAL
  * pipelines, commands, fields, function calls and operands. exec.ts walks
  * the tree on top of it.
  */
-export class Evaluator {
+export class Evaluator extends Reporter {
   constructor(
     readonly run: Run,
-    readonly tree: Tree,
-    readonly vars: Variable[],
+    tree: Tree,
+    readonly vars: Variables,
     readonly depth: number,
     readonly out: Piece[],
-    /** This flow's execution order: the main walk's, or that of work rendered aside. */
-    readonly order: Order,
-  ) {}
-
-  protected nextSeq(): number {
-    return this.order.next()
-  }
-
-  // Errors.
-
-  /** An ExecError at `node`, with Go's location and context. */
-  error(node: Node | undefined, detail: string, seq: number = this.nextSeq()): ExecError {
-    const { line, column, message } = this.where(node, detail)
-    return new ExecError(this.tree.name, line, column, detail, message, this.order.at(seq))
-  }
-
-  /** A LimitError at `node`: the execution reached `limit`. */
-  limitError(node: Node | undefined, limit: Limit, detail: string, seq: number = this.nextSeq()): LimitError {
-    const { line, column, message } = this.where(node, detail)
-    return new LimitError(limit, this.tree.name, line, column, detail, message, this.order.at(seq))
-  }
-
-  /** Go's wording of an execution error at `node`: its place, and the node itself. */
-  private where(node: Node | undefined, detail: string): { line: number; column: number; message: string } {
-    const name = this.tree.name
-    if (!node) return { line: 0, column: 0, message: `template: ${name}: ${detail}` }
-    const { line, column } = location(this.tree.text, node.pos)
-    const at = `${this.tree.parseName}:${line}:${column}`
-    return {
-      line,
-      column,
-      message: `template: ${at}: executing ${sprintf('%q', [name])} at <${nodeString(node)}>: ${detail}`,
-    }
+    order: Order,
+  ) {
+    super(tree, order)
   }
 
   // Variables.
 
-  protected push(name: string, value: Maybe<Value>, wrapped = false): void {
-    this.vars.push({ name, value, wrapped })
+  private setVar(node: VariableNode, value: Maybe<Value>): void {
+    const v = this.varSlot(node)
+    v.value = value
+    v.wrapped = false
   }
 
-  protected pop(mark: number): void {
-    this.vars.length = mark
-  }
-
-  private setVar(node: Node, name: string, value: Maybe<Value>): void {
-    for (let i = this.vars.length - 1; i >= 0; i--) {
-      const v = this.vars[i] as Variable
-      if (v.name === name) {
-        v.value = value
-        v.wrapped = false
-        return
-      }
-    }
-    throw this.error(node, `undefined variable: ${name}`)
-  }
-
-  private varSlot(node: Node, name: string): Slot {
-    for (let i = this.vars.length - 1; i >= 0; i--) {
-      const v = this.vars[i] as Variable
-      if (v.name === name) return v
-    }
-    throw this.error(node, `undefined variable: ${name}`)
+  private varSlot(node: VariableNode): Slot {
+    const v = this.vars.find(node.id)
+    if (!v) throw this.error(node, `undefined variable: ${node.ident[0]}`)
+    return v
   }
 
   // Evaluation.
 
   protected evalPipeline(dot: Slot, pipe: PipeNode): Maybe<Value> {
     let value: Final = NO_FINAL
-    for (const cmd of pipe.cmds) value = andThen(this.evalCommand(dot, cmd, value), unwrapNil)
+    for (const cmd of pipe.cmds) value = andThen(this.evalCommand(dot, cmd, value), indirectInterface)
     const result = value as Maybe<Value>
     // A declared value may never be read; its failure is reported through the call that made it.
     if (isPromise(result)) handled(result)
     for (const variable of pipe.decl) {
-      if (pipe.isAssign) this.setVar(variable, variable.ident[0] as string, result)
-      else this.push(variable.ident[0] as string, result)
+      if (pipe.isAssign) this.setVar(variable, result)
+      else this.vars.push(variable.id, result)
     }
     return result
   }
@@ -191,7 +136,7 @@ export class Evaluator {
   }
 
   private evalVariableNode(variable: VariableNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
-    const slot = this.varSlot(variable, variable.ident[0] as string)
+    const slot = this.varSlot(variable)
     if (variable.ident.length === 1) {
       this.notAFunction(args, final)
       return slot.value
@@ -208,7 +153,7 @@ export class Evaluator {
   ): Maybe<Value> {
     let value = receiver.value
     // A chain on a pending value fails, if it does, at this point of the execution order.
-    const seq = isPromise(value) ? this.nextSeq() : undefined
+    const seq = isPromise(value) ? this.order.next() : undefined
     ident.forEach((name, i) => {
       const last = i === ident.length - 1
       // Every receiver after the first is a map element: an interface{} to Go.
@@ -280,7 +225,7 @@ export class Evaluator {
     args: readonly ArgNode[],
     final: Final,
   ): Maybe<Value> {
-    const seq = this.nextSeq()
+    const seq = this.order.next()
     const fail = (e: unknown): never => {
       if (e instanceof ExecError || isStackOverflow(e)) throw e
       throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
@@ -296,7 +241,7 @@ export class Evaluator {
       const pending = Promise.resolve(result).catch(fail)
       // Its failure is the render's failure even if nothing reads its value.
       this.run.inflight.push(pending)
-      pending.catch(() => {})
+      handled(pending)
       return pending
     })
   }
@@ -329,7 +274,7 @@ export class Evaluator {
         format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${nodeString(format)}`,
       )
     }
-    const seq = this.nextSeq()
+    const seq = this.order.next()
     return allThen(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
       if (format && typeof argv[0] !== 'string') {
         const got =
@@ -339,11 +284,17 @@ export class Evaluator {
         throw this.error(format, got, seq)
       }
       try {
-        return builtin.call(argv, this.run)
+        const result = builtin.call(argv, this.run)
+        // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
+        if (typeof result === 'string' && !argv.includes(result)) this.run.built(result.length)
+        return result
       } catch (e) {
         if (isStackOverflow(e) || e instanceof DOMException) throw e
-        const detail = `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`
-        throw e instanceof LimitReached ? this.limitError(cmd, e.limit, detail, seq) : this.error(cmd, detail, seq)
+        const context = `error calling ${name}: `
+        throw (
+          this.limitReached(e, cmd, context, seq) ??
+          this.error(cmd, context + (e instanceof Error ? e.message : String(e)), seq)
+        )
       }
     })
   }
@@ -361,14 +312,7 @@ export class Evaluator {
       if (!isPromise(value))
         return this.run.truth(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
       // The rest is evaluated later, but in execution order it comes here.
-      const snapshot = new Evaluator(
-        state.run,
-        state.tree,
-        state.vars.map((v) => ({ ...v })),
-        state.depth,
-        [],
-        state.order.fork(),
-      )
+      const snapshot = new Evaluator(state.run, state.tree, state.vars.copy(), state.depth, [], state.order.fork())
       return value.then((v) => (this.run.truth(v) === isOr ? v : step(snapshot, i + 1, v)))
     }
     return step(this, 0, undefined)
@@ -414,33 +358,4 @@ export class Evaluator {
 
 function isConstant(n: Node): boolean {
   return n.type === 'bool' || n.type === 'number' || n.type === 'nil' || n.type === 'string'
-}
-
-/** Go unwraps an interface{} after each command: a nil one becomes the invalid value. */
-function unwrapNil(v: Value): Value {
-  return v === null ? undefined : v
-}
-
-/** Passed to an interface{} parameter, the invalid value is nil (and EMPTY the empty string). */
-function nilForInterface(v: Value): Value {
-  return v === undefined ? null : emptyAsString(v)
-}
-
-/** A user function gets a byte (index of a string) as the int it is worth: functions take ints as bigints. */
-function numberLike(v: Value): Value {
-  return v instanceof Uint8 ? BigInt(v.value) : v
-}
-
-/** What a function or builtin given a soft failure's value sees. */
-export function emptyAsString(v: Value): Value {
-  return v === EMPTY ? '' : v
-}
-
-/** Marks a Promise whose failure is reported elsewhere, so that dropping it is not an unhandled rejection. */
-export function handled(p: Promise<unknown>): void {
-  p.catch(() => {})
-}
-
-function isThenable(v: unknown): v is PromiseLike<Value> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function'
 }

@@ -12,18 +12,20 @@
  * When nothing is pending, no Promise is created at all.
  */
 import { formatValue, sprintf } from './fmt'
-import { andThen, isPromise, loop } from './maybe'
+import { andThen, handled, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
-import { nodeString } from './nodes'
-import { LimitReached, lastEvaluated } from './errors'
+import { DOLLAR, elseBranch, nodeString } from './nodes'
+import { lastEvaluated } from './errors'
 import { forkable } from './fork'
 import { isMap } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
 
-import { Evaluator, handled } from './evaluate'
-import type { Piece, Slot, Variable } from './evaluate'
+import { Evaluator } from './evaluate'
+import type { Piece } from './evaluate'
+import { Variables } from './variables'
+import type { Slot } from './variables'
 
 type Signal = 'break' | 'continue' | undefined
 
@@ -62,7 +64,7 @@ export class State extends Evaluator {
       this.write(this.format(value as Value, node), node)
       return
     }
-    const seq = this.nextSeq()
+    const seq = this.order.next()
     const piece = value.then((v) => this.count(this.format(v, node, seq), node, seq))
     handled(piece)
     this.out.push(piece)
@@ -74,8 +76,7 @@ export class State extends Evaluator {
     try {
       return formatValue(v, this.run.limits)
     } catch (e) {
-      if (e instanceof LimitReached) throw this.limitError(node, e.limit, e.message, seq)
-      throw e
+      throw this.limitReached(e, node, '', seq) ?? e
     }
   }
 
@@ -116,49 +117,77 @@ export class State extends Evaluator {
 
   /** if, with and range: evaluate the pipeline, then walk a list, waiting or forking if it is pending. */
   private walkBranch(dot: Slot, node: BranchNode): Maybe<Signal> {
-    const mark = this.vars.length
-    const value = this.evalPipeline(dot, node.pipe)
-    if (!isPromise(value)) return this.finally(this.branchOn(dot, node, value as Value), mark)
-    if (!forkable(node)) return value.then((v) => this.finally(this.branchOn(dot, node, v), mark))
-    // The body cannot change what follows: render it aside, in place, and go on.
-    const fork = new State(
-      this.run,
-      this.tree,
-      this.vars.map((v) => ({ ...v })),
-      this.depth,
-      [],
-      this.order.fork(),
-    )
-    this.pop(mark)
-    // Its pieces counted themselves as they were written.
-    const piece = value.then((v) => andThen(fork.branchOn(dot, node, v), () => joinPieces(fork.out)))
-    handled(piece)
-    this.out.push(piece)
-    return undefined
+    return this.walkLinks(dot, node, this.vars.mark, false)
+  }
+
+  /**
+   * A branch and the {{else if}} or {{else with}} links chained to it, in a
+   * loop: a chain may be thousands of links long. Each link's variables
+   * live until the chain's {{end}}, as each link is inside the one before.
+   * A pending pipeline forks when nothing from that link on can change what
+   * follows, or waits; the rest of the chain goes on after it, in the fork
+   * waiting for any later pending link (nothing in the fork follows the
+   * chain, so a fork of the fork would only nest its execution order).
+   */
+  private walkLinks(dot: Slot, node: BranchNode, mark: number, inFork: boolean): Maybe<Signal> {
+    for (let link = node; ;) {
+      const value = this.evalPipeline(dot, link.pipe)
+      if (isPromise(value)) {
+        const at = link
+        if (inFork || !forkable(at)) return value.then((v) => this.linkOn(dot, at, v, mark, inFork))
+        // The rest cannot change what follows: render it aside, in place, and go on.
+        const fork = new State(this.run, this.tree, this.vars.copy(), this.depth, [], this.order.fork())
+        this.vars.pop(mark)
+        // Its pieces counted themselves as they were written.
+        const piece = value.then((v) => andThen(fork.linkOn(dot, at, v, mark, true), () => joinPieces(fork.out)))
+        handled(piece)
+        this.out.push(piece)
+        return undefined
+      }
+      const taken = this.taken(link, value as Value)
+      const next = taken ? undefined : elseBranch(link)
+      if (!next) return this.finally(this.branchOn(dot, link, value as Value, taken), mark)
+      this.check()
+      link = next
+    }
+  }
+
+  /** Where a link's pending value arrived: its list, or the rest of the chain. */
+  private linkOn(dot: Slot, link: BranchNode, value: Value, mark: number, inFork: boolean): Maybe<Signal> {
+    const taken = this.taken(link, value)
+    const next = taken ? undefined : elseBranch(link)
+    if (!next) return this.finally(this.branchOn(dot, link, value, taken), mark)
+    this.check()
+    return this.walkLinks(dot, next, mark, inFork)
+  }
+
+  /** Whether `value` takes a branch's own list (a range decides by itself), rather than its else. */
+  private taken(node: BranchNode, value: Value): boolean {
+    return node.type === 'range' || this.run.truth(value)
   }
 
   private finally(signal: Maybe<Signal>, mark: number): Maybe<Signal> {
     return andThen(signal, (s) => {
-      this.pop(mark)
+      this.vars.pop(mark)
       return s
     })
   }
 
-  private branchOn(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
+  private branchOn(dot: Slot, node: BranchNode, value: Value, taken: boolean): Maybe<Signal> {
     if (node.type === 'range') return this.walkRange(dot, node, value)
-    if (this.run.truth(value)) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
+    if (taken) return this.walkList(node.type === 'with' ? { value, wrapped: false } : dot, node.list)
     return node.elseList ? this.walkList(dot, node.elseList) : undefined
   }
 
   private walkRange(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
     const decl = node.pipe.decl.length
-    const mark = this.vars.length
+    const mark = this.vars.mark
     const iteration = (index: Value, elem: Value, wrapped: boolean): Maybe<'break' | undefined> => {
       this.check()
-      if (decl > 0) Object.assign(this.vars[this.vars.length - 1] as Variable, { value: elem, wrapped })
-      if (decl > 1) Object.assign(this.vars[this.vars.length - 2] as Variable, { value: index, wrapped: false })
+      if (decl > 0) Object.assign(this.vars.top(0), { value: elem, wrapped })
+      if (decl > 1) Object.assign(this.vars.top(1), { value: index, wrapped: false })
       return andThen(this.walkList({ value: elem, wrapped }, node.list), (signal) => {
-        this.pop(mark)
+        this.vars.pop(mark)
         return signal === 'break' ? 'break' : undefined
       })
     }
@@ -206,7 +235,7 @@ export class State extends Evaluator {
     const called = new State(
       this.run,
       tree,
-      [{ name: '$', value, wrapped: false }],
+      new Variables(this.run, [{ id: DOLLAR, value, wrapped: false }]),
       this.depth + 1,
       this.out,
       this.order,

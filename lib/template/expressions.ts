@@ -6,11 +6,15 @@
  */
 import { location } from './errors'
 import { sprintf } from './fmt'
+import { utf8 } from './fmt/utf8'
 import { ItemType, Lexer, isKeyword } from './lexer'
 import type { Item } from './lexer'
 import { SyntaxError as LiteralError, parseNumber, unquote } from './literals'
-import type { ArgNode, CommandNode, PipeNode, VariableNode } from './nodes'
+import { quoteShort } from './runes'
+import { VariableIds, newDefinition } from './definition'
+import type { Definition } from './definition'
 import { nodeString } from './nodes'
+import type { ArgNode, CommandNode, PipeNode, VariableNode } from './nodes'
 
 export interface ParseOptions {
   leftDelim?: string
@@ -47,13 +51,6 @@ export class ParseError extends Error {
  */
 export const MAX_NESTING = 200
 
-/** Per-template parsing state: the name being defined, the variables in scope, range nesting. */
-export interface Definition {
-  name: string
-  vars: string[]
-  rangeDepth: number
-}
-
 export abstract class ExpressionParser {
   private readonly lex: Lexer
   /** Lookahead: token[0] is the latest item read; peekCount items are pushed back. */
@@ -63,6 +60,7 @@ export abstract class ExpressionParser {
   protected actionLine = 0
   /** Control structures and parentheses open around the current token. */
   private nesting = 0
+  private readonly ids = new VariableIds()
 
   constructor(
     readonly parseName: string,
@@ -77,7 +75,7 @@ export abstract class ExpressionParser {
       breakOK: !has?.('break'),
       continueOK: !has?.('continue'),
     })
-    this.def = { name: parseName, vars: ['$'], rangeDepth: 0 }
+    this.def = newDefinition(parseName)
   }
 
   // Items.
@@ -258,8 +256,9 @@ export abstract class ExpressionParser {
   }
 
   private declare(v: Item): VariableNode {
-    this.def.vars.push(v.val)
-    return { type: 'variable', pos: v.pos, ident: v.val.split('.') }
+    const id = this.ids.of(v.val)
+    this.def.vars.push(id)
+    return { type: 'variable', pos: v.pos, ident: v.val.split('.'), id }
   }
 
   private checkPipeline(pipe: PipeNode, context: string): void {
@@ -316,7 +315,7 @@ export abstract class ExpressionParser {
       case 'field':
         return { type: 'field', pos, ident: [...node.ident, ...field] }
       case 'variable':
-        return { type: 'variable', pos, ident: [...node.ident, ...field] }
+        return { type: 'variable', pos, ident: [...node.ident, ...field], id: node.id }
       case 'bool':
       case 'string':
       case 'number':
@@ -343,7 +342,8 @@ export abstract class ExpressionParser {
     switch (token.type) {
       case ItemType.Identifier: {
         const has = this.options.hasFunction
-        if (has && !has(token.val)) this.errorf(`function ${sprintf('%q', [token.val])} not defined`)
+        if (has && !has(token.val)) this.errorf(`function ${quoteShort(token.val)} not defined`)
+        this.def.functions.add(token.val)
         return { type: 'identifier', pos: token.pos, ident: token.val }
       }
       case ItemType.Dot:
@@ -381,8 +381,10 @@ export abstract class ExpressionParser {
   /** useVar returns a node for a variable reference. It errors if the variable is not defined. */
   private useVar(token: Item): VariableNode {
     const ident = token.val.split('.')
-    if (!this.def.vars.includes(ident[0] as string)) this.errorf(`undefined variable ${sprintf('%q', [ident[0]])}`)
-    return { type: 'variable', pos: token.pos, ident }
+    const name = ident[0] as string
+    const id = this.ids.of(name)
+    if (!this.def.vars.has(id)) this.errorf(`undefined variable ${quoteShort(name)}`)
+    return { type: 'variable', pos: token.pos, ident, id }
   }
 }
 
@@ -391,8 +393,6 @@ function itemString(item: Item): string {
   if (item.type === ItemType.EOF) return 'EOF'
   if (item.type === ItemType.Error) return item.val
   if (isKeyword(item.type)) return `<${item.val}>`
-  if (utf8.encode(item.val).length > 10) return sprintf('%.10q...', [item.val])
+  if (utf8(item.val).length > 10) return sprintf('%.10q...', [item.val])
   return sprintf('%q', [item.val])
 }
-
-const utf8 = new TextEncoder()

@@ -1,6 +1,7 @@
 /**
  * Which branches may render out of order while execution goes on (see exec.ts).
  */
+import { elseBranch } from './nodes'
 import type { BranchNode, Node } from './nodes'
 
 const forkCache = new WeakMap<Node, boolean>()
@@ -10,12 +11,23 @@ const forkCache = new WeakMap<Node, boolean>()
  * a variable, and no break or continue in it leaves it.
  */
 export function forkable(node: BranchNode): boolean {
-  let known = forkCache.get(node)
-  if (known === undefined) {
-    known = !assignsOrEscapes(node, false)
-    forkCache.set(node, known)
+  const known = forkCache.get(node)
+  if (known !== undefined) return known
+  // Each link of an {{else if}} chain is forkable if it and the links after it are: judged from the last
+  // back, so that asking of every link of a long chain in turn reads the chain once.
+  const links: BranchNode[] = []
+  for (let link: BranchNode | undefined = node; link && !forkCache.has(link); link = elseBranch(link)) {
+    links.push(link)
   }
-  return known
+  let result = true
+  for (let i = links.length - 1; i >= 0; i--) {
+    const link = links[i] as BranchNode
+    const next = elseBranch(link)
+    const rest = next ? (forkCache.get(next) as boolean) : !(link.elseList && assignsOrEscapes(link.elseList, false))
+    result = rest && !link.pipe.isAssign && !assignsOrEscapes(link.list, link.type === 'range')
+    forkCache.set(link, result)
+  }
+  return result
 }
 
 function assignsOrEscapes(node: Node, inRange: boolean): boolean {
@@ -29,14 +41,14 @@ function assignsOrEscapes(node: Node, inRange: boolean): boolean {
       return node.nodes.some((n) => assignsOrEscapes(n, inRange))
     case 'if':
     case 'with':
-    case 'range': {
-      const nested = inRange || node.type === 'range'
-      return (
-        node.pipe.isAssign ||
-        assignsOrEscapes(node.list, nested) ||
-        (node.elseList !== undefined && assignsOrEscapes(node.elseList, inRange))
-      )
-    }
+    case 'range':
+      // A chain of {{else if}} in a loop; each link's else list is as much inside a range as the chain.
+      for (let link: BranchNode = node; ;) {
+        if (link.pipe.isAssign || assignsOrEscapes(link.list, inRange || link.type === 'range')) return true
+        const next = elseBranch(link)
+        if (!next) return link.elseList !== undefined && assignsOrEscapes(link.elseList, inRange)
+        link = next
+      }
     case 'template':
       return node.pipe?.isAssign ?? false
     default:

@@ -12,15 +12,17 @@ import { abortable } from '../abort'
 import { analyze } from './analysis'
 import type { Analysis } from './analysis'
 import { BUILTINS } from './builtins'
-import { ExecError, LimitError, Order, compareSeq, isStackOverflow } from './errors'
+import { ExecError, LimitError, Order, compareSeq, isStackOverflow, isTooLarge } from './errors'
 import type { Limit } from './errors'
 import { State, joinPieces } from './exec'
 import { Run } from './run'
 import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
+import { DOLLAR } from './nodes'
 import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
+import { Variables } from './variables'
 
 export { ExecError, LimitError } from './errors'
 export type { Limit } from './errors'
@@ -54,7 +56,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal
   /**
    * Characters of output at most (default 4 MiB of characters); no builtin
-   * builds a longer string either. Past it: LimitError.
+   * builds a longer string either, nor more than 4 times it in all. Past
+   * it: LimitError.
    */
   maxOutput?: number
   /** Nested {{template}} calls at most (default 1000; Go's is 100000, beyond a JS stack). Past it: LimitError. */
@@ -68,7 +71,8 @@ export interface ExecuteOptions {
   deadline?: number
   /**
    * Steps at most (default 10 million): a node walked, a range iteration, or
-   * 64 characters a builtin touches. Past it: a TimeoutError, as past the deadline.
+   * 64 characters' worth of a builtin's work (costs.ts). Past it: a
+   * TimeoutError, as past the deadline.
    */
   maxSteps?: number
 }
@@ -125,7 +129,8 @@ export class Template {
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value
     const out: (string | Promise<string>)[] = []
-    const state = new State(run, tree, [{ name: '$', value: root, wrapped: false }], 0, out, new Order())
+    const vars = new Variables(run, [{ id: DOLLAR, value: root, wrapped: false }])
+    const state = new State(run, tree, vars, 0, out, new Order())
 
     let text: string | undefined
     let failure: unknown
@@ -184,13 +189,19 @@ function first(a: unknown, b: unknown): unknown {
   return compareSeq(b.seq, a.seq) < 0 ? b : a
 }
 
-/** What leaves an execution: the signal's reason once aborted; the JS engine's own limits as LimitErrors. */
+/**
+ * What leaves an execution: the signal's reason once aborted; the JS
+ * engine's own limits, where nothing placed them, as LimitErrors; anything
+ * else as it is (a RangeError that is not about size is a bug).
+ */
 function asError(e: unknown, name: string, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason
-  if (!(e instanceof RangeError)) return e
   // Out of stack: templates call one another, or data nests, deeper than the engine can follow.
-  const [limit, detail]: [Limit, string] = isStackOverflow(e)
-    ? ['maxDepth', 'the template recurses too deeply']
-    : ['maxOutput', `a value grew too large (${e.message})`]
+  if (isStackOverflow(e)) return limitError('maxDepth', name, 'the template recurses too deeply')
+  if (isTooLarge(e)) return limitError('maxOutput', name, `a value grew too large (${e.message})`)
+  return e
+}
+
+function limitError(limit: Limit, name: string, detail: string): LimitError {
   return new LimitError(limit, name, 0, 0, detail, `template: ${name}: ${detail}`, [])
 }

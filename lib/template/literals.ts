@@ -3,7 +3,8 @@
  * char constants, and strconv.ParseInt/ParseUint/ParseFloat (base 0, Go
  * syntax) and fmt.Sscan (complex constants) for numbers. Errors carry Go's wording ("invalid syntax").
  */
-import { quoteShort } from './runes'
+import { appendRune, fromUtf8 } from './fmt/utf8'
+import { quoteShort, short } from './runes'
 import { Complex128 } from './value'
 
 export class SyntaxError extends Error {
@@ -66,18 +67,6 @@ export function unquoteChar(s: string, i: number, quote: string): { value: numbe
   }
 }
 
-/** Go keeps a leading U+FEFF as it is: so must the decoder. */
-const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
-
-/** Appends the UTF-8 encoding of code point `cp`. */
-function appendUtf8(out: number[], cp: number): void {
-  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd // a lone surrogate of the template's text, as Go reads it
-  if (cp < 0x80) out.push(cp)
-  else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f))
-  else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f))
-  else out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f))
-}
-
 /**
  * strconv.Unquote of a "double-quoted", `raw` or 'c'har literal. Go builds
  * the string from bytes: a `\x` or octal escape is one byte, anything else
@@ -103,12 +92,12 @@ export function unquote(s: string): string {
   for (let i = 0; i < body.length; count++) {
     const { value, multibyte, next } = unquoteChar(body, i, quote)
     if (value < 0x80 || !multibyte) bytes.push(value)
-    else appendUtf8(bytes, value)
+    else appendRune(bytes, value)
     i = next
     if (quote === "'" && next !== body.length) throw new SyntaxError()
   }
   if (quote === "'" && count !== 1) throw new SyntaxError()
-  return utf8Decoder.decode(Uint8Array.from(bytes))
+  return fromUtf8(Uint8Array.from(bytes))
 }
 
 const INT64_MIN = -(2n ** 63n)
@@ -317,7 +306,7 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
   }
   if (isChar) {
     const { value, next } = unquoteChar(text, 1, "'")
-    if (text.slice(next) !== "'") throw new SyntaxError(`malformed character constant: ${text}`)
+    if (text.slice(next) !== "'") throw new SyntaxError(`malformed character constant: ${short(text)}`)
     const rune = BigInt(value)
     return { ...n, isInt: true, isUint: true, isFloat: true, int64: rune, uint64: rune, float64: value }
   }

@@ -29,3 +29,13 @@ export function loop<R>(from: number, n: number, step: (i: number) => Maybe<R | 
   }
   return undefined
 }
+
+/** Marks a Promise whose failure is reported elsewhere, so that dropping it is not an unhandled rejection. */
+export function handled(p: Promise<unknown>): void {
+  p.catch(() => {})
+}
+
+/** Whether a function the caller supplies returned something to wait for (a Promise, or any thenable). */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function'
+}

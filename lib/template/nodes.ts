@@ -120,7 +120,12 @@ export interface VariableNode {
   readonly type: 'variable'
   readonly pos: number
   readonly ident: readonly string[]
+  /** The name as a number, the same for every `$x` of one parse: execution compares numbers. `$` is DOLLAR. */
+  readonly id: number
 }
+
+/** The id of `$`, the data an execution or a {{template}} call starts with. */
+export const DOLLAR = 0
 
 export interface DotNode {
   readonly type: 'dot'
@@ -181,6 +186,18 @@ export interface StringNode {
 }
 
 /**
+ * The branch that is the whole of `node`'s else list: what the parser makes
+ * of {{else if}} and {{else with}} (`{{if a}}{{else}}{{if b}}{{end}}{{end}}`).
+ * Such chains may be thousands of links long, so everything walks them in a
+ * loop. A range has none: its else list is not a condition's.
+ */
+export function elseBranch(node: BranchNode): BranchNode | undefined {
+  if (node.type === 'range' || node.elseList?.nodes.length !== 1) return undefined
+  const only = node.elseList.nodes[0] as Node
+  return only.type === 'if' || only.type === 'with' || only.type === 'range' ? only : undefined
+}
+
+/**
  * The node as Go's String() writes it: the `<...>` context of execution
  * errors, and the pipelines of parse errors.
  */
@@ -197,8 +214,15 @@ export function nodeString(n: Node): string {
     case 'if':
     case 'range':
     case 'with': {
-      const otherwise = n.elseList ? `{{else}}${nodeString(n.elseList)}` : ''
-      return `{{${n.type} ${nodeString(n.pipe)}}}${nodeString(n.list)}${otherwise}{{end}}`
+      // A chain of {{else if}}, link by link: each link is the whole of the else list before it.
+      let s = ''
+      let ends = 0
+      for (let link: BranchNode | undefined = n; link; link = elseBranch(link)) {
+        if (ends++ > 0) s += '{{else}}'
+        s += `{{${link.type} ${nodeString(link.pipe)}}}${nodeString(link.list)}`
+        if (link.elseList && !elseBranch(link)) s += `{{else}}${nodeString(link.elseList)}`
+      }
+      return s + '{{end}}'.repeat(ends)
     }
     case 'break':
     case 'continue':
@@ -231,5 +255,20 @@ export function nodeString(n: Node): string {
       return n.text
     case 'string':
       return n.quoted
+  }
+}
+
+/** IsEmptyTree reports whether this tree (node) is empty of everything but space or comments. */
+export function isEmptyTree(n: Node): boolean {
+  switch (n.type) {
+    case 'comment':
+      return true
+    case 'list':
+      return n.nodes.every(isEmptyTree)
+    case 'text':
+      // bytes.TrimSpace trims unicode.IsSpace, which is not JS's trim(): U+0085 is a space, U+FEFF is not.
+      return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(n.text)
+    default:
+      return false
   }
 }

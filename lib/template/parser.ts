@@ -6,14 +6,16 @@
  */
 import { isStackOverflow } from './errors'
 import { sprintf } from './fmt'
+import { newDefinition } from './definition'
 import { ExpressionParser } from './expressions'
 import type { ParseOptions } from './expressions'
 import { ItemType } from './lexer'
 import type { Item } from './lexer'
 import type { ActionNode, BranchNode, ListNode, Node, PipeNode, TemplateNode } from './nodes'
-import { nodeString } from './nodes'
+import { isEmptyTree, nodeString } from './nodes'
 
 export { ParseError } from './expressions'
+export { isEmptyTree } from './nodes'
 export type { ParseOptions } from './expressions'
 
 /** One parsed template: a name, the text it came from, and its root list. */
@@ -23,6 +25,10 @@ export interface Tree {
   readonly parseName: string
   readonly text: string
   readonly root: ListNode
+  /** The functions it names (builtins included). */
+  readonly functions: ReadonlySet<string>
+  /** The templates it calls ({{template}} and {{block}}). */
+  readonly calls: ReadonlySet<string>
 }
 
 /**
@@ -50,7 +56,8 @@ class Parser extends ExpressionParser {
   private add(name: string, root: ListNode): void {
     const existing = this.treeSet.get(name)
     if (existing === undefined || isEmptyTree(existing.root)) {
-      this.treeSet.set(name, { name, parseName: this.parseName, text: this.text, root })
+      const { functions, calls } = this.def
+      this.treeSet.set(name, { name, parseName: this.parseName, text: this.text, root, functions, calls })
       return
     }
     if (!isEmptyTree(root)) this.errorf(`template: multiple definition of template ${sprintf('%q', [name])}`)
@@ -59,7 +66,7 @@ class Parser extends ExpressionParser {
   /** Parses a nested definition with fresh variables, then returns to the enclosing one. */
   private define<T>(name: string, body: () => T): T {
     const outer = this.def
-    this.def = { name, vars: ['$'], rangeDepth: 0 }
+    this.def = newDefinition(name)
     try {
       return body()
     } finally {
@@ -218,34 +225,49 @@ class Parser extends ExpressionParser {
   }
 
   private parseControlBody(allowElseIf: boolean, context: 'if' | 'range' | 'with'): BranchNode {
-    const vars = this.def.vars.length
+    const vars = this.def.vars.mark
     try {
-      const pipe = this.pipeline(context, ItemType.RightDelim)
-      if (context === 'range') this.def.rangeDepth++
-      const [list, first] = this.itemList()
-      let next = first
-      if (context === 'range') this.def.rangeDepth--
-      let elseList: MutableList | undefined
-      if (next.type === 'else') {
-        // Special cases for "else if" and "else with": parse
-        //	{{if a}}_{{else if b}}_{{end}}
-        // as
-        //	{{if a}}_{{else}}{{if b}}_{{end}}{{end}}.
-        // The nested control stops at its {{end}}; the enclosing {{end}} is assumed.
-        const chained = allowElseIf && this.peek().type === ItemType.If
-        const chainedWith = context === 'with' && this.peek().type === ItemType.With
-        if (chained || chainedWith) {
-          this.next()
-          elseList = this.newList(next.pos)
-          elseList.nodes.push(chained ? this.ifControl() : this.withControl())
-        } else {
+      // Special cases for "else if" and "else with": parse
+      //	{{if a}}_{{else if b}}_{{end}}
+      // as
+      //	{{if a}}_{{else}}{{if b}}_{{end}}{{end}}.
+      // The links of such a chain share one {{end}}, and Go sets no limit to their number: they are parsed
+      // in a loop, as one level of nesting, each link's variables in scope until that {{end}}.
+      const links: { pipe: PipeNode; list: ListNode; elsePos: number }[] = []
+      for (;;) {
+        const pipe = this.pipeline(context, ItemType.RightDelim)
+        if (context === 'range') this.def.rangeDepth++
+        const [list, first] = this.itemList()
+        let next = first
+        if (context === 'range') this.def.rangeDepth--
+        let elseList: MutableList | undefined
+        if (next.type === 'else') {
+          const keyword = this.peek().type
+          if ((allowElseIf && keyword === ItemType.If) || (context === 'with' && keyword === ItemType.With)) {
+            this.next()
+            links.push({ pipe, list, elsePos: next.pos })
+            continue
+          }
           ;[elseList, next] = this.itemList()
           if (next.type !== 'end') this.errorf(`expected end; found ${controlString(next)}`)
         }
+        let node: BranchNode = { type: context, pos: pipe.pos, line: pipe.line, pipe, list, elseList }
+        for (let link = links.pop(); link; link = links.pop()) {
+          const chained = this.newList(link.elsePos)
+          chained.nodes.push(node)
+          node = {
+            type: context,
+            pos: link.pipe.pos,
+            line: link.pipe.line,
+            pipe: link.pipe,
+            list: link.list,
+            elseList: chained,
+          }
+        }
+        return node
       }
-      return { type: context, pos: pipe.pos, line: pipe.line, pipe, list, elseList }
     } finally {
-      this.def.vars.length = vars
+      this.def.vars.pop(vars)
     }
   }
 
@@ -314,6 +336,7 @@ class Parser extends ExpressionParser {
     const token = this.nextNonSpace()
     const name = this.parseTemplateName(token, context)
     const pipe = this.pipeline(context, ItemType.RightDelim)
+    this.def.calls.add(name)
     // Go reports a wrong end of the body from the enclosing tree, whose last token is the block's right delim.
     const last = this.token[0]
     this.nested(() =>
@@ -336,6 +359,7 @@ class Parser extends ExpressionParser {
     const context = 'template clause'
     const token = this.nextNonSpace()
     const name = this.parseTemplateName(token, context)
+    this.def.calls.add(name)
     let pipe: PipeNode | undefined
     if (this.nextNonSpace().type !== ItemType.RightDelim) {
       this.backup()
@@ -372,19 +396,4 @@ function isControl(n: Node | Control): n is Control {
 
 function controlString(c: Node | Control): string {
   return isControl(c) ? `{{${c.type}}}` : nodeString(c)
-}
-
-/** IsEmptyTree reports whether this tree (node) is empty of everything but space or comments. */
-export function isEmptyTree(n: Node): boolean {
-  switch (n.type) {
-    case 'comment':
-      return true
-    case 'list':
-      return n.nodes.every(isEmptyTree)
-    case 'text':
-      // bytes.TrimSpace trims unicode.IsSpace, which is not JS's trim(): U+0085 is a space, U+FEFF is not.
-      return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(n.text)
-    default:
-      return false
-  }
 }

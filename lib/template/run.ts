@@ -2,14 +2,15 @@
  * What one execution shares across the states that walk it: its options,
  * the template set, the calls in flight, the output so far, and the budget:
  * the steps counted (nodes, range iterations, and the characters builtins
- * and fmt touch) and what is remembered so that reading a long string or a
- * big map again costs nothing.
+ * and fmt touch), the characters builtins built, and what is remembered so
+ * that reading a long string or a map again costs little.
  */
+import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, sortCost } from './costs'
+import { LimitReached } from './errors'
 import type { FormatLimits } from './fmt'
+import { utf8Bytes } from './fmt/utf8'
 import type { Maybe } from './maybe'
 import type { Tree } from './parser'
-import { utf8Bytes } from './builtins'
-import type { Work } from './builtins'
 import { compareStrings, isMap, isTrue } from './value'
 import type { Value, ValueMap } from './value'
 
@@ -22,7 +23,10 @@ export interface ExecOptions {
   funcs: ReadonlyMap<string, TemplateFunction>
   missingKey: MissingKey
   signal: AbortSignal | undefined
-  /** Output longer than this many characters is an error; so is any string a builtin would build longer. */
+  /**
+   * Output longer than this many characters is an error; so is any string a
+   * builtin would build longer, and strings built past BUILT_PER_OUTPUT times it in all.
+   */
   maxOutput: number
   /** Nested {{template}} calls deeper than this are an error. */
   maxDepth: number
@@ -34,17 +38,17 @@ export interface ExecOptions {
   maxSteps: number
 }
 
-/** Characters a builtin or fmt touches per step of the budget: about the time a node's walk takes. */
-export const CHARS_PER_STEP = 64
+/**
+ * The characters an execution's builtins may build in all, in multiples of
+ * maxOutput: each string is bounded by maxOutput, but a template could keep
+ * any number of them in variables.
+ */
+export const BUILT_PER_OUTPUT = 4
 
 /** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
 const REMEMBERED_LENGTH = 256
-/** How many long strings' bytes one execution remembers. */
+/** How many long strings' bytes one execution remembers, at most one of each length. */
 const REMEMBERED_STRINGS = 4
-/** Maps with fewer keys are counted and sorted again at each use; bigger ones' keys are remembered. */
-const REMEMBERED_KEYS = 64
-/** Characters of work a key costs to list (and to sort, again). */
-const KEY_COST = 16
 
 function overBudget(maxSteps: number): DOMException {
   return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
@@ -54,15 +58,39 @@ function overdue(): DOMException {
   return new DOMException('the execution passed its deadline', 'TimeoutError')
 }
 
+/**
+ * What builtins need of the execution. Every builtin counts its work, in
+ * proportion to the characters it touches, and refuses to build a string
+ * longer than the output limit before building it.
+ */
+export interface Work {
+  /** Counts the work of touching `chars` characters; throws a TimeoutError past the budget or the deadline. */
+  charge(chars: number): void
+  /** fmt's limits: maxOutput characters, maxDataDepth levels, and this work counted. */
+  readonly limits: FormatLimits
+  /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */
+  bytes(s: string): Uint8Array | undefined
+  /** Go's truth of v, a map's size counted once. */
+  truth(v: Value): boolean
+  /** How many keys m has, counted once an execution. */
+  size(m: ValueMap): number
+}
+
 /** What one execution shares across its states: options, the template set, the budget, calls in flight. */
 export class Run implements Work {
   readonly inflight: Promise<unknown>[] = []
   outputLength = 0
   steps = 0
   readonly limits: FormatLimits
-  /** UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls does not encode one per call. */
-  readonly #bytes = new Map<string, Uint8Array | undefined>()
-  /** Sizes and sorted keys of big maps: the data does not change during an execution. */
+  /**
+   * UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls
+   * does not encode one per call; keyed by length, so that finding a string
+   * compares it with one other at most.
+   */
+  /** Characters of the strings builtins built. */
+  #built = 0
+  readonly #bytes = new Map<number, { s: string; bytes: Uint8Array | undefined }>()
+  /** Sizes and sorted keys of maps: the data does not change during an execution. */
   readonly #sizes = new WeakMap<ValueMap, number>()
   readonly #sortedKeys = new WeakMap<ValueMap, string[]>()
 
@@ -70,7 +98,12 @@ export class Run implements Work {
     readonly templates: ReadonlyMap<string, Tree>,
     readonly options: ExecOptions,
   ) {
-    this.limits = { maxLength: options.maxOutput, maxDepth: options.maxDataDepth, charge: (n) => this.charge(n) }
+    this.limits = {
+      maxLength: options.maxOutput,
+      maxDepth: options.maxDataDepth,
+      charge: (n) => this.charge(n),
+      sortedKeys: (m) => this.sortedKeys(m),
+    }
   }
 
   /** One step: a node walked or a range iteration. The clock is read every 256 steps. */
@@ -95,37 +128,61 @@ export class Run implements Work {
     if (deadline !== undefined && this.steps >>> 8 !== before >>> 8 && Date.now() > deadline) throw overdue()
   }
 
+  /**
+   * Counts a string a builtin built, as it is built: past BUILT_PER_OUTPUT
+   * times maxOutput in all, the execution ends (LimitReached, placed by the
+   * executor), so that the strings it holds stay within that.
+   */
+  built(chars: number): void {
+    this.#built += chars
+    const max = BUILT_PER_OUTPUT * this.options.maxOutput
+    if (this.#built > max) {
+      throw new LimitReached(
+        'maxOutput',
+        `the strings built passed ${max} characters, ${BUILT_PER_OUTPUT} times the output limit`,
+      )
+    }
+  }
+
   truth(v: Value): boolean {
     return isMap(v) ? this.size(v) > 0 : isTrue(v)
   }
 
+  /** How many keys m has, counted once an execution. */
   size(m: ValueMap): number {
-    let n = this.#sizes.get(m)
+    let n = this.#sizes.get(m) ?? this.#sortedKeys.get(m)?.length
     if (n !== undefined) return n
     n = Object.keys(m).length
     this.charge(KEY_COST * n)
-    if (n >= REMEMBERED_KEYS) this.#sizes.set(m, n)
+    this.#sizes.set(m, n)
     return n
   }
 
-  /** A map's keys in Go's order, for range. */
+  /** A map's keys in Go's order, for range and printing, sorted once an execution and paid for by their length. */
   sortedKeys(m: ValueMap): readonly string[] {
     let keys = this.#sortedKeys.get(m)
     if (keys) return keys
     keys = Object.keys(m)
-    this.charge(2 * KEY_COST * keys.length)
+    this.charge(KEY_COST * keys.length + sortCost(keys))
     keys.sort(compareStrings)
-    if (keys.length >= REMEMBERED_KEYS) this.#sortedKeys.set(m, keys)
+    this.#sortedKeys.set(m, keys)
     return keys
   }
 
+  /** The UTF-8 bytes of s (undefined: ASCII), a long string's remembered and looked up for a comparison's cost. */
   bytes(s: string): Uint8Array | undefined {
     if (s.length < REMEMBERED_LENGTH) return utf8Bytes(s)
-    if (this.#bytes.has(s)) return this.#bytes.get(s)
+    const known = this.#bytes.get(s.length)
+    if (known) {
+      // Equal strings that are not one string are compared whole.
+      this.charge(s.length / COMPARED_PER_CHAR)
+      if (known.s === s) return known.bytes
+      this.#bytes.delete(s.length)
+    }
     this.charge(s.length)
     const bytes = utf8Bytes(s)
-    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as string)
-    this.#bytes.set(s, bytes)
+    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as number)
+    this.#bytes.set(s.length, { s, bytes })
     return bytes
   }
 }

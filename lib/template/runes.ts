@@ -31,10 +31,10 @@ export function containsRune(valid: string, r: number): boolean {
   return false
 }
 
-// countNewlines counts the newlines in input[start:end].
+// countNewlines counts the newlines in input[start:end], reading no further (a search would read to the next one).
 export function countNewlines(input: string, start: number, end: number): number {
   let n = 0
-  for (let i = input.indexOf('\n', start); i >= 0 && i < end; i = input.indexOf('\n', i + 1)) n++
+  for (let i = start; i < end; i++) if (input.charCodeAt(i) === NL) n++
   return n
 }
 
@@ -52,6 +52,11 @@ export function formatRune(r: number): string {
 // quoteShort quotes s as %q, or its first QUOTED_MAX characters as %.64q followed by "...".
 export function quoteShort(s: string): string {
   return s.length <= QUOTED_MAX ? quote(s) : `${quote(s.slice(0, QUOTED_MAX))}...`
+}
+
+// short is s as it is, or its first QUOTED_MAX characters followed by "...", for messages that do not quote.
+export function short(s: string): string {
+  return s.length <= QUOTED_MAX ? s : `${s.slice(0, QUOTED_MAX)}...`
 }
 
 // quote quotes s as fmt's %q (strconv.Quote) does.

@@ -3,7 +3,9 @@
  * padding, strings, integers and floats, under the current verb's flags.
  */
 import { tooLong } from '../errors'
-import { C, LDIGITS, UDIGITS } from './consts'
+import { compareStrings } from '../value'
+import type { ValueMap } from '../value'
+import { C, LDIGITS } from './consts'
 import { formatFloat } from './ftoa'
 import { isPrint } from './isprint'
 import { canBackquote, quoteRune, quoteWithin } from './quote'
@@ -24,19 +26,19 @@ export interface FormatLimits {
   readonly maxDepth: number
   /** Counts the work of touching `chars` characters; it may throw to stop the formatting. */
   readonly charge?: (chars: number) => void
+  /** A map's keys in Go's order; an execution sorts a map once, and counts it. */
+  readonly sortedKeys: (m: ValueMap) => readonly string[]
 }
 
-export const UNLIMITED: FormatLimits = { maxLength: Infinity, maxDepth: Infinity }
+export const UNLIMITED: FormatLimits = {
+  maxLength: Infinity,
+  maxDepth: Infinity,
+  sortedKeys: (m) => Object.keys(m).sort(compareStrings),
+}
 
-/**
- * Characters of work a formatted character costs, against one for a
- * character copied as it is: printing numbers, maps and escapes builds
- * its result piece by piece, tens of times slower than copying a string.
- */
-export const BUILD_COST = 48
-
-/** Decodes the digits fmtSx builds; like every decoder here, it would keep a leading BOM. */
-const ascii = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
+/** Every byte as two hex digits. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => LDIGITS.charAt(b >> 4) + LDIGITS.charAt(b & 0xf))
+const UPPER_HEX_PAIRS = HEX_PAIRS.map((pair) => pair.toUpperCase())
 
 /** fmt's fmt struct: the output buffer and the current verb's flags. */
 export class Formatter {
@@ -139,7 +141,8 @@ export class Formatter {
   fmtSx(s: string, upper: boolean): void {
     // Two digits a byte, and a string has at least as many bytes as UTF-16 units.
     this.reserve(2 * (this.precPresent ? Math.min(this.prec, s.length) : s.length))
-    const bytes = utf8(s)
+    // The precision counts bytes: the first prec characters hold them (one more, for the other half of a pair).
+    const bytes = utf8(this.precPresent && this.prec < s.length ? s.slice(0, this.prec + 1) : s)
     let length = bytes.length
     if (this.precPresent && this.prec < length) length = this.prec
     let width = 2 * length
@@ -156,22 +159,15 @@ export class Formatter {
     }
     this.reserve(width)
     if (this.widPresent && this.wid > width && !this.minus) this.writePadding(this.wid - width)
-    // Built as bytes: a string of a megabyte is two megabytes of digits.
-    const digits = upper ? UDIGITS : LDIGITS
-    const x = upper ? 0x58 : 0x78
-    const out = new Uint8Array(width)
-    let k = 0
+    const pairs = upper ? UPPER_HEX_PAIRS : HEX_PAIRS
+    const x = upper ? '0X' : '0x'
+    let out = ''
     for (let i = 0; i < length; i++) {
-      if (this.space && i > 0) out[k++] = 0x20
-      if (this.sharp && (i === 0 || this.space)) {
-        out[k++] = 0x30
-        out[k++] = x
-      }
-      const c = bytes[i] as number
-      out[k++] = digits.charCodeAt(c >> 4)
-      out[k++] = digits.charCodeAt(c & 0xf)
+      if (this.space && i > 0) out += ' '
+      if (this.sharp && (i === 0 || this.space)) out += x
+      out += pairs[bytes[i] as number]
     }
-    this.buf += ascii.decode(out)
+    this.buf += out
     if (this.widPresent && this.wid > width && this.minus) this.writePadding(this.wid - width)
   }
 

@@ -181,10 +181,13 @@ function fmtX(neg: boolean, mant: bigint, exp: number, prec: number, upper: bool
     }
   } else if (prec > 0) {
     s += '.'
-    for (let i = 0; i < prec; i++) {
+    // The mantissa holds 15 digits at most: past them, zeros.
+    let i = 0
+    for (; i < prec && mant !== 0n; i++) {
       s += digits[Number((mant >> 60n) & 15n)]
       mant = (mant << 4n) & MASK64
     }
+    if (i < prec) s += '0'.repeat(prec - i)
   }
   s += upper ? 'P' : 'p'
   return s + exponent(exp)

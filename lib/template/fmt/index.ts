@@ -11,5 +11,5 @@
 export { formatValue, sprint, sprintln } from './print'
 export { sprintf } from './printf'
 export { quote } from './quote'
-export { BUILD_COST, UNLIMITED } from './format'
+export { UNLIMITED } from './format'
 export type { FormatLimits } from './format'

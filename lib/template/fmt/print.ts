@@ -4,9 +4,10 @@
  */
 import { LimitReached } from '../errors'
 import type { Value, ValueMap } from '../value'
-import { Complex128, Empty, Uint8, compareStrings, typeName } from '../value'
+import { Complex128, Empty, Uint8, typeName } from '../value'
 import { C } from './consts'
-import { BUILD_COST, Formatter, UNLIMITED } from './format'
+import { BUILD_COST } from '../costs'
+import { Formatter, UNLIMITED } from './format'
 import type { FormatLimits } from './format'
 import { formatFloatV } from './ftoa'
 import { validRune } from './utf8'
@@ -69,13 +70,13 @@ export function formatValue(v: Value, limits: FormatLimits = UNLIMITED): string 
 export const NIL_ANGLE = '<nil>'
 const V = 0x76 // 'v'
 
-/** Sorting a map's keys, in characters of work per key (about what it costs beside printing them). */
-const SORT_COST = 16
-
 /** fmt's pp struct: a Formatter that chooses, by the operand's type and the verb, how to print it. */
 export class Printer extends Formatter {
   /** Slices and maps entered and not yet left. */
   private depth = 0
+
+  /** Characters read besides those printed (printf's format), counted with the result. */
+  read = 0
 
   /** Appends a string as it is. */
   copy(s: string): void {
@@ -85,7 +86,7 @@ export class Printer extends Formatter {
 
   /** The result, its building counted as work. */
   done(): string {
-    this.limits.charge?.(this.copied + BUILD_COST * (this.buf.length - this.copied))
+    this.limits.charge?.(this.read + this.copied + BUILD_COST * (this.buf.length - this.copied))
     return this.buf
   }
 
@@ -174,10 +175,7 @@ export class Printer extends Formatter {
 
   printMap(m: ValueMap, verb: number): void {
     this.nest()
-    const keys = Object.keys(m)
-    // Sorting is the work here that no character counts.
-    this.limits.charge?.(keys.length * SORT_COST)
-    keys.sort(compareStrings)
+    const keys = this.limits.sortedKeys(m)
     this.put(this.sharpV ? 'map[string]interface {}{' : 'map[')
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string

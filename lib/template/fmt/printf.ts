@@ -9,6 +9,8 @@ import { NIL_ANGLE, Printer } from './print'
 /** fmt.Sprintf, with every error form Go prints: %!d(string=x), %!d(MISSING), %!(EXTRA ...), ... */
 export function sprintf(format: string, args: readonly Value[], limits: FormatLimits = UNLIMITED): string {
   const p = new FormatPrinter(limits)
+  // The format is read a character at a time, whatever it prints.
+  p.read = format.length
   p.doPrintf(format, args)
   return p.done()
 }
@@ -117,10 +119,10 @@ class FormatPrinter extends Printer {
       this.goodArgNum = true
       const next = format.indexOf('%', i)
       if (next < 0) {
-        this.put(i === 0 ? format : format.slice(i))
+        this.copy(i === 0 ? format : format.slice(i))
         break
       }
-      if (next > i) this.put(format.slice(i, next))
+      if (next > i) this.copy(format.slice(i, next))
       i = next + 1
 
       this.clearFlags()

@@ -1,4 +1,4 @@
-/** Runes in JavaScript strings, as Go's unicode/utf8 sees them. */
+/** Runes in JavaScript strings, as Go's unicode/utf8 sees them, and their UTF-8: every encoder and decoder of lib/template. */
 
 export const MAX_RUNE = 0x10ffffn
 
@@ -29,21 +29,42 @@ export function runeCount(s: string): number {
   return n
 }
 
+const encoder = new TextEncoder()
+/** Go keeps a leading U+FEFF as it is: so must the decoder. */
+const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
+
+/** Strings this short are encoded here: calling TextEncoder costs more. */
+const SHORT = 32
+
 /** The UTF-8 bytes of s; a lone surrogate is U+FFFD, as encoding/json would have made it. */
-export function utf8(s: string): number[] {
-  const out: number[] = []
+export function utf8(s: string): Uint8Array {
+  if (s.length > SHORT) return encoder.encode(s)
+  const bytes: number[] = []
   for (let i = 0; i < s.length; i++) {
-    const c = runeAt(s, i)
-    if (c < 0x80) {
-      out.push(c)
-      continue
-    }
-    if (c > 0xffff) i++
-    if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 0x3f))
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f))
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 0x3f), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f))
+    const r = runeAt(s, i)
+    if (r > 0xffff) i++
+    appendRune(bytes, r)
   }
-  return out
+  return new Uint8Array(bytes)
+}
+
+/** The UTF-8 bytes of s, or undefined when it is ASCII (its bytes are its characters). */
+export function utf8Bytes(s: string): Uint8Array | undefined {
+  return /^[\x00-\x7f]*$/.test(s) ? undefined : encoder.encode(s)
+}
+
+/** The string UTF-8 bytes stand for; invalid bytes are U+FFFD, and a leading BOM stays. */
+export function fromUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes)
+}
+
+/** Appends the UTF-8 encoding of code point `cp`; a surrogate is U+FFFD, as Go reads it. */
+export function appendRune(out: number[], cp: number): void {
+  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd
+  if (cp < 0x80) out.push(cp)
+  else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f))
+  else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f))
+  else out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f))
 }
 
 /** A rune as utf8.EncodeRune writes it: U+FFFD for surrogates and values above U+10FFFF. */

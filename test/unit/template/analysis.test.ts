@@ -2,7 +2,7 @@
 // summarised once, whatever dot it is called with, and the paths those
 // summaries stand for are built within a budget proportional to the set's
 // size, past which everything is loaded and nothing required.
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parse } from '../../../lib/template'
 
 /** `levels` templates, each reading .v and calling the next with .a and with .b: 2^levels paths. */
@@ -61,5 +61,46 @@ describe('the analysis of templates calling one another', () => {
       '{{define "d"}}{{.x}}{{end}}{{template "d" .a}}{{template "d" .a}}{{template "e" .b}}',
     ).analysis
     expect(a.paths).toEqual([['a', 'x'], ['b']])
+  })
+})
+
+describe('the analysis of many variables and branches', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  // Before: every if, with, range and parenthesised pipeline copied every variable in scope, and top-level
+  // declarations piled up: 8,000 variables then 8,000 ifs (240 KB) took 4.4 s to analyse.
+  it('does work linear in the template: no copy of the variables at each branch', () => {
+    const n = 1000
+    const declarations = Array.from({ length: n }, (_, i) => `{{$v${i} := .a${i}}}`).join('')
+    const t = parse('t', declarations + '{{if 1}}{{end}}{{print (1)}}'.repeat(n) + '{{$v7.x}}')
+    const set = vi.spyOn(Map.prototype, 'set')
+    const a = t.analysis
+    expect(set.mock.calls.length).toBeLessThan(10 * n)
+    expect(a.paths).toHaveLength(n)
+    expect(a.paths).toContainEqual(['a7'])
+  })
+
+  it('undoes what a branch or parentheses declare or assign when they end', () => {
+    const text =
+      '{{$x := .a}}{{if .c}}{{$x = .b}}{{$y := .d}}{{end}}{{$x.k}}{{with $z := .e}}{{end}}' +
+      '{{print ($w := .f)}}{{$w.k}}'
+    expect(parse('t', text).analysis.required).toEqual([['a'], ['a', 'k'], ['c'], ['e'], ['f']])
+  })
+})
+
+describe('the functions a template calls', () => {
+  it('are those of the templates it can reach, also when the analysis gives up on paths', () => {
+    const unreachable = '{{define "unused"}}{{secret 1}}{{end}}'
+    const reachable = '{{define "used"}}{{lookup .x}}{{end}}'
+    expect(parse('t', `${unreachable}${reachable}{{template "used" .}}{{print 1}}`).analysis.functions).toEqual([
+      'lookup',
+      'print',
+    ])
+    // Past the budget: the same functions, not every function of the set.
+    const given = parse('t', `${unreachable}${doubling(30, '{{template "d0" .x}}')}`).analysis
+    expect(given.paths).toEqual([[]])
+    expect(given.functions).toEqual(['lookup'])
   })
 })

@@ -86,7 +86,7 @@ const DELIBERATE: Readonly<Record<string, keyof typeof REASONS>> = {
 
 /** Why a message may differ from Go's where both fail; lib/template/README.md explains each. */
 const MESSAGE_REASONS = {
-  shortQuotes: 'a message quotes at most 64 characters of the template text, never a megabyte',
+  shortQuotes: 'a message quotes at most 64 characters of the template text (a literal, a name), never a megabyte',
 } as const
 
 /**
@@ -96,9 +96,12 @@ const MESSAGE_REASONS = {
 const DELIBERATE_MESSAGES: Readonly<Record<string, keyof typeof MESSAGE_REASONS>> = {
   'literal/bad number of 1000 digits': 'shortQuotes',
   'literal/float of 1000 digits out of range': 'shortQuotes',
+  'literal/function of 1000 characters not defined': 'shortQuotes',
   'literal/integer of 1000 digits': 'shortQuotes',
   'literal/integer of 300 digits overflows': 'shortQuotes',
+  'literal/malformed character constant of 1000 characters': 'shortQuotes',
   'literal/octal of 1000 digits': 'shortQuotes',
+  'literal/undefined variable of 1000 characters': 'shortQuotes',
 }
 
 /**

@@ -99,6 +99,31 @@ describe('printf', () => {
   })
 })
 
+describe('the strings built in all', () => {
+  // Before: the limit bounded one string, not all of them: this 4 KB template held 107 MB of strings.
+  it('are at most 4 times maxOutput an execution: past that, a LimitError on maxOutput', async () => {
+    let text = '{{$x := "é"}}{{range 21}}{{$x = print $x $x}}{{end}}'
+    for (let i = 0; i < 90; i++) text += `{{$a${i} := slice (print $x ${i}) 0 2000000}}`
+    const e = await failure(text)
+    expect(e).toBeInstanceOf(LimitError)
+    expect(e).toMatchObject({
+      limit: 'maxOutput',
+      message: expect.stringMatching(
+        /^template: t:1:\d+: executing "t" at <(print|slice) [^>]*>: error calling (print|slice): the strings built passed 16777216 characters, 4 times the output limit$/,
+      ),
+    })
+  })
+
+  it('follow maxOutput, and count strings passed through as they are for nothing', async () => {
+    const data = { s: 'x'.repeat(300) }
+    expect(await failure('{{range 14}}{{$x := print $.s 1}}{{end}}', data, { maxOutput: 1000 })).toMatchObject({
+      limit: 'maxOutput',
+    })
+    const passed = '{{range 1000}}{{$x := print $.s}}{{$y := html $.s}}{{$z := slice $.s 0}}{{end}}ok'
+    expect(await parse('t', passed).execute(data, { maxOutput: 1000 })).toBe('ok')
+  })
+})
+
 describe('printing data nested deep', () => {
   // Before: printing data nested thousands deep overflowed the stack.
   it.each([
@@ -168,7 +193,8 @@ describe('the step budget', () => {
     const text =
       '{{range $i, $_ := .n}}{{if eq (index $.s $i) 195}}1{{end}}{{$x := len $.s}}{{$y := slice $.s 0 2}}{{end}}'
     const n = Array.from({ length: 20_000 }, () => 0)
-    const out = await parse('t', text).execute({ s, n }, { maxSteps: 200_000 })
+    // Encoding the string again at each of the 60,000 calls would take 187 million steps; looking it up takes 6.
+    const out = await parse('t', text).execute({ s, n }, { maxSteps: 10_000_000 })
     expect(out).toBe('1'.repeat(10_000))
   })
 })
@@ -190,7 +216,8 @@ describe('big maps', () => {
 
   it('are listed once an execution, however often they are read', async () => {
     const text = '{{range 1000}}{{if $.m}}{{len $.m}}{{end}}{{range $k, $v := $.m}}{{break}}{{end}}{{and $.m 1}}{{end}}'
-    const out = await parse('t', text).execute({ m }, { maxSteps: 200_000 })
+    // Sorting 100,000 keys costs some 600,000 steps: once.
+    const out = await parse('t', text).execute({ m }, { maxSteps: 1_000_000 })
     expect(out).toBe('1000001'.repeat(1000))
   })
 })
@@ -209,5 +236,27 @@ describe('LimitError', () => {
     })
     expect(e).toBeInstanceOf(LimitError)
     expect(e).toMatchObject({ limit: 'maxDepth', message: 'template: t: the template recurses too deeply' })
+  })
+})
+
+describe('a RangeError during execution', () => {
+  it('is a LimitError on maxOutput when a string passes the JS engine’s largest', async () => {
+    // Strings joined by print are ropes: doubling one thirty times costs nothing until V8 refuses its length.
+    const text = '{{$s := "x"}}{{range 30}}{{$s = print $s $s}}{{end}}{{len $s}}'
+    const e = await failure(text, null, { maxOutput: 2 ** 31, maxSteps: 1e9 })
+    expect(e).toBeInstanceOf(LimitError)
+    expect(e).toMatchObject({ limit: 'maxOutput' })
+  })
+
+  it('stays itself when it is not about size: a bug is no limit', async () => {
+    const data = {
+      get x(): unknown {
+        throw new RangeError('Invalid count value: -1')
+      },
+    }
+    const e = await failure('{{.x}}', data)
+    expect(e).not.toBeInstanceOf(ExecError)
+    expect(e).toBeInstanceOf(RangeError)
+    expect((e as Error).message).toBe('Invalid count value: -1')
   })
 })

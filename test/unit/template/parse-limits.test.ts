@@ -2,8 +2,10 @@
 // length cost linear time and a short message, nesting has a limit that is a
 // ParseError, any RangeError while parsing is a ParseError too, and a parse
 // error's column is the one an execution error at the same place gives.
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ExecError, MAX_NESTING, ParseError, parse } from '../../../lib/template'
+import type { TemplateFunction } from '../../../lib/template'
+import { nodeString } from '../../../lib/template/nodes'
 
 /** The error parsing `text` throws (anything thrown: a RangeError must show as one). */
 function parseFailure(text: string): unknown {
@@ -58,13 +60,68 @@ describe('number literals', () => {
   })
 })
 
+describe('a long template on one line', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  // Before: the lexer counted each item's newlines by searching for the next one, which on a line of a
+  // megabyte meant reading the rest of the text at every item: 3.5 s to parse 2 MB of actions.
+  it('has each item’s newlines counted within the item, not by searching the rest of the text', () => {
+    const text = '{{.abcdefgh}}'.repeat(20_000)
+    const indexOf = vi.spyOn(String.prototype, 'indexOf')
+    parse('t', text)
+    let searched = 0
+    for (const [i, call] of indexOf.mock.calls.entries()) {
+      const self = indexOf.mock.contexts[i] as unknown as string
+      if (call[0] === '\n') searched += self.length - Number(call[1] ?? 0)
+    }
+    expect(searched).toBeLessThan(text.length)
+  })
+})
+
+describe('messages naming the text', () => {
+  // Before: these three quoted the whole text, a megabyte of message for a megabyte of template.
+  const long = (c: string) => c.repeat(1_000_000)
+
+  it.each([
+    ['a malformed character constant', `{{'${long('a')}'}}`, `malformed character constant: '${'a'.repeat(63)}...`],
+    ['an undefined variable', `{{$${long('x')}}}`, `undefined variable "$${'x'.repeat(63)}"...`],
+    ['a function not defined', `{{${long('f')} 1}}`, `function "${'f'.repeat(64)}"... not defined`],
+  ])('quote at most 64 characters of %s, then ...', (_, text, detail) => {
+    let e: unknown
+    try {
+      parse('t', text, { functions: [] })
+    } catch (thrown) {
+      e = thrown
+    }
+    expect(e).toBeInstanceOf(ParseError)
+    expect((e as ParseError).message).toBe(`template: t:1: ${detail}`)
+  })
+
+  it('are Go’s own for text up to 64 characters', () => {
+    const failures = [`{{'${'a'.repeat(62)}'}}`, `{{$${'x'.repeat(63)}}}`, `{{${'f'.repeat(64)}}}`].map((text) => {
+      try {
+        parse('t', text, { functions: [] })
+      } catch (e) {
+        return (e as Error).message
+      }
+      return 'parsed'
+    })
+    expect(failures).toEqual([
+      `template: t:1: malformed character constant: '${'a'.repeat(62)}'`,
+      `template: t:1: undefined variable "$${'x'.repeat(63)}"`,
+      `template: t:1: function "${'f'.repeat(64)}" not defined`,
+    ])
+  })
+})
+
 describe('nesting', () => {
   const kinds: [string, (n: number) => string][] = [
     ['if', (n) => '{{if true}}'.repeat(n) + 'x' + '{{end}}'.repeat(n)],
     ['range', (n) => '{{range 1}}'.repeat(n) + 'x' + '{{end}}'.repeat(n)],
     ['with', (n) => '{{with 1}}'.repeat(n) + 'x' + '{{end}}'.repeat(n)],
     ['block', (n) => Array.from({ length: n }, (_, i) => `{{block "b${i}" .}}`).join('') + 'x' + '{{end}}'.repeat(n)],
-    ['else if', (n) => '{{if false}}' + '{{else if false}}'.repeat(n - 1) + '{{else}}x{{end}}'],
     ['parentheses', (n) => '{{print ' + '('.repeat(n) + '"x"' + ')'.repeat(n) + '}}'],
     [
       'a mix',
@@ -85,8 +142,7 @@ describe('nesting', () => {
   })
 
   it('one level past the limit fails', () => {
-    expect(parseFailure(kinds[0]?.[1](MAX_NESTING + 1) as string)).toBeInstanceOf(ParseError)
-    expect(parseFailure(kinds[5]?.[1](MAX_NESTING + 1) as string)).toBeInstanceOf(ParseError)
+    for (const [kind, nest] of kinds) expect(parseFailure(nest(MAX_NESTING + 1)), kind).toBeInstanceOf(ParseError)
   })
 
   it('of ten thousand levels is a ParseError on the line of the level past the limit', () => {
@@ -95,6 +151,38 @@ describe('nesting', () => {
     expect(e).toBeInstanceOf(ParseError)
     expect(e).toMatchObject({ line: MAX_NESTING + 1, column: 2 })
     expect(parseFailure(`{{${'('.repeat(10_000)}1${')'.repeat(10_000)}}}`)).toBeInstanceOf(ParseError)
+  })
+})
+
+describe('a chain of {{else if}} or {{else with}}', () => {
+  // Before: each link counted as a level of nesting, so 201 links were refused; Go accepts any number.
+  const chain = (n: number, kind = 'if') =>
+    `{{${kind} .a0}}0` + Array.from({ length: n }, (_, i) => `{{else ${kind} .a${i + 1}}}${i + 1}`).join('') + '{{end}}'
+
+  it.each([201, 10_000])('of %i links is no nesting: it parses, renders, is analysed and printed', async (n) => {
+    const t = parse('t', `{{if true}}${chain(n)}{{end}}${chain(n)}`)
+    expect(await t.execute({ [`a${n}`]: 1 })).toBe(`${n}${n}`)
+    expect(await t.execute({})).toBe('')
+    expect(t.analysis.paths).toHaveLength(n + 1)
+    expect(t.analysis.required).toEqual([['a0']])
+    const tree = t.trees.get('t')
+    const printed = nodeString(tree?.root ?? { type: 'list', pos: 0, nodes: [] })
+    expect(printed.length).toBeGreaterThan(n * 30)
+    expect(printed.endsWith('{{end}}'.repeat(n + 1))).toBe(true)
+  })
+
+  it('of {{else with}} too, each link with its own dot', async () => {
+    const t = parse('t', chain(10_000, 'with').replace(/\}\}(\d+)/g, '}}{{.}}'))
+    expect(await t.execute({ a9999: 'found' })).toBe('found')
+  })
+
+  it('waits for a pending link, or renders it aside, however long', async () => {
+    const later: TemplateFunction = async (x) => x
+    const text = `{{if false}}${'{{else if later false}}'.repeat(3_000)}{{else if later .}}yes{{end}}|`
+    expect(await parse('t', text).execute(true, { funcs: { later } })).toBe('yes|')
+    // With an assignment in a link, the chain cannot render aside: execution waits at each link.
+    const waiting = parse('t', `{{$x := 1}}${text.replace('yes', '{{$x = 2}}yes')}{{$x}}`)
+    expect(await waiting.execute(true, { funcs: { later } })).toBe('yes|2')
   })
 })
 

@@ -37,7 +37,6 @@ const nestings: Record<string, (n: number) => string> = {
   if: (n) => '{{if true}}'.repeat(n) + 'x' + '{{end}}'.repeat(n),
   range: (n) => '{{range 1}}'.repeat(n) + 'x' + '{{end}}'.repeat(n),
   with: (n) => '{{with 1}}'.repeat(n) + 'x' + '{{end}}'.repeat(n),
-  'else if': (n) => '{{if false}}' + '{{else if false}}'.repeat(n - 1) + '{{else}}x{{end}}',
   block: (n) => Array.from({ length: n }, (_, i) => `{{block "b${i}" .}}`).join('') + 'x' + '{{end}}'.repeat(n),
   parentheses: (n) => `{{print ${'('.repeat(n)}"x"${')'.repeat(n)}}}`,
 }
@@ -95,6 +94,13 @@ describe('inside workerd', () => {
         message: expect.stringContaining('max nesting depth exceeded'),
       })
     })
+  })
+
+  it('renders a chain of ten thousand {{else if}} or {{else with}}, which is no nesting', async () => {
+    const chains = ['if', 'with'].map((kind) => ({
+      text: `{{${kind} false}}${`{{else ${kind} false}}`.repeat(10_000)}{{else}}x{{end}}`,
+    }))
+    expect(await renderInWorkerd(chains)).toEqual([{ output: 'x' }, { output: 'x' }])
   })
 
   it('ends endless recursion and printing of deep data with LimitErrors', async () => {

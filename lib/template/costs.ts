@@ -1,0 +1,52 @@
+/**
+ * What work costs in the step budget (ExecuteOptions.maxSteps), in one
+ * place. A step is a node walked or a range iteration, about 200 ns of CPU;
+ * everything else a builtin, fmt or the executor does in bulk is counted in
+ * characters of work, CHARS_PER_STEP to a step: reading a character in a
+ * loop is one character of work. The other costs here are measured against
+ * that, so that exhausting the budget takes about the same time whatever
+ * does it.
+ */
+
+/** Characters of work to a step: about the time a node's walk takes. */
+export const CHARS_PER_STEP = 64
+
+/**
+ * A character formatted (a printed number, map or escape), against one
+ * copied as it is: building a result piece by piece is that much slower
+ * than copying a string.
+ */
+export const BUILD_COST = 48
+
+/** Listing a map's keys, per key. */
+export const KEY_COST = 16
+
+/** Sorting a map's keys: per key and per level of the sort, on top of the key's characters. */
+export const SORT_KEY_COST = 16
+
+/**
+ * What sorting `keys` costs: each key is compared at each of the log2(n)
+ * levels of the sort, and a comparison may read the whole key (keys that
+ * share a long prefix).
+ */
+export function sortCost(keys: readonly string[]): number {
+  if (keys.length < 2) return 0
+  let chars = 0
+  for (const key of keys) chars += SORT_KEY_COST + key.length
+  return chars * Math.ceil(Math.log2(keys.length))
+}
+
+/** An escaper (html, js, urlquery): per character it reads, and per character it asks its escape table about. */
+export const ESCAPE_READ_COST = 2
+export const ESCAPE_ASK_COST = 8
+
+/**
+ * Characters compared natively (one string === another of its length) per
+ * character of work: the engine compares them tens of times faster than a
+ * loop reads them, and a comparison may read both whole.
+ */
+export const COMPARED_PER_CHAR = 32
+
+/** Looking a variable up, per variable passed from the innermost; copying the variables in scope, per variable. */
+export const VARIABLE_SCAN_COST = 1
+export const VARIABLE_COPY_COST = 16
