@@ -35,7 +35,13 @@ export function handled(p: Promise<unknown>): void {
   p.catch(() => {})
 }
 
-/** Whether a function the caller supplies returned something to wait for (a Promise, or any thenable). */
+/**
+ * Whether a function the caller supplies returned something to wait for (a
+ * Promise, or any thenable): an object or function with a `then` method, as
+ * a Promise judges it (a primitive is a value, whatever its prototype holds).
+ */
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function'
+  return (
+    (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown } | null)?.then === 'function'
+  )
 }
