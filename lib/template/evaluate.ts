@@ -21,7 +21,7 @@ import type {
   PipeNode,
   VariableNode,
 } from './nodes'
-import { nodeString } from './nodes'
+import { quotedNode } from './nodes'
 import { ExecError, isStackOverflow } from './errors'
 import type { Order } from './errors'
 import type { Output } from './output'
@@ -101,7 +101,7 @@ export class Evaluator extends Reporter {
 
   private notAFunction(args: readonly ArgNode[], final: Final): void {
     if (args.length > 1 || final !== NO_FINAL) {
-      throw this.error(args[0], `can't give argument to non-function ${nodeString(args[0] as ArgNode)}`)
+      throw this.error(args[0], `can't give argument to non-function ${quotedNode(args[0] as ArgNode)}`)
     }
   }
 
@@ -146,7 +146,7 @@ export class Evaluator extends Reporter {
   }
 
   private evalChainNode(dot: Slot, chain: ChainNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
-    if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${nodeString(chain)}`)
+    if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${quotedNode(chain)}`)
     // Go evaluates the receiver with no parameter type: a missing value stays missing, not nil.
     const receiver = this.evalArg(dot, chain.node, true)
     return this.evalFieldChain({ value: receiver, wrapped: false }, chain, chain.field, args, final)
@@ -283,7 +283,7 @@ export class Evaluator extends Reporter {
     if (format && isConstant(format) && format.type !== 'string') {
       throw this.error(
         format,
-        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${nodeString(format)}`,
+        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${quotedNode(format)}`,
       )
     }
     const seq = this.order.next()

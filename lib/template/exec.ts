@@ -17,7 +17,7 @@ import { formatValue, sprintf } from './fmt'
 import { andThen, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
-import { DOLLAR, elseBranch, nodeString } from './nodes'
+import { DOLLAR, elseBranch, quotedNode } from './nodes'
 import { lastEvaluated } from './errors'
 import { forkable } from './fork'
 import { isMap } from './value'
@@ -114,7 +114,7 @@ export class State extends Evaluator {
         this.write(node.text, node)
         return undefined
       default:
-        throw this.error(node, `unknown node: ${nodeString(node)}`)
+        throw this.error(node, `unknown node: ${quotedNode(node)}`)
     }
   }
 
