@@ -35,7 +35,7 @@ export interface ExecOptions {
   maxDepth: number
   /** Slices and maps nested deeper than this cannot be printed. */
   maxDataDepth: number
-  /** Date.now() past which execution stops with a TimeoutError, pending or not. */
+  /** Date.now() past which execution stops with a TimeoutError, read as steps are counted: only `signal` ends a wait. */
   deadline: number | undefined
   /** Nodes, range iterations and builtins' characters (CHARS_PER_STEP a step) at most, then a TimeoutError. */
   maxSteps: number
