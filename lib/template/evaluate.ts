@@ -80,7 +80,8 @@ export class Evaluator extends Reporter {
   /** `f` on every value at once, waiting for those still pending, together. */
   private all<T, U>(vs: readonly Maybe<T>[], f: (values: T[]) => Maybe<U>): Maybe<U> {
     if (!vs.some(isPromise)) return f(vs as T[])
-    this.run.waits(vs.length)
+    // Promise.all waits on each value, and makes its own Promise; `then` makes one more.
+    this.run.waits(vs.length + 2)
     return Promise.all(vs).then(f)
   }
 

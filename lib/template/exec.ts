@@ -67,8 +67,20 @@ export class State extends Evaluator {
       return
     }
     const seq = this.order.next()
+    this.pend(value, (v) => this.count(this.format(v, node, seq), node, seq))
+  }
+
+  /** A piece of output made once `value` arrives: its Promise and the one writing it in place. */
+  private pend<T>(value: Promise<T>, arrive: (v: T) => Maybe<string>): void {
+    this.run.waits(2)
+    this.out.pend(value, arrive, this.run.made())
+  }
+
+  /** Pending work that writes nothing (a value kept in a variable, a template's dot), weighed until it settles. */
+  private hold(value: Maybe<Value>): void {
+    if (!isPromise(value)) return
     this.run.waits(1)
-    this.out.pend(value, (v) => this.count(this.format(v, node, seq), node, seq), this.run.made())
+    this.out.hold(value, this.run.made())
   }
 
   private format(v: Value, node: Node, seq?: number): string {
@@ -94,7 +106,7 @@ export class State extends Evaluator {
       case 'action': {
         const value = this.evalPipeline(dot, node.pipe)
         if (node.pipe.decl.length === 0) this.print(value, node)
-        else if (isPromise(value)) this.out.hold(value, this.run.made())
+        else this.hold(value)
         return undefined
       }
       case 'break':
@@ -153,10 +165,8 @@ export class State extends Evaluator {
         )
         this.run.keeps(this.vars.mark)
         this.vars.pop(mark)
-        this.run.waits(1)
         // Its pieces counted themselves as they were written.
-        const arrive = (v: Value) => andThen(fork.linkOn(dot, at, v, mark, true), () => fork.out.join())
-        this.out.pend(value, arrive, this.run.made())
+        this.pend(value, (v) => andThen(fork.linkOn(dot, at, v, mark, true), () => fork.out.join()))
         return undefined
       }
       const taken = this.taken(link, value as Value)
@@ -247,7 +257,7 @@ export class State extends Evaluator {
       throw this.limitError(node, 'maxDepth', `exceeded maximum template depth (${this.run.options.maxDepth})`)
     }
     const value = node.pipe ? this.evalPipeline(dot, node.pipe) : undefined
-    if (isPromise(value)) this.out.hold(value, this.run.made())
+    this.hold(value)
     const called = new State(
       this.run,
       tree,

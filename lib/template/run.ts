@@ -170,12 +170,17 @@ export class Run implements Work {
    * reads it. A later call in the same flow that returns the same thenable
    * gets the same Promise: the first one's failure is the one Go would meet
    * first. In another flow (a branch rendered aside, which may come first in
-   * execution order though it runs later) a call gets its own.
+   * execution order though it runs later) a call gets its own. A call costs
+   * an operation even when it gets an earlier one's Promise; a new one, the
+   * Promise and the handler that marks it handled.
    */
   call(thenable: PromiseLike<Value>, order: Order, fail: (e: unknown) => never): Promise<Value> {
-    this.waits(1)
     const known = this.#calls.get(thenable)
-    if (known?.order === order) return known.value
+    if (known?.order === order) {
+      this.waits(1)
+      return known.value
+    }
+    this.waits(2)
     const value: Promise<Value> = Promise.resolve(thenable).then(
       (v) => {
         this.inflight.delete(value)
