@@ -98,7 +98,8 @@ export class State extends Evaluator {
   walk(dot: Slot, node: Node): Maybe<Signal> {
     this.check()
     const wait = this.out.backpressure()
-    return wait ? wait.then(() => this.visit(dot, node)) : this.visit(dot, node)
+    // Waking, it checks again: the execution may have been aborted meanwhile.
+    return wait ? wait.then(() => this.walk(dot, node)) : this.visit(dot, node)
   }
 
   private visit(dot: Slot, node: Node): Maybe<Signal> {

@@ -119,6 +119,25 @@ describe('a function returning one cached Promise, called a million times', () =
   })
 })
 
+describe('a walk waiting for its pending work', () => {
+  it('stops when the signal aborts: nothing runs after, even when the values arrive', async () => {
+    let arrive: (v: Value) => void = () => {}
+    const f = cached(new Promise<Value>((resolve) => (arrive = resolve)))
+    const controller = new AbortController()
+    const rendering = parse('t', '{{range 1000000}}{{f}}{{end}}').execute(
+      {},
+      { funcs: { f: f.fn }, signal: controller.signal },
+    )
+    const calls = f.calls
+    controller.abort(new Error('deadline'))
+    await expect(rendering).rejects.toThrow('deadline')
+    arrive('v')
+    for (let i = 0; i < 20; i++) await Promise.resolve()
+    // Before: the walk woke and walked the node it waited at, calling f once more after the abort.
+    expect(f.calls).toBe(calls)
+  })
+})
+
 describe('output and failures past the bound', () => {
   /** Each call's Promise resolves to its argument after (n mod 7) turns of the microtask queue: out of order. */
   const shuffled: TemplateFunction = (n) => {
