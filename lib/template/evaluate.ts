@@ -228,15 +228,15 @@ export class Evaluator extends Reporter {
 
   /** The operands after the function's name, evaluated in order, then the piped-in value. */
   private evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
-    const values: Maybe<Value>[] = []
-    const add = (v: Maybe<Value>): void => {
-      // A later operand may fail synchronously and leave it unread.
-      if (isPromise(v)) handled(v)
-      values.push(v)
-    }
-    for (const arg of args.slice(1)) add(this.then(this.evalArg(dot, arg, raw), emptyAsString))
-    if (final !== NO_FINAL) add(this.then(final, raw ? emptyAsString : nilForInterface))
+    const values = args.slice(1).map((arg) => this.operand(this.then(this.evalArg(dot, arg, raw), emptyAsString)))
+    if (final !== NO_FINAL) values.push(this.operand(this.then(final, raw ? emptyAsString : nilForInterface)))
     return values
+  }
+
+  /** An operand's value, marked handled if pending: a later operand may fail synchronously and leave it unread. */
+  private operand(v: Maybe<Value>): Maybe<Value> {
+    if (isPromise(v)) handled(v)
+    return v
   }
 
   private callUser(
