@@ -50,3 +50,22 @@ export const COMPARED_PER_CHAR = 32
 /** Looking a variable up, per variable passed from the innermost; copying the variables in scope, per variable. */
 export const VARIABLE_SCAN_COST = 1
 export const VARIABLE_COPY_COST = 16
+
+/**
+ * A Promise made from a pending value (one a function returned, or one made
+ * from it): making it and its reaction cost about a step's worth of time, or
+ * more as they fill the heap, and hold memory until the value arrives. A
+ * printed pending call makes four (its call, its pipeline, its piece and the
+ * piece's place): 8 steps, where it was measured at 0.7 to 1.5 µs.
+ */
+export const PENDING_COST = 128
+
+/**
+ * The pending work an execution holds at once: Promises made from pending
+ * values (pieces of output and branches rendered aside among them), and
+ * variables copied for them. Past it, a flow of execution holding pending work of its own
+ * waits for half of it to arrive before it goes on (exec.ts, output.ts):
+ * memory stays flat, and the calls in flight (a service makes a few dozen)
+ * still run together.
+ */
+export const MAX_PENDING = 1024

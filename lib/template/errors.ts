@@ -125,6 +125,14 @@ export function compareSeq(a: Seq, b: Seq): number {
   return a.length - b.length
 }
 
+/** Of two failures, the one Go would have met first: the earlier ExecError; anything else wins outright. */
+export function firstFailure(a: unknown, b: unknown): unknown {
+  if (a === undefined) return b
+  if (b === undefined || !(a instanceof ExecError)) return a
+  if (!(b instanceof ExecError)) return b
+  return compareSeq(b.seq, a.seq) < 0 ? b : a
+}
+
 /** Go's line and column of a position: the column counts UTF-8 bytes from the line's start, from 0. */
 export function location(text: string, pos: number): { line: number; column: number } {
   let line = 1

@@ -1,12 +1,14 @@
 /**
  * Evaluation for the executor (Go's exec.go, evalPipeline and below): what a
  * pipeline, a command, a field chain, a function call or an operand is worth,
- * with Promises where a function returned one.
+ * with Promises where a function returned one. Each operation waiting on a
+ * pending value is counted (Run.waits): in the step budget, and in the
+ * weight of the pending work it belongs to.
  */
 import { BUILTINS } from './builtins'
 import type { Builtin } from './builtins'
 import { sprintf } from './fmt'
-import { allThen, andThen, handled, isPromise, isThenable } from './maybe'
+import { handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
 import type {
   ArgNode,
@@ -19,9 +21,10 @@ import type {
   PipeNode,
   VariableNode,
 } from './nodes'
-import { nodeString } from './nodes'
+import { quotedNode } from './nodes'
 import { ExecError, isStackOverflow } from './errors'
 import type { Order } from './errors'
+import type { Output } from './output'
 import type { Tree } from './parser'
 import { Reporter } from './reporter'
 import type { Run, TemplateFunction } from './run'
@@ -29,8 +32,6 @@ import type { Slot, Variables } from './variables'
 import { emptyAsString, indirectInterface, isMap, mapHas, nilForInterface, numberLike, typeName } from './value'
 import type { Value } from './value'
 import { EMPTY } from './value'
-
-export type Piece = string | Promise<string>
 
 /** No final (piped-in) argument: Go's missingVal. */
 export const NO_FINAL: unique symbol = Symbol('no final argument')
@@ -47,7 +48,7 @@ export class Evaluator extends Reporter {
     tree: Tree,
     readonly vars: Variables,
     readonly depth: number,
-    readonly out: Piece[],
+    readonly out: Output,
     order: Order,
   ) {
     super(tree, order)
@@ -67,11 +68,28 @@ export class Evaluator extends Reporter {
     return v
   }
 
+  // Pending values.
+
+  /** `f` on `v` now, or once it arrives. */
+  protected then<T, U>(v: Maybe<T>, f: (value: T) => Maybe<U>): Maybe<U> {
+    if (!isPromise(v)) return f(v as T)
+    this.run.waits(1)
+    return v.then(f)
+  }
+
+  /** `f` on every value at once, waiting for those still pending, together. */
+  private all<T, U>(vs: readonly Maybe<T>[], f: (values: T[]) => Maybe<U>): Maybe<U> {
+    if (!vs.some(isPromise)) return f(vs as T[])
+    // Promise.all waits on each value, and makes its own Promise; `then` makes one more.
+    this.run.waits(vs.length + 2)
+    return Promise.all(vs).then(f)
+  }
+
   // Evaluation.
 
   protected evalPipeline(dot: Slot, pipe: PipeNode): Maybe<Value> {
     let value: Final = NO_FINAL
-    for (const cmd of pipe.cmds) value = andThen(this.evalCommand(dot, cmd, value), indirectInterface)
+    for (const cmd of pipe.cmds) value = this.then(this.evalCommand(dot, cmd, value), indirectInterface)
     const result = value as Maybe<Value>
     // A declared value may never be read; its failure is reported through the call that made it.
     if (isPromise(result)) handled(result)
@@ -84,7 +102,7 @@ export class Evaluator extends Reporter {
 
   private notAFunction(args: readonly ArgNode[], final: Final): void {
     if (args.length > 1 || final !== NO_FINAL) {
-      throw this.error(args[0], `can't give argument to non-function ${nodeString(args[0] as ArgNode)}`)
+      throw this.error(args[0], `can't give argument to non-function ${quotedNode(args[0] as ArgNode)}`)
     }
   }
 
@@ -129,7 +147,7 @@ export class Evaluator extends Reporter {
   }
 
   private evalChainNode(dot: Slot, chain: ChainNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
-    if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${nodeString(chain)}`)
+    if (chain.node.type === 'nil') throw this.error(chain, `indirection through explicit nil in ${quotedNode(chain)}`)
     // Go evaluates the receiver with no parameter type: a missing value stays missing, not nil.
     const receiver = this.evalArg(dot, chain.node, true)
     return this.evalFieldChain({ value: receiver, wrapped: false }, chain, chain.field, args, final)
@@ -158,7 +176,7 @@ export class Evaluator extends Reporter {
       const last = i === ident.length - 1
       // Every receiver after the first is a map element: an interface{} to Go.
       const wrapped = i === 0 ? receiver.wrapped : true
-      value = andThen(value, (r) =>
+      value = this.then(value, (r) =>
         this.evalField(name, node, last ? args : [], last ? final : NO_FINAL, r, wrapped, seq),
       )
     })
@@ -210,11 +228,15 @@ export class Evaluator extends Reporter {
 
   /** The operands after the function's name, evaluated in order, then the piped-in value. */
   private evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
-    const values = args.slice(1).map((arg) => andThen(this.evalArg(dot, arg, raw), emptyAsString))
-    if (final !== NO_FINAL) values.push(andThen(final, raw ? emptyAsString : nilForInterface))
-    // A later operand may fail synchronously and leave these unread.
-    for (const v of values) if (isPromise(v)) handled(v)
+    const values = args.slice(1).map((arg) => this.operand(this.then(this.evalArg(dot, arg, raw), emptyAsString)))
+    if (final !== NO_FINAL) values.push(this.operand(this.then(final, raw ? emptyAsString : nilForInterface)))
     return values
+  }
+
+  /** An operand's value, marked handled if pending: a later operand may fail synchronously and leave it unread. */
+  private operand(v: Maybe<Value>): Maybe<Value> {
+    if (isPromise(v)) handled(v)
+    return v
   }
 
   private callUser(
@@ -230,19 +252,14 @@ export class Evaluator extends Reporter {
       if (e instanceof ExecError || isStackOverflow(e)) throw e
       throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
     }
-    return allThen(this.evalArgs(dot, args, final, false), (argv) => {
+    return this.all(this.evalArgs(dot, args, final, false), (argv) => {
       let result: Maybe<Value>
       try {
         result = fn(...argv.map(numberLike))
       } catch (e) {
         return fail(e)
       }
-      if (!isThenable(result)) return result
-      const pending = Promise.resolve(result).catch(fail)
-      // Its failure is the render's failure even if nothing reads its value.
-      this.run.inflight.push(pending)
-      handled(pending)
-      return pending
+      return isThenable(result) ? this.run.call(result as PromiseLike<Value>, this.order, fail) : result
     })
   }
 
@@ -271,11 +288,11 @@ export class Evaluator extends Reporter {
     if (format && isConstant(format) && format.type !== 'string') {
       throw this.error(
         format,
-        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${nodeString(format)}`,
+        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${quotedNode(format)}`,
       )
     }
     const seq = this.order.next()
-    return allThen(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
+    return this.all(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
       if (format && typeof argv[0] !== 'string') {
         const got =
           argv[0] === null
@@ -312,8 +329,16 @@ export class Evaluator extends Reporter {
       if (!isPromise(value))
         return this.run.truth(value as Value) === isOr ? (value as Value) : step(state, i + 1, value as Value)
       // The rest is evaluated later, but in execution order it comes here.
-      const snapshot = new Evaluator(state.run, state.tree, state.vars.copy(), state.depth, [], state.order.fork())
-      return value.then((v) => (this.run.truth(v) === isOr ? v : step(snapshot, i + 1, v)))
+      const snapshot = new Evaluator(
+        state.run,
+        state.tree,
+        state.vars.copy(),
+        state.depth,
+        state.out,
+        state.order.fork(),
+      )
+      this.run.keeps(state.vars.mark)
+      return this.then(value, (v) => (this.run.truth(v) === isOr ? v : step(snapshot, i + 1, v)))
     }
     return step(this, 0, undefined)
   }
@@ -352,7 +377,7 @@ export class Evaluator extends Reporter {
       case 'string':
         return n.text
     }
-    return raw ? value : andThen(value, nilForInterface)
+    return raw ? value : this.then(value, nilForInterface)
   }
 }
 

@@ -9,13 +9,15 @@
  *    cannot affect what follows (no `=` to outer variables, no break or
  *    continue leaving it): it renders into its own piece while the walk goes on;
  *  - otherwise the walk itself waits, and resumes where it stopped.
- * When nothing is pending, no Promise is created at all.
+ * When nothing is pending, no Promise is created at all. When an execution
+ * holds too much pending work, a flow waits for some of its own to arrive
+ * before walking on (output.ts).
  */
 import { formatValue, sprintf } from './fmt'
-import { andThen, handled, isPromise, loop } from './maybe'
+import { andThen, isPromise, loop } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
-import { DOLLAR, elseBranch, nodeString } from './nodes'
+import { DOLLAR, elseBranch, quotedNode } from './nodes'
 import { lastEvaluated } from './errors'
 import { forkable } from './fork'
 import { isMap } from './value'
@@ -23,7 +25,7 @@ import type { Value } from './value'
 import { EMPTY } from './value'
 
 import { Evaluator } from './evaluate'
-import type { Piece } from './evaluate'
+import { Output } from './output'
 import { Variables } from './variables'
 import type { Slot } from './variables'
 
@@ -55,7 +57,7 @@ export class State extends Evaluator {
   }
 
   private write(piece: string, node: Node): void {
-    this.out.push(this.count(piece, node))
+    this.out.write(this.count(piece, node))
   }
 
   /** A value printed by an action; a pending one is counted when it arrives. */
@@ -65,9 +67,20 @@ export class State extends Evaluator {
       return
     }
     const seq = this.order.next()
-    const piece = value.then((v) => this.count(this.format(v, node, seq), node, seq))
-    handled(piece)
-    this.out.push(piece)
+    this.pend(value, (v) => this.count(this.format(v, node, seq), node, seq))
+  }
+
+  /** A piece of output made once `value` arrives: its Promise and the one writing it in place. */
+  private pend<T>(value: Promise<T>, arrive: (v: T) => Maybe<string>): void {
+    this.run.waits(2)
+    this.out.pend(value, arrive, this.run.made())
+  }
+
+  /** Pending work that writes nothing (a value kept in a variable, a template's dot), weighed until it settles. */
+  private hold(value: Maybe<Value>): void {
+    if (!isPromise(value)) return
+    this.run.waits(1)
+    this.out.hold(value, this.run.made())
   }
 
   private format(v: Value, node: Node, seq?: number): string {
@@ -84,10 +97,17 @@ export class State extends Evaluator {
 
   walk(dot: Slot, node: Node): Maybe<Signal> {
     this.check()
+    const wait = this.out.backpressure()
+    // Waking, it checks again: the execution may have been aborted meanwhile.
+    return wait ? wait.then(() => this.walk(dot, node)) : this.visit(dot, node)
+  }
+
+  private visit(dot: Slot, node: Node): Maybe<Signal> {
     switch (node.type) {
       case 'action': {
         const value = this.evalPipeline(dot, node.pipe)
         if (node.pipe.decl.length === 0) this.print(value, node)
+        else this.hold(value)
         return undefined
       }
       case 'break':
@@ -107,7 +127,7 @@ export class State extends Evaluator {
         this.write(node.text, node)
         return undefined
       default:
-        throw this.error(node, `unknown node: ${nodeString(node)}`)
+        throw this.error(node, `unknown node: ${quotedNode(node)}`)
     }
   }
 
@@ -134,14 +154,20 @@ export class State extends Evaluator {
       const value = this.evalPipeline(dot, link.pipe)
       if (isPromise(value)) {
         const at = link
-        if (inFork || !forkable(at)) return value.then((v) => this.linkOn(dot, at, v, mark, inFork))
+        if (inFork || !forkable(at)) return this.then(value, (v) => this.linkOn(dot, at, v, mark, inFork))
         // The rest cannot change what follows: render it aside, in place, and go on.
-        const fork = new State(this.run, this.tree, this.vars.copy(), this.depth, [], this.order.fork())
+        const fork = new State(
+          this.run,
+          this.tree,
+          this.vars.copy(),
+          this.depth,
+          new Output(this.run),
+          this.order.fork(),
+        )
+        this.run.keeps(this.vars.mark)
         this.vars.pop(mark)
         // Its pieces counted themselves as they were written.
-        const piece = value.then((v) => andThen(fork.linkOn(dot, at, v, mark, true), () => joinPieces(fork.out)))
-        handled(piece)
-        this.out.push(piece)
+        this.pend(value, (v) => andThen(fork.linkOn(dot, at, v, mark, true), () => fork.out.join()))
         return undefined
       }
       const taken = this.taken(link, value as Value)
@@ -232,6 +258,7 @@ export class State extends Evaluator {
       throw this.limitError(node, 'maxDepth', `exceeded maximum template depth (${this.run.options.maxDepth})`)
     }
     const value = node.pipe ? this.evalPipeline(dot, node.pipe) : undefined
+    this.hold(value)
     const called = new State(
       this.run,
       tree,
@@ -242,9 +269,4 @@ export class State extends Evaluator {
     )
     return andThen(called.walkList({ value, wrapped: false }, tree.root), () => undefined)
   }
-}
-
-/** Joins output pieces, waiting for those still pending, in order. */
-export function joinPieces(pieces: readonly Piece[]): Maybe<string> {
-  return pieces.some(isPromise) ? Promise.all(pieces).then((parts) => parts.join('')) : (pieces as string[]).join('')
 }

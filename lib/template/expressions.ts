@@ -321,7 +321,7 @@ export abstract class ExpressionParser {
       case 'number':
       case 'nil':
       case 'dot':
-        this.errorf(`unexpected . after term ${sprintf('%q', [nodeString(node)])}`)
+        this.errorf(`unexpected . after term ${quoteShort(nodeString(node))}`)
       default:
         return { type: 'chain', pos, node, field }
     }

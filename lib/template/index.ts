@@ -12,9 +12,10 @@ import { abortable } from '../abort'
 import { analyze } from './analysis'
 import type { Analysis } from './analysis'
 import { BUILTINS } from './builtins'
-import { ExecError, LimitError, Order, compareSeq, isStackOverflow, isTooLarge } from './errors'
+import { ExecError, LimitError, Order, firstFailure, isStackOverflow, isTooLarge } from './errors'
 import type { Limit } from './errors'
-import { State, joinPieces } from './exec'
+import { State } from './exec'
+import { Output } from './output'
 import { Run } from './run'
 import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
@@ -128,7 +129,7 @@ export class Template {
     })
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value
-    const out: (string | Promise<string>)[] = []
+    const out = new Output(run)
     const vars = new Variables(run, [{ id: DOLLAR, value: root, wrapped: false }])
     const state = new State(run, tree, vars, 0, out, new Order())
 
@@ -137,16 +138,14 @@ export class Template {
     try {
       const walked = state.walkList({ value: root, wrapped: false }, tree.root)
       if (isPromise(walked)) await abortable(walked, signal)
-      const joined = joinPieces(out)
+      const joined = out.join()
       text = isPromise(joined) ? await abortable(joined, signal) : joined
     } catch (e) {
       failure = e
     }
     // Calls whose values nothing waited for: their failures are the execution's too.
-    if (run.inflight.length > 0) {
-      const settled = await abortable(Promise.allSettled(run.inflight), signal)
-      for (const r of settled) if (r.status === 'rejected') failure = first(failure, r.reason)
-    }
+    if (run.inflight.size > 0) await abortable(Promise.allSettled(run.inflight), signal)
+    failure = firstFailure(failure, run.failure)
     if (failure !== undefined) throw asError(failure, this.name, signal)
     return text as string
   }
@@ -179,14 +178,6 @@ export function parse(name: string, text: string, options: ParseOptions = {}): T
 function associate(trees: Map<string, Tree>, name: string, tree: Tree): void {
   if (trees.has(name) && isEmptyTree(tree.root)) return
   trees.set(name, tree)
-}
-
-/** Of two failures, the one Go would have met first: the earlier ExecError; anything else wins outright. */
-function first(a: unknown, b: unknown): unknown {
-  if (a === undefined) return b
-  if (!(a instanceof ExecError)) return a
-  if (!(b instanceof ExecError)) return b
-  return compareSeq(b.seq, a.seq) < 0 ? b : a
 }
 
 /**

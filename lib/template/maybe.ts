@@ -15,11 +15,6 @@ export function andThen<T, U>(v: Maybe<T>, f: (value: T) => Maybe<U>): Maybe<U> 
   return isPromise(v) ? v.then(f) : f(v as T)
 }
 
-/** Runs `f` on every value at once, waiting for those still on their way, together. */
-export function allThen<T, U>(vs: readonly Maybe<T>[], f: (values: T[]) => Maybe<U>): Maybe<U> {
-  return vs.some(isPromise) ? Promise.all(vs).then(f) : f(vs as T[])
-}
-
 /** Calls `step(i)` for i = from..n-1 in order, waiting between steps only when a step has to; stops on a non-undefined result. */
 export function loop<R>(from: number, n: number, step: (i: number) => Maybe<R | undefined>): Maybe<R | undefined> {
   for (let i = from; i < n; i++) {
@@ -35,7 +30,13 @@ export function handled(p: Promise<unknown>): void {
   p.catch(() => {})
 }
 
-/** Whether a function the caller supplies returned something to wait for (a Promise, or any thenable). */
+/**
+ * Whether a function the caller supplies returned something to wait for (a
+ * Promise, or any thenable): an object or function with a `then` method, as
+ * a Promise judges it (a primitive is a value, whatever its prototype holds).
+ */
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function'
+  return (
+    (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown } | null)?.then === 'function'
+  )
 }

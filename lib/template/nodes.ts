@@ -197,9 +197,33 @@ export function elseBranch(node: BranchNode): BranchNode | undefined {
   return only.type === 'if' || only.type === 'with' || only.type === 'range' ? only : undefined
 }
 
+/** The most of a node an execution message quotes: a node may hold a megabyte of literal text. */
+export const QUOTED_NODE_MAX = 256
+
+/** Nodes quoted in messages: an execution may fail at one node many times (a call failing in a loop). */
+const quotedNodes = new WeakMap<Node, string>()
+
+/**
+ * The node as an execution message quotes it (`at <...>`): its String(),
+ * cut at QUOTED_NODE_MAX characters (never inside a surrogate pair) with
+ * `...` marking the cut, where Go quotes it whole. Made once a node.
+ */
+export function quotedNode(n: Node): string {
+  let quoted = quotedNodes.get(n)
+  if (quoted !== undefined) return quoted
+  quoted = nodeString(n)
+  if (quoted.length > QUOTED_NODE_MAX) {
+    const last = quoted.charCodeAt(QUOTED_NODE_MAX - 1)
+    const highSurrogate = last >= 0xd800 && last < 0xdc00
+    quoted = `${quoted.slice(0, highSurrogate ? QUOTED_NODE_MAX - 1 : QUOTED_NODE_MAX)}...`
+  }
+  quotedNodes.set(n, quoted)
+  return quoted
+}
+
 /**
  * The node as Go's String() writes it: the `<...>` context of execution
- * errors, and the pipelines of parse errors.
+ * errors (cut by quotedNode), and the pipelines of parse errors.
  */
 export function nodeString(n: Node): string {
   switch (n.type) {

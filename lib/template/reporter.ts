@@ -8,7 +8,7 @@ import { ExecError, LimitError, LimitReached, isTooLarge, location } from './err
 import type { Limit, Order } from './errors'
 import { sprintf } from './fmt'
 import type { Node } from './nodes'
-import { nodeString } from './nodes'
+import { quotedNode } from './nodes'
 import type { Tree } from './parser'
 
 export class Reporter {
@@ -50,7 +50,7 @@ export class Reporter {
     return {
       line,
       column,
-      message: `template: ${at}: executing ${sprintf('%q', [name])} at <${nodeString(node)}>: ${detail}`,
+      message: `template: ${at}: executing ${sprintf('%q', [name])} at <${quotedNode(node)}>: ${detail}`,
     }
   }
 }

@@ -1,14 +1,17 @@
 /**
  * What one execution shares across the states that walk it: its options,
- * the template set, the calls in flight, the output so far, and the budget:
- * the steps counted (nodes, range iterations, and the characters builtins
- * and fmt touch), the characters builtins built, and what is remembered so
- * that reading a long string or a map again costs little.
+ * the template set, the calls in flight and the pending work, the output so
+ * far, and the budget: the steps counted (nodes, range iterations, the
+ * characters builtins and fmt touch, the operations waiting on pending
+ * values), the characters builtins built, and what is remembered so that
+ * reading a long string or a map again costs little.
  */
-import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, sortCost } from './costs'
-import { LimitReached } from './errors'
+import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, PENDING_COST, sortCost } from './costs'
+import { LimitReached, firstFailure } from './errors'
+import type { Order } from './errors'
 import type { FormatLimits } from './fmt'
 import { utf8Bytes } from './fmt/utf8'
+import { handled } from './maybe'
 import type { Maybe } from './maybe'
 import type { Tree } from './parser'
 import { compareStrings, isMap, isTrue } from './value'
@@ -32,7 +35,7 @@ export interface ExecOptions {
   maxDepth: number
   /** Slices and maps nested deeper than this cannot be printed. */
   maxDataDepth: number
-  /** Date.now() past which execution stops with a TimeoutError, pending or not. */
+  /** Date.now() past which execution stops with a TimeoutError, read as steps are counted: only `signal` ends a wait. */
   deadline: number | undefined
   /** Nodes, range iterations and builtins' characters (CHARS_PER_STEP a step) at most, then a TimeoutError. */
   maxSteps: number
@@ -78,7 +81,10 @@ export interface Work {
 
 /** What one execution shares across its states: options, the template set, the budget, calls in flight. */
 export class Run implements Work {
-  readonly inflight: Promise<unknown>[] = []
+  /** Calls still pending, each once: what the execution waits for at its end even if nothing read them. */
+  readonly inflight = new Set<Promise<Value>>()
+  /** The weight of the pending work of all flows (output.ts). */
+  pending = 0
   outputLength = 0
   steps = 0
   readonly limits: FormatLimits
@@ -89,6 +95,15 @@ export class Run implements Work {
    */
   /** Characters of the strings builtins built. */
   #built = 0
+  /** Pending work made since a piece or a held value last took it, to weigh that one. */
+  #made = 0
+  /** The failure of a call met first in execution order, once its Promise failed. */
+  #failure: unknown
+  /**
+   * The wrapper of each thenable a function returned, and the flow that made
+   * it: a function returning one cached Promise costs one wrapper, not one a call.
+   */
+  readonly #calls = new WeakMap<object, { order: Order; value: Promise<Value> }>()
   readonly #bytes = new Map<number, { s: string; bytes: Uint8Array | undefined }>()
   /** Sizes and sorted keys of maps: the data does not change during an execution. */
   readonly #sizes = new WeakMap<ValueMap, number>()
@@ -126,6 +141,70 @@ export class Run implements Work {
     const { deadline, maxSteps } = this.options
     if (this.steps > maxSteps) throw overBudget(maxSteps)
     if (deadline !== undefined && this.steps >>> 8 !== before >>> 8 && Date.now() > deadline) throw overdue()
+  }
+
+  /**
+   * Counts `n` operations waiting on a pending value, in the budget and in
+   * the weight of the pending work they belong to.
+   */
+  waits(n: number): void {
+    this.#made += n
+    this.charge(n * PENDING_COST)
+  }
+
+  /** Counts `n` things kept for pending work (variables copied for later), in its weight only: copying was charged. */
+  keeps(n: number): void {
+    this.#made += n
+  }
+
+  /** The pending work made since the last call: what the piece or value now made pending weighs. */
+  made(): number {
+    const n = this.#made
+    this.#made = 0
+    return n
+  }
+
+  /**
+   * What a call that returned `thenable` is worth: a Promise of its value,
+   * or of `fail`'s error, which is the execution's failure even if nothing
+   * reads it. A later call in the same flow that returns the same thenable
+   * gets the same Promise: the first one's failure is the one Go would meet
+   * first. In another flow (a branch rendered aside, which may come first in
+   * execution order though it runs later) a call gets its own. A call costs
+   * an operation even when it gets an earlier one's Promise; a new one, the
+   * Promise and the handler that marks it handled.
+   */
+  call(thenable: PromiseLike<Value>, order: Order, fail: (e: unknown) => never): Promise<Value> {
+    const known = this.#calls.get(thenable)
+    if (known?.order === order) {
+      this.waits(1)
+      return known.value
+    }
+    this.waits(2)
+    const value: Promise<Value> = Promise.resolve(thenable).then(
+      (v) => {
+        this.inflight.delete(value)
+        return v
+      },
+      (e: unknown) => {
+        this.inflight.delete(value)
+        try {
+          return fail(e)
+        } catch (error) {
+          this.#failure = firstFailure(this.#failure, error)
+          throw error
+        }
+      },
+    )
+    handled(value)
+    this.inflight.add(value)
+    this.#calls.set(thenable, { order, value })
+    return value
+  }
+
+  /** The failure of a call met first in execution order, if any failed. */
+  get failure(): unknown {
+    return this.#failure
   }
 
   /**

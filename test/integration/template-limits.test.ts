@@ -3,9 +3,10 @@
 // 4xx with a stable code, or a 200, never a crash, and the next ordinary render
 // in the same isolate answers 200. The engine's own limits are unit-tested in
 // test/unit/template/; here they meet the service's codes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, freshRedis } from '../support/harness'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { call, freshRedis, toolServer } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
+import { restTool } from '../support/records'
 
 let db: TestRedis
 
@@ -38,6 +39,8 @@ const PROMPTS: Record<string, string> = {
   deep_dict: `{{$x := dict "a" 1}}${'{{$x = dict "a" $x}}'.repeat(5_000)}{{$x}}`,
   stored_deep: '{{.deep}}',
   long_path: `{{if false}}{{.${Array.from({ length: 5_000 }, () => 'a').join('.')}}}{{end}}long`,
+  // One tool called identically a million times: the session answers every call with its first call's Promise.
+  async_bomb: '{{range 1000000}}{{(bomb_same "x").method}}{{end}}',
 }
 
 beforeAll(async () => {
@@ -46,9 +49,13 @@ beforeAll(async () => {
   for (const [name, prompt] of Object.entries(PROMPTS)) records[`shenma:templates:team:${name}`] = { prompt }
   // As deep as a stored value may be (MAX_JSON_DEPTH): printing it must work.
   records['shenma:environs:deep'] = JSON.parse(`${'['.repeat(100)}1${']'.repeat(100)}`)
+  records['shenma:tools:bomb:same'] = restTool('bomb', 'same', `${toolServer().url}/tools/same?group=async-bomb`)
   await db.redis.mset(records)
 })
 afterAll(() => db.release())
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 const render = (name: string, args: Record<string, unknown> = {}) =>
   call(db.env, 'POST', `/api/prompts/team.${name}/render`, { args })
@@ -116,6 +123,18 @@ describe('hostile templates', () => {
       status: 200,
       rendered: `${'['.repeat(100)}1${']'.repeat(100)}`,
     })
+  })
+
+  it('one tool called identically a million times is one request, and 503 RENDER_TIMEOUT by the step budget', async () => {
+    const tools = toolServer()
+    await tools.reset('async-bomb')
+    // As deployed, where the clock stands still during CPU work: only the step budget (2.5 M steps) ends the loop.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    // Before: 2 steps a call, so the million fit in the budget, each holding its own pending pieces (about 1 GB).
+    const { status, body } = await render('async_bomb')
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
+    expect((await tools.idle('async-bomb')).calls).toBe(1)
+    await expectOrdinaryRender()
   })
 
   it('a path of 5,000 segments reads no key deeper than an environ key can be', async () => {

@@ -178,6 +178,23 @@ describe('failures of async calls', () => {
     })
   })
 
+  it('leave nothing unhandled when a later operand fails at once', async () => {
+    const unhandled: unknown[] = []
+    const listener = (e: unknown) => unhandled.push(e)
+    process.on('unhandledRejection', listener)
+    try {
+      const failing: TemplateFunction = () => Promise.reject(new Error('boom'))
+      const t = parse('t', '{{print (failing) .a.b}}', { functions: ['failing'] })
+      await expect(t.execute({ a: null }, { funcs: { failing } })).rejects.toThrow('error calling failing: boom')
+      // Node reports unhandled rejections once the microtasks have run: on the next turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('unhandledRejection', listener)
+    }
+    // Before: the value made from the first operand was marked handled only after all were evaluated.
+    expect(unhandled).toEqual([])
+  })
+
   it('come before a later synchronous error', async () => {
     const slow = controlled()
     const t = parse('t', '{{slow 1}}{{.a.b}}', { functions: ['slow'] })

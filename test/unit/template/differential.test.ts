@@ -87,6 +87,7 @@ const DELIBERATE: Readonly<Record<string, keyof typeof REASONS>> = {
 /** Why a message may differ from Go's where both fail; lib/template/README.md explains each. */
 const MESSAGE_REASONS = {
   shortQuotes: 'a message quotes at most 64 characters of the template text (a literal, a name), never a megabyte',
+  shortNodes: 'an execution message quotes at most 256 characters of the node it failed at, then ...',
 } as const
 
 /**
@@ -102,6 +103,8 @@ const DELIBERATE_MESSAGES: Readonly<Record<string, keyof typeof MESSAGE_REASONS>
   'literal/malformed character constant of 1000 characters': 'shortQuotes',
   'literal/octal of 1000 digits': 'shortQuotes',
   'literal/undefined variable of 1000 characters': 'shortQuotes',
+  'literal/execution error at a node of 300 characters': 'shortNodes',
+  'literal/argument to a string of 1000 characters': 'shortNodes',
 }
 
 /**

@@ -260,3 +260,25 @@ describe('a RangeError during execution', () => {
     expect((e as Error).message).toBe('Invalid count value: -1')
   })
 })
+
+describe('the node an execution message quotes', () => {
+  // Before: quoted whole, as Go quotes it: a failing command holding a 1 MB literal made a 1 MB message.
+  it('is cut at 256 characters, `...` marking the cut', async () => {
+    const e = await failure(`{{index "${'x'.repeat(1_000_000)}" 2000000}}`)
+    expect((e as Error).message).toBe(
+      `template: t:1:2: executing "t" at <index "${'x'.repeat(249)}...>: error calling index: index out of range: 2000000`,
+    )
+    const exact = `index "${'x'.repeat(243)}" 1000`
+    expect((await failure(`{{${exact}}}`)) as Error).toMatchObject({
+      message: expect.stringContaining(`at <${exact}>:`),
+    })
+  })
+
+  it('is cut in the detail too, and never inside a surrogate pair', async () => {
+    const e = await failure(`{{"${'😀'.repeat(200_000)}" 1}}`)
+    const quoted = `"${'😀'.repeat(127)}...`
+    expect((e as Error).message).toBe(
+      `template: t:1:2: executing "t" at <${quoted}>: can't give argument to non-function ${quoted}`,
+    )
+  })
+})

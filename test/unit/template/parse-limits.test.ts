@@ -88,6 +88,7 @@ describe('messages naming the text', () => {
     ['a malformed character constant', `{{'${long('a')}'}}`, `malformed character constant: '${'a'.repeat(63)}...`],
     ['an undefined variable', `{{$${long('x')}}}`, `undefined variable "$${'x'.repeat(63)}"...`],
     ['a function not defined', `{{${long('f')} 1}}`, `function "${'f'.repeat(64)}"... not defined`],
+    ['a literal given a field', `{{"${long('s')}".x}}`, `unexpected . after term "\\"${'s'.repeat(63)}"...`],
   ])('quote at most 64 characters of %s, then ...', (_, text, detail) => {
     let e: unknown
     try {
