@@ -280,6 +280,16 @@ function rows(toolUrl: string, stats: BridgeStats): Row[] {
       },
     },
     {
+      row: 8,
+      input: 'one tool called identically 1,000,000 times: {{range 1000000}}{{(a_tool "x").method}}{{end}}',
+      expect: { status: 503, code: 'RENDER_TIMEOUT' },
+      send: render('same'),
+      check: async () => {
+        const calls = (await toolStats('same')).calls
+        return calls === 1 ? [] : [`${calls} tool calls reached the server, not 1`]
+      },
+    },
+    {
       row: 9,
       input: 'a 20 MB body with a Content-Length',
       expect: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
@@ -349,6 +359,7 @@ async function writeHostileRecords(bridgeUrl: string, token: string, toolUrl: st
     big: '{{h_big20}}{{h_big100}}',
     dots: '{{h_item ".."}}{{h_item "."}}',
     many: '{{range 100000}}{{h_many (dict "i" .)}}{{end}}',
+    same: '{{range 1000000}}{{(h_same "x").method}}{{end}}',
     print_args: '{{.args}}',
     deep_if: `${'{{if true}}'.repeat(10_000)}x${'{{end}}'.repeat(10_000)}`,
     secret: '{{h_secret}}',
@@ -368,6 +379,7 @@ async function writeHostileRecords(bridgeUrl: string, token: string, toolUrl: st
       tool('item', `${toolUrl}/tools/a/{id}/b?group=dots`, [{ name: 'id', type: 'string' }]),
     ),
     'shenma:tools:h:many': JSON.stringify(tool('many', `${toolUrl}/tools/many?group=many`, { i: { type: 'integer' } })),
+    'shenma:tools:h:same': JSON.stringify(tool('same', `${toolUrl}/tools/same?group=same`, { x: { type: 'string' } })),
     'shenma:tools:h:secret': JSON.stringify(tool('secret', `${toolUrl}/status/500/secret/tools/s`)),
   }
   for (const [name, prompt] of Object.entries(prompts))
