@@ -83,7 +83,10 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     const missing = missingPath(data, compiled.analysis.required)
     if (missing !== undefined) throw missingVariable(missing)
 
-    session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
+    // A session holds signals and connections: a render that calls no tool needs none of them.
+    if (called.length > 0) {
+      session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
+    }
     const funcs = functionsFor(session, called)
     const outputs = await timing.measure('render', () =>
       Promise.all(
@@ -99,10 +102,10 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
         ),
       ),
     )
-    timing.add('tools', session.busyMs)
+    timing.add('tools', session?.busyMs ?? 0)
     const warnings: Warning[] = [
       ...skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
-      ...session.warnings,
+      ...(session?.warnings ?? []),
     ]
     const roles = compiled.roles
     const rendered = roles
@@ -118,9 +121,9 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
 }
 
 /** The functions a template may call: the tools it calls, and dict. */
-function functionsFor(session: ToolSession, tools: readonly Tool[]): Map<string, TemplateFunction> {
+function functionsFor(session: ToolSession | undefined, tools: readonly Tool[]): Map<string, TemplateFunction> {
   const funcs = new Map<string, TemplateFunction>([['dict', dict]])
-  for (const tool of tools) funcs.set(tool.id, session.functionFor(tool))
+  if (session) for (const tool of tools) funcs.set(tool.id, session.functionFor(tool))
   return funcs
 }
 
