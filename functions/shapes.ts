@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { ID_RULES, MAX_ID_LENGTH, TOO_LONG } from '../lib/catalog'
 import type { IdKind } from '../lib/catalog'
-import type { ErrorCode } from '../lib/http'
+import type { ErrorCode } from '../lib/errors'
 import { MAX_JSON_DEPTH } from '../lib/json'
 
 /** Request and answer shapes the routes share. */

@@ -1,4 +1,4 @@
-import { misconfigured } from './http/errors'
+import { misconfigured } from './errors'
 
 /**
  * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai'
 import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
 import type { ByteLimit } from '../egress'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { boundToRequest, log } from '../log'
 import { Retryable, withRetries } from './retry'
 

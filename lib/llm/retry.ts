@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError } from 'openai'
 import { shortReason } from '../egress'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 
 /** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
 export const RETRY_DELAYS_MS = [100, 300] as const
