@@ -25,8 +25,12 @@ export interface ParametersSchema {
   [keyword: string]: unknown
 }
 
+/** The roles of jsonschema/prompt.json's messages. */
+export const MESSAGE_ROLES = ['system', 'user', 'assistant'] as const
+
+/** The one message type: a prompt's templates, a rendered prompt's messages, what a chat sends. */
 export interface Message {
-  role: 'system' | 'user' | 'assistant'
+  role: (typeof MESSAGE_ROLES)[number]
   content: string
 }
 
