@@ -52,7 +52,7 @@ const QUOTED_CHARS = 40
 
 /**
  * A positive integer from a variable, or the default when unset. A bad value
- * is 503 MISCONFIGURED naming the variable: the operator's fault, not a bug.
+ * is MISCONFIGURED naming the variable: the operator's fault, not a bug.
  */
 export function intVar(env: Env, name: keyof Env, fallback: number): number {
   const raw = env[name]
@@ -66,7 +66,7 @@ export function intVar(env: Env, name: keyof Env, fallback: number): number {
 
 /**
  * Comma-separated integers of at least 0, from 1 to `maxItems` of them, from
- * a variable, or the default when unset; a bad value is 503 MISCONFIGURED.
+ * a variable, or the default when unset; a bad value is MISCONFIGURED.
  */
 export function intListVar(env: Env, name: keyof Env, fallback: readonly number[], maxItems: number): number[] {
   const raw = env[name]
