@@ -49,6 +49,12 @@ const route = createRoute({
         'application/json': { schema: ChatCompletion },
         'text/event-stream': { schema: z.string() },
       },
+      headers: z.object({
+        'Server-Timing': z.string().openapi({
+          description: "The render's metrics, and `llm` (for a stream, until its first chunk).",
+          example: 'redis;dur=2, tools;dur=0, render;dur=1, llm;dur=840, total;dur=843',
+        }),
+      }),
     },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS, 'LLM_REJECTED', 'LLM_FAILED'),
   },
