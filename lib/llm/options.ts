@@ -6,7 +6,7 @@ const DEFAULT_LLM_TIMEOUT_MS = 30_000
 /** LLM_MAX_BYTES by default: 4 MiB of one answer, or of one streamed answer in all. */
 const DEFAULT_LLM_MAX_BYTES = 4 * 1024 * 1024
 /** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 300]
+const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 300]
 /** Retries at most, whatever LLM_RETRY_DELAYS_MS says: a failing provider is not worth more. */
 const MAX_RETRIES = 5
 
