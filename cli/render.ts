@@ -1,3 +1,5 @@
+import type { Message } from '../lib/catalog'
+
 /** What `render` prints: the rendered prompt, or the service's error. */
 export interface RenderResult {
   ok: boolean
@@ -10,7 +12,7 @@ interface Answer {
   status?: string
   code?: string
   message?: string
-  rendered_prompt?: string | { role: string; content: string }[]
+  rendered_prompt?: string | Message[]
   warnings?: { code: string; message: string }[]
 }
 

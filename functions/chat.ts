@@ -1,14 +1,11 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { intVar } from '../lib/env'
-import { API_ERRORS, errorsOf, freshStoreOf, jsonBody } from '../lib/http'
+import type { Message } from '../lib/catalog'
+import { API_ERRORS, errorsOf, jsonBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { DEFAULT_LLM_MAX_BYTES, clientFor, complete, modelFor, routeFor, stream } from '../lib/llm'
-import type { ChatMessage } from '../lib/llm'
+import { clientFor, complete, llmOptionsFrom, modelFor, routeFor, stream } from '../lib/llm'
 import { requestLog } from '../lib/log'
-import { renderOptionsFrom, renderPrompt } from '../lib/render'
+import { renderRequested } from './rendering'
 import { Args, BODY_LIMITS, PromptId, RENDER_ERRORS } from './shapes'
-
-const DEFAULT_LLM_TIMEOUT_MS = 30_000
 
 /** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, and the usual OpenAI parameters, passed through. */
 const ChatBody = z
@@ -52,6 +49,12 @@ const route = createRoute({
         'application/json': { schema: ChatCompletion },
         'text/event-stream': { schema: z.string() },
       },
+      headers: z.object({
+        'Server-Timing': z.string().openapi({
+          description: "The render's metrics, and `llm` (for a stream, until its first chunk).",
+          example: 'redis;dur=2, tools;dur=0, render;dur=1, llm;dur=840, total;dur=843',
+        }),
+      }),
     },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS, 'LLM_REJECTED', 'LLM_FAILED'),
   },
@@ -64,42 +67,31 @@ const route = createRoute({
  * chat completion as it came, or its stream of chunks.
  */
 export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
-  const { prompt_id: id } = c.req.valid('param')
   const { args = {}, model: requested, stream: streamed, ...parameters } = c.req.valid('json')
-  requestLog()?.set('prompt_id', id)
-  const started = Date.now()
-  const rendered = await renderPrompt(await freshStoreOf(c), id, args, renderOptionsFrom(c.env))
-  const renderMs = Date.now() - started
-  requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
+  const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args)
   // After the render, so that every render error answers exactly as /render's.
   const model = modelFor(c.env, requested)
   requestLog()?.set('model', model)
-  const messages: ChatMessage[] =
+  const options = llmOptionsFrom(c.env)
+  const client = clientFor(routeFor(c.env, model), options.timeoutMs)
+  const messages: Message[] =
     typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
-  const timeoutMs = intVar(c.env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS)
-  const maxBytes = intVar(c.env, 'LLM_MAX_BYTES', DEFAULT_LLM_MAX_BYTES)
-  const client = clientFor(routeFor(c.env, model), timeoutMs)
   // The args stay here: only the rendered messages and the OpenAI parameters go to the provider.
   const request = { ...parameters, model, messages }
 
-  const asked = Date.now()
   if (streamed) {
-    const body = await stream(client, request, timeoutMs, maxBytes)
+    // `llm` runs until the first chunk: what follows streams after the headers are sent.
+    const body = await rendered.timing.measure('llm', () => stream(client, request, options))
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
-        'server-timing': timing(renderMs, Date.now() - asked),
+        'server-timing': rendered.timing.header(),
       },
     })
   }
-  const completion = await complete(client, request, timeoutMs, maxBytes)
+  const completion = await rendered.timing.measure('llm', () => complete(client, request, options))
   return new Response(completion, {
-    headers: { 'content-type': 'application/json', 'server-timing': timing(renderMs, Date.now() - asked) },
+    headers: { 'content-type': 'application/json', 'server-timing': rendered.timing.header() },
   })
 })
-
-/** `render` and `llm` (for a stream, until its first chunk), in ms. */
-function timing(renderMs: number, llmMs: number): string {
-  return `render;dur=${renderMs}, llm;dur=${llmMs}`
-}

@@ -1,10 +1,9 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
+import { API_ERRORS, errorsOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { requestLog } from '../lib/log'
-import { renderOptionsFrom, renderPrompt } from '../lib/render'
+import { renderRequested } from './rendering'
 import { Args, BODY_LIMITS, Message, PromptId, RENDER_ERRORS } from './shapes'
 
 const PromptSummary = z
@@ -126,11 +125,8 @@ export const prompts = new OpenAPIHono<AppEnv>()
     return success(c, detail(prompt))
   })
   .openapi(render, async (c) => {
-    const { prompt_id: id } = c.req.valid('param')
     const { args = {} } = c.req.valid('json')
-    requestLog()?.set('prompt_id', id)
-    const rendered = await renderPrompt(await freshStoreOf(c), id, args, renderOptionsFrom(c.env))
-    requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
+    const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args)
     c.header('Server-Timing', rendered.timing.header())
     const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
     return c.json({ status: 'success' as const, rendered_prompt: rendered.prompt, ...warnings }, 200)

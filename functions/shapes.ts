@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
-import { ID_RULES, MAX_ID_LENGTH, TOO_LONG } from '../lib/catalog'
-import type { IdKind } from '../lib/catalog'
-import type { ErrorCode } from '../lib/http'
+import { ID_RULES, MAX_ID_LENGTH, MESSAGE_ROLES, TOO_LONG } from '../lib/catalog'
+import type { IdKind, Message as MessageType } from '../lib/catalog'
+import type { ErrorCode } from '../lib/errors'
 import { MAX_JSON_DEPTH } from '../lib/json'
 
 /** Request and answer shapes the routes share. */
@@ -33,9 +33,10 @@ export const Args = z.record(z.string(), z.unknown()).openapi({
 /** What every JSON body is bounded by, said once for the OpenAPI descriptions. */
 export const BODY_LIMITS = `At most MAX_BODY_BYTES (default 1 MiB; past it, 413 PAYLOAD_TOO_LARGE), nested at most ${MAX_JSON_DEPTH} levels deep.`
 
+/** lib/catalog's Message, as OpenAPI shows it. */
 export const Message = z
-  .object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })
-  .openapi('Message')
+  .object({ role: z.enum(MESSAGE_ROLES), content: z.string() })
+  .openapi('Message') satisfies z.ZodType<MessageType>
 
 /** Every way a render fails, before any LLM is asked. */
 export const RENDER_ERRORS = [

@@ -1,4 +1,4 @@
-import { misconfigured } from './http/errors'
+import { misconfigured } from './errors'
 
 /**
  * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`
@@ -43,6 +43,8 @@ export interface Env {
   TOOL_MAX_BYTES?: string
   /** Bytes of one LLM answer, or of one streamed answer in all, at most (default 4194304, 4 MiB). */
   LLM_MAX_BYTES?: string
+  /** Comma-separated waits before each retry of an LLM request, in ms: one per retry, at most 5 (default `100,300`). */
+  LLM_RETRY_DELAYS_MS?: string
 }
 
 /** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
@@ -50,15 +52,32 @@ const QUOTED_CHARS = 40
 
 /**
  * A positive integer from a variable, or the default when unset. A bad value
- * is 503 MISCONFIGURED naming the variable: the operator's fault, not a bug.
+ * is MISCONFIGURED naming the variable: the operator's fault, not a bug.
  */
 export function intVar(env: Env, name: keyof Env, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
   if (!Number.isSafeInteger(value) || value <= 0) {
-    const quoted = raw.length > QUOTED_CHARS ? `${raw.slice(0, QUOTED_CHARS)}...` : raw
-    throw misconfigured(name, `must be a positive integer, got '${quoted}'`)
+    throw misconfigured(name, `must be a positive integer, got '${quoted(raw)}'`)
   }
   return value
+}
+
+/**
+ * Comma-separated integers of at least 0, from 1 to `maxItems` of them, from
+ * a variable, or the default when unset; a bad value is MISCONFIGURED.
+ */
+export function intListVar(env: Env, name: keyof Env, fallback: readonly number[], maxItems: number): number[] {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return [...fallback]
+  const values = raw.split(',').map((item) => (item.trim() === '' ? NaN : Number(item)))
+  if (values.length > maxItems || values.some((v) => !Number.isSafeInteger(v) || v < 0)) {
+    throw misconfigured(name, `must be 1 to ${maxItems} comma-separated integers of at least 0, got '${quoted(raw)}'`)
+  }
+  return values
+}
+
+function quoted(raw: string): string {
+  return raw.length > QUOTED_CHARS ? `${raw.slice(0, QUOTED_CHARS)}...` : raw
 }

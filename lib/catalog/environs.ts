@@ -1,4 +1,4 @@
-import { notFound } from '../http/errors'
+import { notFound } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { keyToPath, kindPrefix, pathToKey } from '../store'

@@ -1,4 +1,4 @@
-import { notFound } from '../http/errors'
+import { notFound } from '../errors'
 import { keyToPath, pathToKey } from '../store'
 import type { Store } from '../store'
 import { checkId } from './ids'

@@ -1,4 +1,4 @@
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { keyToFunc, keyToPath, pathToKey } from '../store'
 import type { Kind } from '../store'
 

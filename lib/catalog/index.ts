@@ -15,6 +15,7 @@ export { normalizeParameters, parametersValidator, withDefaults } from './parame
 export { ID_RULES, MAX_ENVIRON_SEGMENTS, MAX_ID_LENGTH, MAX_PROMPT_DOTS, TOO_LONG, checkId, idProblem } from './ids'
 export type { IdKind, IdRule } from './ids'
 export type * from './types'
+export { MESSAGE_ROLES } from './types'
 export { schemaProblems } from './validate'
 export type { SchemaProblem } from './validate'
 export { validateExtension, validatePrompt, validateTool } from './validators.generated'

@@ -25,8 +25,12 @@ export interface ParametersSchema {
   [keyword: string]: unknown
 }
 
+/** The roles of jsonschema/prompt.json's messages. */
+export const MESSAGE_ROLES = ['system', 'user', 'assistant'] as const
+
+/** The one message type: a prompt's templates, a rendered prompt's messages, what a chat sends. */
 export interface Message {
-  role: 'system' | 'user' | 'assistant'
+  role: (typeof MESSAGE_ROLES)[number]
   content: string
 }
 
@@ -55,18 +59,36 @@ export interface ExtensionRecord {
   [field: string]: unknown
 }
 
-export interface ToolRecord {
+/** What every tool has, whatever its type. */
+interface ToolRecordBase {
   name: string
   module: string
-  type: 'restful' | 'grpc' | 'mcp'
   description: string
-  restful?: { url: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' }
-  mcp?: { url: string; tool?: string }
   supports?: string[]
   parameters: ParametersInput
   returns?: unknown
   [field: string]: unknown
 }
+
+/** A tool called over HTTP (lib/tools/rest.ts). */
+export interface RestToolRecord extends ToolRecordBase {
+  type: 'restful'
+  restful: { url: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' }
+}
+
+/** A tool of an MCP server (lib/tools/mcp.ts). */
+export interface McpToolRecord extends ToolRecordBase {
+  type: 'mcp'
+  mcp: { url: string; tool?: string }
+}
+
+/** A gRPC tool: stored and listed, not callable yet. */
+export interface GrpcToolRecord extends ToolRecordBase {
+  type: 'grpc'
+}
+
+/** A tool, by its `type`: the schema requires the section its type names. */
+export type ToolRecord = RestToolRecord | McpToolRecord | GrpcToolRecord
 
 /** A record that could not be used, and why. It is logged and reported beside listings. */
 export interface Skip {

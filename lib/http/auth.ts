@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { log } from '../log'
 import type { AppEnv } from './context'
-import { ServiceError } from './errors'
+import { HttpError } from './errors'
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ai-prompt-shell"' }
 
@@ -26,10 +26,10 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const given = header === undefined ? undefined : /^Bearer +(.+)$/i.exec(header)?.[1]?.trim()
   if (given === undefined) {
     const why = header === undefined ? 'no Authorization header' : 'the Authorization header is not "Bearer <token>"'
-    throw new ServiceError('UNAUTHORIZED', `this API needs a bearer token: ${why}`, { headers: CHALLENGE })
+    throw new HttpError('UNAUTHORIZED', `this API needs a bearer token: ${why}`, CHALLENGE)
   }
   if (!(await sameSecret(given, expected))) {
-    throw new ServiceError('UNAUTHORIZED', 'the bearer token is not valid', { headers: CHALLENGE })
+    throw new HttpError('UNAUTHORIZED', 'the bearer token is not valid', CHALLENGE)
   }
   return next()
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import type { AppEnv } from './context'
-import { misconfigured } from './errors'
+import { misconfigured } from '../errors'
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE_S = 600

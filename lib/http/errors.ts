@@ -1,7 +1,10 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { ServiceError } from '../errors'
+import type { ErrorCode } from '../errors'
+
 /**
- * The service's error vocabulary. Every feature answers failures with one of
- * these codes; the HTTP status follows from the code, so a handler can never
- * pair a code with the wrong status.
+ * The HTTP status of every error code: the status follows from the code, so
+ * a handler can never pair a code with the wrong status.
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -21,51 +24,15 @@ export const ERROR_STATUS = {
   RENDER_TIMEOUT: 503,
   STORE_UNAVAILABLE: 503,
   MISCONFIGURED: 503,
-} as const
+} as const satisfies Record<ErrorCode, ContentfulStatusCode>
 
-export type ErrorCode = keyof typeof ERROR_STATUS
-export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode]
-
-export interface ServiceErrorOptions {
-  cause?: unknown
-  /** Extra fields merged into the error body (for example `details`). */
-  extra?: Record<string, unknown>
-  /** Extra response headers (for example `Allow` on a 405). */
-  headers?: Record<string, string>
-  /** The message may hold request data (args, rendered text): logs get the code and `extra`, not the message. */
-  sensitive?: boolean
-}
-
-/** The one error type that crosses from lib/ to the HTTP layer. */
-export class ServiceError extends Error {
-  override readonly name = 'ServiceError'
-  readonly status: ErrorStatus
-  readonly extra: Record<string, unknown> | undefined
-  readonly headers: Record<string, string> | undefined
-  readonly sensitive: boolean
-
+/** A failure of the HTTP layer itself whose answer carries headers (`Allow` on a 405, a 401's challenge). */
+export class HttpError extends ServiceError {
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
-    options: ServiceErrorOptions = {},
+    readonly headers: Record<string, string>,
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.status = ERROR_STATUS[code]
-    this.extra = options.extra
-    this.headers = options.headers
-    this.sensitive = options.sensitive ?? false
+    super(code, message)
   }
-}
-
-export function notFound(what: string, id: string, why?: string): ServiceError {
-  return new ServiceError('NOT_FOUND', `${what} '${id}' ${why ?? 'does not exist'}`)
-}
-
-/**
- * A setting of the Worker that is missing or malformed: the operator's fault,
- * said plainly. The answer and the log line name the setting (`setting`);
- * `problem` follows its name ("must be a positive integer, got 'abc'").
- */
-export function misconfigured(setting: string, problem: string, cause?: unknown): ServiceError {
-  return new ServiceError('MISCONFIGURED', `${setting} ${problem}`, { cause, extra: { setting } })
 }

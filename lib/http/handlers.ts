@@ -3,8 +3,9 @@ import { HTTPException } from 'hono/http-exception'
 import { TrieRouter } from 'hono/router/trie-router'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { describeError, requestLog } from '../log'
-import { ServiceError } from './errors'
-import type { ErrorCode } from './errors'
+import { ServiceError } from '../errors'
+import type { ErrorCode } from '../errors'
+import { ERROR_STATUS, HttpError } from './errors'
 
 /** `{"status": "error", "code": ..., "message": ...}`: the one error body. */
 function errorBody(code: ErrorCode, message: string, extra?: Record<string, unknown>) {
@@ -19,16 +20,18 @@ function errorBody(code: ErrorCode, message: string, extra?: Record<string, unkn
 export function onError(err: Error, c: Context): Response {
   const record = requestLog()
   if (err instanceof ServiceError) {
+    const status = ERROR_STATUS[err.code]
+    const headers = err instanceof HttpError ? err.headers : undefined
     // A client error's message quotes what the client sent (args, a body), and a sensitive one can quote
     // args or rendered text: the line gets those only under LOG_DEBUG, and a client error only its code.
-    const logged = err.status >= 500 && !err.sensitive
+    const logged = status >= 500 && !err.sensitive
     const cause = err.cause === undefined ? undefined : describeError(err.cause)
     const said = logged ? { message: err.message, cause } : {}
     record?.set('error', { code: err.code, ...placeOf(err.extra), ...said })
     if (!logged) record?.debug({ error_message: err.message })
     // INTERNAL is a bug whatever threw it: its details are for the log, never for the caller.
-    if (err.code === 'INTERNAL') return internal(c, err.headers)
-    return c.json(errorBody(err.code, err.message, err.extra), err.status, err.headers)
+    if (err.code === 'INTERNAL') return internal(c, headers)
+    return c.json(errorBody(err.code, err.message, err.extra), status, headers)
   }
   if (err instanceof HTTPException) {
     // Raised by Hono's own middleware (malformed input).
@@ -89,6 +92,6 @@ export function unroutedHandler(app: {
       return onError(new ServiceError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c)
     const allow = allowed.join(', ')
     const message = `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`
-    return onError(new ServiceError('METHOD_NOT_ALLOWED', message, { headers: { Allow: allow } }), c)
+    return onError(new HttpError('METHOD_NOT_ALLOWED', message, { Allow: allow }), c)
   }
 }

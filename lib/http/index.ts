@@ -1,8 +1,7 @@
 import type { Context } from 'hono'
 import type { Skip } from '../catalog/types'
 
-export { ServiceError, ERROR_STATUS, misconfigured, notFound } from './errors'
-export type { ErrorCode, ErrorStatus } from './errors'
+export { ERROR_STATUS } from './errors'
 export { onError, unroutedHandler } from './handlers'
 export { storeOf, freshStoreOf } from './context'
 export type { AppEnv } from './context'

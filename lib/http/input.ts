@@ -4,7 +4,7 @@ import type { z } from 'zod'
 import { intVar } from '../env'
 import { MAX_JSON_DEPTH, isObject, nestedDeeperThan } from '../json'
 import type { AppEnv } from './context'
-import { ServiceError } from './errors'
+import { ServiceError } from '../errors'
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024

@@ -4,8 +4,9 @@ import extension from '../../jsonschema/extension.json'
 import parameters from '../../jsonschema/parameters.json'
 import prompt from '../../jsonschema/prompt.json'
 import tool from '../../jsonschema/tool.json'
+import { ERROR_CODES } from '../errors'
+import type { ErrorCode } from '../errors'
 import { ERROR_STATUS } from './errors'
-import type { ErrorCode } from './errors'
 
 /**
  * The pieces every route's OpenAPI description is made of: the answer
@@ -18,7 +19,7 @@ import type { ErrorCode } from './errors'
 export const ErrorBody = z
   .object({
     status: z.literal('error'),
-    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+    code: z.enum(ERROR_CODES),
     message: z.string().openapi({ description: 'What was wrong, naming the field, key or template place.' }),
   })
   .catchall(z.unknown())

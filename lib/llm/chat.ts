@@ -1,34 +1,26 @@
 import type OpenAI from 'openai'
 import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
 import type { ByteLimit } from '../egress'
-import { ServiceError } from '../http/errors'
+import type { Message } from '../catalog'
+import { ServiceError } from '../errors'
 import { boundToRequest, log } from '../log'
+import type { LlmOptions } from './options'
 import { Retryable, withRetries } from './retry'
 
-/** LLM_MAX_BYTES by default: 4 MiB of one answer, or of one streamed answer in all. */
-export const DEFAULT_LLM_MAX_BYTES = 4 * 1024 * 1024
-
-export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string }
-
 /** The request to the provider: the rendered messages and the caller's OpenAI parameters. Never the args. */
-export type ChatRequest = { model: string; messages: ChatMessage[] } & Record<string, unknown>
+export type ChatRequest = { model: string; messages: Message[] } & Record<string, unknown>
 
 /**
  * A chat completion, under the retry policy. The answer is the provider's
  * body exactly as it came (its text), once it is seen to be a chat completion.
- * An answer over `maxBytes` (LLM_MAX_BYTES) is 502 LLM_FAILED at once: another
+ * An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once: another
  * try would be as big.
  */
-export async function complete(
-  client: OpenAI,
-  request: ChatRequest,
-  timeoutMs: number,
-  maxBytes: number,
-): Promise<string> {
-  const limit: ByteLimit = { bytes: maxBytes, name: 'LLM_MAX_BYTES' }
+export async function complete(client: OpenAI, request: ChatRequest, options: LlmOptions): Promise<string> {
+  const limit: ByteLimit = { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' }
   return withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: false } as never).asResponse()
-    const text = await readWithin(response, timeoutMs, limit)
+    const text = await readWithin(response, options.timeoutMs, limit)
     let body: unknown
     try {
       body = parseJson(text)
@@ -37,7 +29,7 @@ export async function complete(
     }
     if (!isChatCompletion(body)) throw new Retryable('answered 200 with a body that is not a chat completion')
     return text
-  })
+  }, options.retryDelaysMs)
 }
 
 /**
@@ -61,16 +53,16 @@ function isChatCompletion(body: unknown): boolean {
 /**
  * A streamed chat: the provider's server-sent events, forwarded as they
  * arrive. Retries apply until the first chunk is in hand; after it, a
- * failure, a gap between chunks longer than `gapMs`, or more than `maxBytes`
- * (LLM_MAX_BYTES) in all ends the stream with an `error` event and no
- * `[DONE]`, never a silent clean end.
+ * failure, a gap between chunks longer than `timeoutMs`, or more than
+ * `maxBytes` (LLM_MAX_BYTES) in all ends the stream with an `error` event
+ * and no `[DONE]`, never a silent clean end.
  */
 export async function stream(
   client: OpenAI,
   request: ChatRequest,
-  gapMs: number,
-  maxBytes: number,
+  options: LlmOptions,
 ): Promise<ReadableStream<Uint8Array>> {
+  const { timeoutMs: gapMs, maxBytes } = options
   const { reader, first } = await withRetries(async () => {
     const response = await client.chat.completions.create({ ...request, stream: true } as never).asResponse()
     if (!response.body) throw new Retryable('answered 200 with no body')
@@ -86,7 +78,7 @@ export async function stream(
         ? e
         : new Retryable(`the stream broke off: ${e instanceof Error ? e.message : String(e)}`)
     }
-  })
+  }, options.retryDelaysMs)
   const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
   let tail = ''
   let size = 0

@@ -1,5 +1,5 @@
 import type { Env } from '../env'
-import { ServiceError, misconfigured } from '../http/errors'
+import { ServiceError, misconfigured } from '../errors'
 
 /** Where a model is reached: an OpenAI-compatible base URL (version path included) and its key. */
 export interface LlmRoute {

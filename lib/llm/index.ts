@@ -2,8 +2,9 @@
  * The LLM client: OpenAI-compatible providers through the openai SDK, the
  * spec's retry policy, and streaming. See chat.ts.
  */
-export { DEFAULT_LLM_MAX_BYTES, complete, stream } from './chat'
-export type { ChatMessage, ChatRequest } from './chat'
+export { complete, stream } from './chat'
+export type { ChatRequest } from './chat'
 export { clientFor } from './client'
 export { modelFor, routeFor } from './config'
-export { RETRY_DELAYS_MS } from './retry'
+export { llmOptionsFrom } from './options'
+export type { LlmOptions } from './options'

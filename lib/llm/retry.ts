@@ -1,23 +1,21 @@
 import { APIConnectionError, APIError } from 'openai'
 import { shortReason } from '../egress'
-import { ServiceError } from '../http/errors'
-
-/** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
-export const RETRY_DELAYS_MS = [100, 300] as const
+import { ServiceError } from '../errors'
 
 /** A failure worth another try: an answer that broke off, stalled, or is not what was asked for. */
 export class Retryable extends Error {}
 
 /**
- * Runs `attempt` under the retry policy. Network errors, timeouts, 408, 429,
- * 5xx and invalid answers are retried; a 4xx that retrying cannot fix is
- * 400 LLM_REJECTED at once; when every attempt failed, 502 LLM_FAILED with the
- * provider's last error.
+ * Runs `attempt` under the retry policy, waiting `delaysMs` before each retry
+ * (LlmOptions.retryDelaysMs). Network errors, timeouts, 408, 429, 5xx and
+ * invalid answers are retried; a 4xx that retrying cannot fix is LLM_REJECTED
+ * at once; when every attempt failed, LLM_FAILED with the provider's last
+ * error.
  */
-export async function withRetries<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function withRetries<T>(attempt: () => Promise<T>, delaysMs: readonly number[]): Promise<T> {
   let last: unknown
-  for (let i = 0; i <= RETRY_DELAYS_MS.length; i++) {
-    if (i > 0) await delay(RETRY_DELAYS_MS[i - 1] as number, signal)
+  for (let i = 0; i <= delaysMs.length; i++) {
+    if (i > 0) await delay(delaysMs[i - 1] as number)
     try {
       return await attempt()
     } catch (e) {
@@ -33,10 +31,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, signal?: AbortSi
       last = e
     }
   }
-  throw new ServiceError(
-    'LLM_FAILED',
-    `the provider failed ${RETRY_DELAYS_MS.length + 1} times; last: ${describe(last)}`,
-  )
+  throw new ServiceError('LLM_FAILED', `the provider failed ${delaysMs.length + 1} times; last: ${describe(last)}`)
 }
 
 function retryable(e: unknown): boolean {
@@ -66,9 +61,6 @@ function describe(e: unknown): string {
 }
 
 /** The policy's wait between attempts: the backoff the spec prescribes, not a wait for an event. */
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true })
-  })
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }

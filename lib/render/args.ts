@@ -1,7 +1,7 @@
 import type { OutputUnit } from '@cfworker/json-schema'
 import { parametersValidator, withDefaults } from '../catalog'
 import type { ParametersSchema } from '../catalog'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { setOwn } from '../json'
 
 export type Args = Record<string, unknown>

@@ -1,6 +1,6 @@
 import { normalizeParameters } from '../catalog'
 import type { Message, Prompt, PromptRecord } from '../catalog'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { ParseError, mergeAnalyses, parse } from '../template'
 import type { Analysis, Template } from '../template'
 import { argsChecker } from './args'

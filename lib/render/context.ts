@@ -1,7 +1,7 @@
 import { MAX_ENVIRON_SEGMENTS, nestRecords } from '../catalog'
 import type { Skip } from '../catalog'
 import { decodeAll, environValue } from '../catalog/records'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { kindPrefix } from '../store'

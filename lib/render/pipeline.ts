@@ -1,7 +1,7 @@
 import { abortable } from '../abort'
 import { MAX_ENVIRON_SEGMENTS, getPrompt, listTools } from '../catalog'
 import type { Message, Tool } from '../catalog'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { MAX_JSON_DEPTH, isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { Store } from '../store'

@@ -1,20 +1,22 @@
 /** The metrics of the Server-Timing header, in the order they are reported. */
-export type Metric = 'redis' | 'tools' | 'render' | 'total'
+const METRICS = ['redis', 'tools', 'render', 'llm', 'total'] as const
+export type Metric = (typeof METRICS)[number]
 
 /**
  * Where a request's time went, for the `Server-Timing` header. In production
  * Workers the clock moves only across I/O, so CPU-bound phases read as 0 ms.
+ * A render's metrics are always reported; `llm` once a chat measured it.
  */
 export class Timing {
   readonly #started = Date.now()
-  readonly #spent: Record<Metric, number> = { redis: 0, tools: 0, render: 0, total: 0 }
+  readonly #spent: Partial<Record<Metric, number>> = { redis: 0, tools: 0, render: 0 }
 
   async measure<T>(metric: Metric, work: () => Promise<T>): Promise<T> {
     const start = Date.now()
     try {
       return await work()
     } finally {
-      this.#spent[metric] += Date.now() - start
+      this.#spent[metric] = (this.#spent[metric] ?? 0) + Date.now() - start
     }
   }
 
@@ -23,17 +25,20 @@ export class Timing {
     try {
       return work()
     } finally {
-      this.#spent[metric] += Date.now() - start
+      this.#spent[metric] = (this.#spent[metric] ?? 0) + Date.now() - start
     }
   }
 
   /** Time measured elsewhere, such as tool calls overlapping the render. */
   add(metric: Metric, ms: number): void {
-    this.#spent[metric] += ms
+    this.#spent[metric] = (this.#spent[metric] ?? 0) + ms
   }
 
   header(): string {
     this.#spent.total = Date.now() - this.#started
-    return (Object.entries(this.#spent) as [Metric, number][]).map(([m, ms]) => `${m};dur=${ms}`).join(', ')
+    return METRICS.flatMap((m) => {
+      const ms = this.#spent[m]
+      return ms === undefined ? [] : [`${m};dur=${ms}`]
+    }).join(', ')
   }
 }

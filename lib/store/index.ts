@@ -1,6 +1,6 @@
 import type { Env } from '../env'
 import { intVar } from '../env'
-import { misconfigured } from '../http/errors'
+import { misconfigured } from '../errors'
 import { log } from '../log'
 import { CachedStore, namespaceOf } from './cached'
 import { EmbeddedStore } from './embedded'

@@ -1,5 +1,5 @@
 import { Redis } from '@upstash/redis/cloudflare'
-import { ServiceError } from '../http/errors'
+import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
 import type { Store } from './types'

@@ -1,4 +1,4 @@
-import type { Tool } from '../catalog'
+import type { RestToolRecord } from '../catalog'
 import { cancelBody, decodeText, guardedFetch, parseJson, readBody, statusLine } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { ArgumentError, ToolError } from './arguments'
@@ -22,8 +22,7 @@ const PLACEHOLDER = /\{([^{}]+)\}/g
  * URL's fixed part (all before its first placeholder) or a relative URL
  * leave the base URL's path, is refused.
  */
-export function restRequest(tool: Tool, params: Params, base: string | undefined): RestRequest {
-  const spec = tool.record.restful as NonNullable<Tool['record']['restful']>
+export function restRequest(spec: RestToolRecord['restful'], params: Params, base: string | undefined): RestRequest {
   const method = spec.method ?? 'GET'
   const rest: Params = { ...params }
   const placed = new Set<string>()

@@ -164,18 +164,21 @@ export class ToolSession {
   #sender(tool: Tool, params: Params): (signal: AbortSignal) => Promise<unknown> {
     const { record } = tool
     const base = this.options.moduleBaseUrl(record.module) ?? this.options.baseUrl
-    if (record.type === 'restful') {
-      const request = restRequest(tool, params, base)
-      checkTarget(request.url, this.#policy)
-      return (signal) => callRest(request, this.#policy, this.#limit, signal)
+    switch (record.type) {
+      case 'restful': {
+        const request = restRequest(record.restful, params, base)
+        checkTarget(request.url, this.#policy)
+        return (signal) => callRest(request, this.#policy, this.#limit, signal)
+      }
+      case 'mcp': {
+        const url = resolve(record.mcp.url, base)
+        checkTarget(url, this.#policy)
+        const name = record.mcp.tool ?? record.name
+        return (signal) => this.#mcp.call(url, name, params, signal)
+      }
+      case 'grpc':
+        throw new Error(`tools of type ${record.type} are not supported yet`)
     }
-    if (record.type === 'mcp' && record.mcp) {
-      const url = resolve(record.mcp.url, base)
-      checkTarget(url, this.#policy)
-      const name = record.mcp.tool ?? record.name
-      return (signal) => this.#mcp.call(url, name, params, signal)
-    }
-    throw new Error(`tools of type ${record.type} are not supported yet`)
   }
 
   /** The log gets the reason; the caller's warning also a short reason the tool gave, if any. */

@@ -14,7 +14,14 @@ let env: Env
 
 beforeAll(async () => {
   db = await freshRedis()
-  env = { ...db.env, LLM_BASE_URL: llm.url, LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: '1000' }
+  // No waits between retries, but where a test is about them: the policy's own are in test/unit/llm-options.test.ts.
+  env = {
+    ...db.env,
+    LLM_BASE_URL: llm.url,
+    LLM_API_KEY: 'test-key',
+    LLM_TIMEOUT_MS: '1000',
+    LLM_RETRY_DELAYS_MS: '0,0',
+  }
   await db.redis.mset({
     'shenma:extensions:evaluator': evaluator,
     'shenma:environs:vscode:rules': ['readability'],
@@ -74,7 +81,9 @@ describe('chat', () => {
       usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
       system_fingerprint: 'fp_test',
     })
-    expect(headers.get('server-timing')).toMatch(/^render;dur=\d+, llm;dur=\d+$/)
+    expect(headers.get('server-timing')).toMatch(
+      /^redis;dur=\d+, tools;dur=\d+, render;dur=\d+, llm;dur=\d+, total;dur=\d+$/,
+    )
     const [sent] = await llm.requests('ok')
     expect(sent?.authorization).toBe('Bearer test-key')
     expect(sent?.body).toMatchObject({
@@ -140,19 +149,47 @@ describe('chat', () => {
 })
 
 describe('the retry policy', () => {
-  it('retries after 100 ms and 300 ms: two 500s then an answer is a 200 after three requests', async () => {
+  it('waits LLM_RETRY_DELAYS_MS before each retry: two 500s then an answer is a 200 after three requests', async () => {
     await llm.reset('fail-2')
-    const { status } = await chat('team.summary', { model: 'fail-2', args: { topic: 'x' } })
+    const { status } = await chat(
+      'team.summary',
+      { model: 'fail-2', args: { topic: 'x' } },
+      { LLM_RETRY_DELAYS_MS: '20,80' },
+    )
     expect(status).toBe(200)
     const seen = await llm.requests('fail-2')
     expect(seen).toHaveLength(3)
-    // Recorded at the server; the waits are at least what the policy says.
+    // Recorded at the server: the waits are at least the ones configured, in their order (a millisecond for the clocks).
     const first = (seen[1]?.at as number) - (seen[0]?.at as number)
     const second = (seen[2]?.at as number) - (seen[1]?.at as number)
-    expect(first).toBeGreaterThanOrEqual(90)
-    expect(second).toBeGreaterThanOrEqual(290)
-    // Loosely: the second wait is the longer one.
-    expect(second).toBeGreaterThan(first)
+    expect(first).toBeGreaterThanOrEqual(19)
+    expect(second).toBeGreaterThanOrEqual(79)
+  })
+
+  it('retries as many times as LLM_RETRY_DELAYS_MS has waits', async () => {
+    await llm.reset('fail-3')
+    const { status } = await chat(
+      'team.summary',
+      { model: 'fail-3', args: { topic: 'x' } },
+      { LLM_RETRY_DELAYS_MS: '0,0,0' },
+    )
+    expect(status).toBe(200)
+    expect(await llm.requests('fail-3')).toHaveLength(4)
+  })
+
+  it('answers a malformed LLM_RETRY_DELAYS_MS 503 MISCONFIGURED naming it, before any LLM request', async () => {
+    await llm.reset('ok')
+    const { status, body } = await chat(
+      'team.summary',
+      { model: 'ok', args: { topic: 'x' } },
+      { LLM_RETRY_DELAYS_MS: '100,soon' },
+    )
+    expect({ status, code: body.code, setting: body.setting }).toEqual({
+      status: 503,
+      code: 'MISCONFIGURED',
+      setting: 'LLM_RETRY_DELAYS_MS',
+    })
+    expect(await llm.requests('ok')).toHaveLength(0)
   })
 
   it('gives 502 LLM_FAILED with the last error after three failures', async () => {

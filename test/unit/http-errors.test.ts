@@ -2,7 +2,8 @@
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { describe, expect, it } from 'vitest'
-import { ERROR_STATUS, ServiceError, misconfigured, onError } from '../../lib/http'
+import { ServiceError, misconfigured } from '../../lib/errors'
+import { ERROR_STATUS, onError } from '../../lib/http'
 
 function appThrowing(error: Error): Hono {
   const app = new Hono()

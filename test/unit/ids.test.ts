@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { getEnviron, getExtension, getPrompt, getTool, idProblem } from '../../lib/catalog'
 import { unnamable } from '../../lib/catalog/ids'
-import { ServiceError } from '../../lib/http/errors'
+import { ServiceError } from '../../lib/errors'
 import { EmbeddedStore } from '../../lib/store'
 
 describe('idProblem', () => {

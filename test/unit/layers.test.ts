@@ -1,0 +1,35 @@
+// Imports point down: nothing under lib/ imports lib/http, whose job is to serve lib/ over HTTP.
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = resolve(import.meta.dirname, '../..')
+const lib = join(root, 'lib')
+
+/** Every relative import of a file, as a path from the repository's root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  return [...text.matchAll(/\bfrom\s+'(\.{1,2}\/[^']*)'/g)].map((m) =>
+    relative(root, resolve(dirname(file), m[1] as string)),
+  )
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => join(e.parentPath, e.name))
+}
+
+describe('layers', () => {
+  it('keep lib/http out of every import under lib/ but its own', () => {
+    const upward = sources(lib)
+      .filter((file) => !relative(lib, file).startsWith('http/'))
+      .flatMap((file) => importsOf(file).map((target) => `${relative(root, file)} -> ${target}`))
+      .filter((edge) => /-> lib\/http(\/|$)/.test(edge))
+    expect(upward).toEqual([])
+  })
+
+  it('see an import of lib/http where there is one', () => {
+    expect(importsOf(join(root, 'functions/index.ts'))).toContain('lib/http')
+  })
+})
