@@ -60,10 +60,17 @@ export function summarize(
   for (const n of profile.nodes) for (const child of n.children ?? []) parents.set(child, n.id)
   const nameOf = (id: number): string => {
     const { functionName, url, lineNumber } = (byId.get(id) as CpuProfile['nodes'][number]).callFrame
-    const name = functionName || '(anonymous)'
-    if (name.startsWith('(') || url === '') return name
+    if (functionName.startsWith('(')) return functionName
+    if (url === '') {
+      // workerd's own functions (console.log, Response) are nameless or name a property: their caller says which.
+      const parent = parents.get(id)
+      const caller = parent === undefined ? undefined : nameOf(parent)
+      return `${functionName || '(native)'}${caller === undefined ? '' : ` in ${caller.replace(/ in .*$/, '')}`}`
+    }
     const file = url.endsWith('index.js') ? fileOf(lineNumber) : undefined
-    return `${name} (${file ?? url.split('/').pop()})`
+    const where = file ?? url.split('/').pop()
+    // An anonymous function is told by where it is.
+    return functionName ? `${functionName} (${where})` : `(anonymous) (${where}:${lineNumber + 1})`
   }
   const self = new Map<string, number>()
   const total = new Map<string, number>()
