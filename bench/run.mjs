@@ -757,7 +757,7 @@ async function endpointSection(ctx) {
     "file from the bundle's module comments; `npm run bench -- --profile-dir DIR` keeps the `.cpuprofile` files for",
     'Chrome DevTools). The inspector is not open during the measured runs: with it open, workerd hands every',
     "`console.log` to it, which slows the floor by about a third; so in the profiles, the request's one log line",
-    '(`console.log` under `emit`, shown as `(anonymous)`) costs more than it does in the runs above. Self time is',
+    '(`console.log`, shown as `(native) in emit`) costs more than it does in the runs above. Self time is',
     "time in the function itself, total time with what it called; both are per answer. `(program)` is V8's own work",
     "outside JavaScript, and workerd's own (parsing HTTP, the Response's body) is not in the profile.",
   ].join('\n')
