@@ -1,46 +1,59 @@
 /**
- * Loads the Worker under `wrangler dev` (workerd), reading a real Redis
- * through the Upstash-protocol bridge, from this second process: requests
- * per second and latency of a render against a trivial route of the same
- * app, the platform's floor. bench/run.mjs bundles this file with esbuild
- * (dependencies left to node_modules) and runs it:
+ * Loads the Worker, reading a real Redis through the Upstash-protocol bridge,
+ * from this second process: requests per second and latency of a render
+ * against a trivial route of the same app, the platform's floor, under two
+ * hosts in turn: Miniflare (bench/miniflare.ts: workerd running the bundle
+ * directly, so the Worker's own cost weighs most) and `wrangler dev` (a Node
+ * proxy in front of workerd, as developers run it). bench/run.mjs bundles
+ * this file with esbuild (dependencies left to node_modules) and runs it:
  *
- *   node endpoints.mjs --root DIR [--duration 10] [--connections 16] [--runs 3] [--warmup 3]
+ *   node --experimental-websocket endpoints.mjs --root DIR [--duration 10] [--connections 16] [--runs 3]
+ *     [--warmup 3] [--hosts miniflare,wrangler] [--profile SECONDS] [--profile-dir DIR]
  *
  * It starts redis-server (test/support/redis-server.ts) and the bridge
  * (test/support/upstash-bridge.ts), takes a database from the bridge, and
  * writes the spec's example records into it with the real @upstash/redis
  * client: every file under examples/, as its text, under `shenma:` + its path
- * below examples/ without `.json`, `/` written as `:`. Then it starts
- * `npx wrangler dev` in DIR, in a process group of its own, with the bridge's
- * URL and token as --var, and waits for "Ready on" in its output. Warm-up:
- * WARMUP_REQUESTS requests to each route one after the other (each must
- * answer 200, the render with the expected prompt, and /health must say the
- * store is Upstash), then --warmup seconds of untimed (but checked) load on
- * each route. Then --runs rounds, each loading the floor and then the render with
- * autocannon for --duration seconds at --connections connections. A run
- * gives requests per second (autocannon's mean over its one-second samples)
- * and the p50 and p99 of the latencies of its 2xx responses (every response
- * timed by autocannon, kept to the microsecond here); a route's figure is the
- * median of its runs. A response that is not 200, or a render that does not
- * carry the expected prompt, is counted and reported with samples and with
- * when it came, beside when the Worker went to Redis (the bridge's count of
- * Upstash requests, sampled every TIMELINE_MS), never dropped silently; so
- * are the errors and warnings wrangler logs. It prints, on stdout:
+ * below examples/ without `.json`, `/` written as `:`. Then, per host, it
+ * starts the Worker in DIR with the bridge's URL and token as its variables.
+ * Warm-up: WARMUP_REQUESTS requests to each route one after the other (each
+ * must answer 200, the render with the expected prompt, and /health must say
+ * the store is Upstash), then --warmup seconds of untimed (but checked) load
+ * on each route. Then --runs rounds, each loading the floor and then the
+ * render with autocannon for --duration seconds at --connections
+ * connections. A run gives requests per second (autocannon's mean over its
+ * one-second samples) and the p50 and p99 of the latencies of its 2xx
+ * responses (every response timed by autocannon, kept to the microsecond
+ * here); a route's figure is the median of its runs. A response that is not
+ * 200, or a render that does not carry the expected prompt, is counted and
+ * reported with samples and with when it came, beside when the Worker went to
+ * Redis (the bridge's count of Upstash requests, sampled every TIMELINE_MS),
+ * never dropped silently; so are the errors and warnings the host logs.
  *
- *   {"wrangler": "4.x", "connections": 16, "durationS": 10, "warmupS": 3, "runs": 3, "records": 8,
- *    "routes": [{"name": "floor", "method": "GET", "path": "/health",
- *                "runs": [{"requestsPerSec": 1234.5, "p50Ms": 9.1, "p99Ms": 20.3, "responses": 12345,
- *                          "statusCodes": {"200": 12345}, "wrong": 0, "errors": 0, "timeouts": 0,
- *                          "upstashRequests": 0}],
- *                "median": {"requestsPerSec": 1234.5, "p50Ms": 9.1, "p99Ms": 20.3}}],
+ * With --profile, after its runs under Miniflare each route is loaded once
+ * more for that many seconds while workerd's inspector records a CPU profile
+ * of the Worker; the report lists the functions with the most self time
+ * (bench/profile.ts), and --profile-dir keeps the .cpuprofile files. It
+ * prints, on stdout:
+ *
+ *   {"connections": 16, "durationS": 10, "warmupS": 3, "runs": 3, "records": 8, "profileS": 5,
+ *    "hosts": [{"name": "miniflare", "version": "4.x",
+ *               "routes": [{"name": "floor", "method": "GET", "path": "/health",
+ *                           "runs": [{"requestsPerSec": 1234.5, "p50Ms": 9.1, "p99Ms": 20.3, "responses": 12345,
+ *                                     "statusCodes": {"200": 12345}, "wrong": 0, "errors": 0, "timeouts": 0,
+ *                                     "upstashRequests": 0}],
+ *                           "median": {"requestsPerSec": 1234.5, "p50Ms": 9.1, "p99Ms": 20.3}}],
+ *               "profiles": [{"route": "GET /health", "responses": 9000, "busyMs": 2100.5,
+ *                             "top": [{"name": "emit (lib/log.ts)", "selfMs": 80.1, "totalMs": 300.2}]}]}],
  *    "problems": ["..."]}
  *
- * wrangler's process group, the bridge and redis-server are stopped at the
- * end, also when something failed (and wrangler's group too if this process
- * dies or is interrupted). A failure to start is reported on stderr with a
- * non-zero exit status.
+ * The hosts, the bridge and redis-server are stopped at the end, also when
+ * something failed (and wrangler's group too if this process dies or is
+ * interrupted). A failure to start is reported on stderr with a non-zero exit
+ * status.
  */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import type { Result as CannonResult } from 'autocannon'
@@ -48,9 +61,12 @@ import { startRedis } from '../test/support/redis-server'
 import type { RedisServer } from '../test/support/redis-server'
 import { startBridge } from '../test/support/upstash-bridge'
 import type { Bridge } from '../test/support/upstash-bridge'
+import { startMiniflare } from './miniflare'
+import { moduleLines, summarize } from './profile'
+import type { ProfileEntry } from './profile'
 import { median, run } from './stats'
 import { BridgeStats, describeLogged, log, spells, startWrangler, takeDatabase, writeExamples } from './worker'
-import type { WranglerDev } from './worker'
+import type { Logged } from './worker'
 
 const WARMUP_REQUESTS = 20
 /** Samples kept of each kind of wrong answer. */
@@ -111,16 +127,48 @@ interface RouteReport {
   median: Figures
 }
 
+/** Where a profile's samples fell while one route was under load (bench/profile.ts). */
+interface ProfileReport {
+  route: string
+  /** Answers during the profile, to put its time per request. */
+  responses: number
+  busyMs: number
+  top: ProfileEntry[]
+}
+
+/** The figures of one way of running the Worker. */
+interface HostReport {
+  name: Host
+  version: string
+  routes: RouteReport[]
+  profiles: ProfileReport[]
+}
+
 interface Report {
-  wrangler: string
   connections: number
   durationS: number
   warmupS: number
   runs: number
   records: number
-  routes: RouteReport[]
+  profileS: number
+  hosts: HostReport[]
   problems: string[]
 }
+
+type Host = 'miniflare' | 'wrangler'
+const HOSTS: readonly Host[] = ['miniflare', 'wrangler']
+
+/** A running Worker, whichever way it runs. */
+interface Server {
+  base: string
+  version: string
+  phase(name: string): void
+  problemLines(): Logged[]
+  stop(): Promise<void>
+}
+
+/** Functions listed per profile. */
+const PROFILE_TOP = 15
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -130,6 +178,9 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '16' },
       runs: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '3' },
+      hosts: { type: 'string', default: HOSTS.join(',') },
+      profile: { type: 'string', default: '0' },
+      'profile-dir': { type: 'string' },
     },
   })
   if (!values.root) throw new Error('--root (the repository) is required')
@@ -138,66 +189,127 @@ async function main(): Promise<void> {
   const connections = positiveInt('connections', values.connections)
   const runs = positiveInt('runs', values.runs)
   const warmupS = positiveInt('warmup', values.warmup)
+  const profileS = values.profile === '0' ? 0 : positiveInt('profile', values.profile)
+  const hosts = values.hosts.split(',') as Host[]
+  for (const host of hosts) if (!HOSTS.includes(host)) throw new Error(`--hosts: no host ${host} (${HOSTS.join(', ')})`)
 
   let redis: RedisServer | undefined
   let bridge: Bridge | undefined
-  let dev: WranglerDev | undefined
   try {
     redis = await startRedis()
     bridge = await startBridge({ redisPort: redis.port })
     const token = await takeDatabase(bridge.url)
     const records = await writeExamples(root, bridge.url, token)
     const stats = new BridgeStats(bridge.url, token)
-
-    dev = await startWrangler(root, { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: token })
-    log(`wrangler dev is ready on ${dev.base}`)
-    const report: Report = {
-      wrangler: dev.version,
-      connections,
-      durationS,
-      warmupS,
-      runs,
-      records,
-      routes: ROUTES.map((r) => ({ name: r.name, method: r.method, path: r.path, runs: [], median: zero() })),
-      problems: [],
-    }
-    dev.phase('the warm-up requests')
-    await warmUp(dev.base, stats)
-    for (const route of ROUTES) {
-      const name = `the warm-up load of ${route.method} ${route.path}`
-      log(`warm-up: ${route.method} ${route.path} for ${warmupS} s at ${connections} connections ...`)
-      dev.phase(name)
-      const result = await load(dev.base, route, warmupS, connections, stats)
-      dev.phase(`after ${name}`)
-      report.problems.push(...result.problems.map((p) => `${name}: ${p}`))
-    }
-    for (let i = 1; i <= runs; i++) {
-      for (const [k, route] of ROUTES.entries()) {
-        log(`run ${i}/${runs}: ${route.method} ${route.path} for ${durationS} s at ${connections} connections ...`)
-        await stats.reset()
-        dev.phase(`run ${i} of ${route.method} ${route.path}`)
-        const result = await load(dev.base, route, durationS, connections, stats)
-        dev.phase(`after run ${i} of ${route.method} ${route.path}`)
-        result.run.upstashRequests = await stats.requests()
-        ;(report.routes[k] as RouteReport).runs.push(result.run)
-        report.problems.push(...result.problems.map((p) => `run ${i}, ${route.method} ${route.path}: ${p}`))
+    const vars = { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: token }
+    const report: Report = { connections, durationS, warmupS, runs, records, profileS, hosts: [], problems: [] }
+    for (const host of hosts) {
+      const server: Server = host === 'miniflare' ? await startMiniflare(root, vars) : await startWrangler(root, vars)
+      try {
+        log(`${host} is ready on ${server.base}`)
+        const measured = await measure(server, host, { durationS, connections, runs, warmupS }, stats, report.problems)
+        if (host === 'miniflare' && profileS > 0) {
+          measured.profiles = await profileRoutes(
+            root,
+            vars,
+            { profileS, connections, dir: values['profile-dir'] },
+            stats,
+          )
+        }
+        const logged = server.problemLines()
+        if (logged.length > 0) report.problems.push(describeLogged(logged, host))
+        report.hosts.push(measured)
+      } finally {
+        await server.stop()
       }
     }
-    for (const route of report.routes) {
-      route.median = {
-        requestsPerSec: median(route.runs.map((r) => r.requestsPerSec)),
-        p50Ms: median(route.runs.map((r) => r.p50Ms)),
-        p99Ms: median(route.runs.map((r) => r.p99Ms)),
-      }
-    }
-    const logged = dev.problemLines()
-    if (logged.length > 0) report.problems.push(describeLogged(logged))
     process.stdout.write(JSON.stringify(report) + '\n')
   } finally {
-    await dev?.stop()
     await bridge?.stop()
     await redis?.stop()
   }
+}
+
+/**
+ * A CPU profile of each route under load, in a Miniflare of its own: the
+ * inspector it needs slows what is measured (see bench/miniflare.ts).
+ */
+async function profileRoutes(
+  root: string,
+  vars: Record<string, string>,
+  o: { profileS: number; connections: number; dir: string | undefined },
+  stats: BridgeStats,
+): Promise<ProfileReport[]> {
+  const server = await startMiniflare(root, vars, { inspector: true })
+  try {
+    await warmUp(server.base, stats)
+    const fileOf = moduleLines(server.bundle)
+    const reports: ProfileReport[] = []
+    for (const route of ROUTES) {
+      log(`miniflare: profiling ${route.method} ${route.path} for ${o.profileS} s at ${o.connections} connections ...`)
+      let responses = 0
+      const profile = await server.profile(async () => {
+        responses = (await load(server.base, route, o.profileS, o.connections, stats)).run.responses
+      })
+      if (o.dir !== undefined) {
+        const file = join(o.dir, `miniflare-${route.name}.cpuprofile`)
+        writeFileSync(file, JSON.stringify(profile))
+        log(`wrote ${file} (Chrome DevTools, Performance: load profile)`)
+      }
+      reports.push({ route: `${route.method} ${route.path}`, responses, ...summarize(profile, fileOf, PROFILE_TOP) })
+    }
+    return reports
+  } finally {
+    await server.stop()
+  }
+}
+
+/** Warm-up, then `runs` rounds loading each route in turn. */
+async function measure(
+  server: Server,
+  host: Host,
+  o: { durationS: number; connections: number; runs: number; warmupS: number },
+  stats: BridgeStats,
+  problems: string[],
+): Promise<HostReport> {
+  const report: HostReport = {
+    name: host,
+    version: server.version,
+    routes: ROUTES.map((r) => ({ name: r.name, method: r.method, path: r.path, runs: [], median: zero() })),
+    profiles: [],
+  }
+  server.phase('the warm-up requests')
+  await warmUp(server.base, stats)
+  for (const route of ROUTES) {
+    const name = `${host}: the warm-up load of ${route.method} ${route.path}`
+    log(`${name} for ${o.warmupS} s at ${o.connections} connections ...`)
+    server.phase(name)
+    const result = await load(server.base, route, o.warmupS, o.connections, stats)
+    server.phase(`after ${name}`)
+    problems.push(...result.problems.map((p) => `${name}: ${p}`))
+  }
+  for (let i = 1; i <= o.runs; i++) {
+    for (const [k, route] of ROUTES.entries()) {
+      log(
+        `${host}: run ${i}/${o.runs}: ${route.method} ${route.path} for ${o.durationS} s at ${o.connections} connections ...`,
+      )
+      await stats.reset()
+      server.phase(`run ${i} of ${route.method} ${route.path}`)
+      const result = await load(server.base, route, o.durationS, o.connections, stats)
+      server.phase(`after run ${i} of ${route.method} ${route.path}`)
+      result.run.upstashRequests = await stats.requests()
+      ;(report.routes[k] as RouteReport).runs.push(result.run)
+      problems.push(...result.problems.map((p) => `${host}, run ${i}, ${route.method} ${route.path}: ${p}`))
+    }
+  }
+  for (const route of report.routes) {
+    route.median = {
+      requestsPerSec: median(route.runs.map((r) => r.requestsPerSec)),
+      p50Ms: median(route.runs.map((r) => r.p50Ms)),
+      p99Ms: median(route.runs.map((r) => r.p99Ms)),
+    }
+  }
+  return report
 }
 
 function zero(): Figures {

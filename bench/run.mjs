@@ -7,6 +7,7 @@
 //
 // --budget and --runs are the template engine's (ms per run, timed runs).
 // --only runs those sections and prints them, but leaves RESULTS.md alone.
+// --profile-dir DIR keeps the endpoints section's CPU profiles there (.cpuprofile, for Chrome DevTools).
 //
 // Sections run sequentially and each runs its own benchmarks sequentially:
 // never two measurements at once, so they do not compete for the CPU. A
@@ -20,10 +21,11 @@
 //              without it, our figures only) and against Handlebars, the
 //              JavaScript baseline, on bench/templates (bench/engine.ts,
 //              bench/go, bench/handlebars.ts).
-//   endpoints  the Worker under `wrangler dev` on a real Redis behind the
-//              Upstash-protocol bridge: a render against GET /health, the
-//              platform's floor, loaded with autocannon (bench/endpoints.ts;
-//              needs redis-server on PATH).
+//   endpoints  the Worker under Miniflare and under `wrangler dev` on a real
+//              Redis behind the Upstash-protocol bridge: a render against
+//              GET /health, the platform's floor, loaded with autocannon, and
+//              a CPU profile of each under Miniflare (bench/endpoints.ts,
+//              bench/miniflare.ts; needs redis-server on PATH).
 //   fan-out    the render pipeline (lib/render) rendering a template that
 //              calls N independent REST tools of latency L, against L
 //              (bench/fanout.ts; needs nothing but Node).
@@ -62,6 +64,7 @@ const { values: args } = parseArgs({
     budget: { type: 'string', default: '300' },
     runs: { type: 'string', default: '5' },
     only: { type: 'string', default: '' },
+    'profile-dir': { type: 'string' },
   },
 })
 const BUDGET_MS = positiveInt('budget', args.budget)
@@ -72,6 +75,8 @@ const ENDPOINT_CONNECTIONS = 16
 const ENDPOINT_DURATION_S = 10
 const ENDPOINT_RUNS = 5
 const ENDPOINT_WARMUP_S = 3
+/** Seconds of load per route under the profiler (Miniflare only). */
+const ENDPOINT_PROFILE_S = 5
 
 // Fan-out: each tool answers after FANOUT_LATENCY_MS; per N, one warm-up and FANOUT_RENDERS timed renders.
 const FANOUT_LATENCY_MS = 100
@@ -606,13 +611,16 @@ async function endpointSection(ctx) {
   const outdir = join(root, 'node_modules', '.cache', 'bench')
   const endpointsFile = await bundle(ctx, 'endpoints.ts', { outdir, packages: 'external' })
   console.log(
-    `wrangler dev on Redis: GET /health and a render, ${ENDPOINT_RUNS} runs × ${ENDPOINT_DURATION_S} s each ` +
-      `at ${ENDPOINT_CONNECTIONS} connections (after ${ENDPOINT_WARMUP_S} s of warm-up each) ...`,
+    `Miniflare, then wrangler dev, on Redis: GET /health and a render, ${ENDPOINT_RUNS} runs × ${ENDPOINT_DURATION_S} s ` +
+      `each at ${ENDPOINT_CONNECTIONS} connections (after ${ENDPOINT_WARMUP_S} s of warm-up each); then a CPU profile ` +
+      `of each route under Miniflare for ${ENDPOINT_PROFILE_S} s ...`,
   )
   let report
   try {
     report = JSON.parse(
       await run(process.execPath, [
+        // The profiler speaks to workerd's inspector over a WebSocket: Node 20 has the client behind this flag.
+        '--experimental-websocket',
         endpointsFile,
         '--root',
         root,
@@ -624,15 +632,15 @@ async function endpointSection(ctx) {
         String(ENDPOINT_RUNS),
         '--warmup',
         String(ENDPOINT_WARMUP_S),
+        '--profile',
+        String(ENDPOINT_PROFILE_S),
+        ...(args['profile-dir'] ? ['--profile-dir', args['profile-dir']] : []),
       ]),
     )
   } finally {
     rmSync(outdir, { recursive: true, force: true })
   }
-  const floor = report.routes.find((r) => r.name === 'floor')
-  const render = report.routes.find((r) => r.name === 'render')
-  if (!floor || !render) throw new Error('bench/endpoints.ts reported no floor or no render')
-
+  const hostLabel = { miniflare: 'Miniflare', wrangler: 'wrangler dev' }
   const ms = (x) => x.toFixed(2)
   const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : '—')
   const routeRow = (label, r) => [
@@ -643,18 +651,42 @@ async function endpointSection(ctx) {
     r.runs.map((x) => rate(x.requestsPerSec)).join(' / '),
     r.runs.map((x) => String(x.upstashRequests)).join(' / '),
   ]
-  const rows = [
-    routeRow(`${floor.method} ${floor.path} (floor)`, floor),
-    routeRow(`${render.method} ${render.path}`, render),
-    [
-      'render/floor',
-      ratio(render.median.requestsPerSec, floor.median.requestsPerSec),
-      ratio(render.median.p50Ms, floor.median.p50Ms),
-      ratio(render.median.p99Ms, floor.median.p99Ms),
-      '',
-      '',
-    ],
-  ]
+  const rows = []
+  const summary = []
+  for (const host of report.hosts) {
+    const label = hostLabel[host.name]
+    const floor = host.routes.find((r) => r.name === 'floor')
+    const render = host.routes.find((r) => r.name === 'render')
+    if (!floor || !render) throw new Error(`bench/endpoints.ts reported no floor or no render under ${label}`)
+    rows.push(
+      routeRow(`${label}: ${floor.method} ${floor.path} (floor)`, floor),
+      routeRow(`${label}: ${render.method} ${render.path}`, render),
+      [
+        `${label}: render/floor`,
+        ratio(render.median.requestsPerSec, floor.median.requestsPerSec),
+        ratio(render.median.p50Ms, floor.median.p50Ms),
+        ratio(render.median.p99Ms, floor.median.p99Ms),
+        '',
+        '',
+      ],
+    )
+    const floorLabel = 'GET /health (floor)'
+    for (const [figure, key, format] of [
+      ['requests/s', 'requestsPerSec', rate],
+      ['p50 latency (ms)', 'p50Ms', ms],
+      ['p99 latency (ms)', 'p99Ms', ms],
+    ]) {
+      summary.push(
+        summaryRow(
+          `Endpoints, ${label}: render, ${figure}`,
+          format(render.median[key]),
+          floorLabel,
+          format(floor.median[key]),
+          ratio(render.median[key], floor.median[key]),
+        ),
+      )
+    }
+  }
   const table = makeTable(
     ['route', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'requests/s of each run', 'Upstash requests of each run'],
     ['left', 'right', 'right', 'right', 'right', 'right'],
@@ -670,21 +702,41 @@ async function endpointSection(ctx) {
         fence(report.problems.join('\n')),
     )
   } else {
-    const total = (r) => r.runs.reduce((n, x) => n + x.responses, 0)
-    lines.push(
-      '',
-      `Every response was a 200 with the expected body (${total(floor).toLocaleString('en-US')} from the floor, ` +
-        `${total(render).toLocaleString('en-US')} renders); no connection errors.`,
+    const total = (host, name) => host.routes.find((r) => r.name === name).runs.reduce((n, x) => n + x.responses, 0)
+    const counts = report.hosts.map(
+      (h) =>
+        `${total(h, 'floor').toLocaleString('en-US')} from the floor and ${total(h, 'render').toLocaleString('en-US')} ` +
+        `renders under ${hostLabel[h.name]}`,
     )
+    lines.push('', `Every response was a 200 with the expected body (${counts.join('; ')}); no connection errors.`)
   }
 
+  const profiles = report.hosts.flatMap((h) => h.profiles)
+  const profileParts = profiles.map((p) => {
+    const perRequest = (x) => ((x / p.responses) * 1000).toFixed(1)
+    const t = makeTable(
+      ['function (source)', 'self µs/request', 'total µs/request'],
+      ['left', 'right', 'right'],
+      p.top.map((e) => [e.name, perRequest(e.selfMs), perRequest(e.totalMs)]),
+    )
+    const heading =
+      `${p.route}: ${p.responses.toLocaleString('en-US')} answers, the isolate busy ` +
+      `${perRequest(p.busyMs)} µs per answer; the ${p.top.length} functions with the most self time:`
+    lines.push('', heading, t.text)
+    return `${heading}\n\n${t.markdown}\n`
+  })
+
   const method = [
-    `The Worker runs under \`wrangler dev\` (wrangler ${report.wrangler}, workerd, local mode) on 127.0.0.1, with`,
-    '`UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN` pointing at `test/support/upstash-bridge.ts`, the',
+    'The Worker runs on 127.0.0.1 in two hosts, one after the other: under Miniflare (miniflare ' +
+      `${report.hosts.find((h) => h.name === 'miniflare')?.version ?? '—'}: workerd running the bundle`,
+    '`wrangler deploy --dry-run` writes, with nothing in front of it, `bench/miniflare.ts`), and under `wrangler dev`',
+    `(wrangler ${report.hosts.find((h) => h.name === 'wrangler')?.version ?? '—'}: a Node proxy in front of workerd, which`,
+    "also relays the Worker's logs through workerd's inspector, so the Worker's own cost weighs less in its figures).",
+    'In both, `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN` point at `test/support/upstash-bridge.ts`, the',
     'Upstash-REST-protocol bridge in front of a real `redis-server` (`bench/endpoints.ts`, bundled by esbuild, run by',
-    `Node). Before it starts, the ${report.records} records of \`examples/\` are written into Redis with the real`,
+    `Node). Before they start, the ${report.records} records of \`examples/\` are written into Redis with the real`,
     "`@upstash/redis` client, each file's text under `shenma:` + its path below `examples/` without `.json`, `/` as `:`.",
-    'Once wrangler says "Ready on", `GET /health` must name the Upstash store, and 20 requests to each route must all',
+    'Once a host is ready, `GET /health` must name the Upstash store, and 20 requests to each route must all',
     `answer 200 with the right body; then each route takes ${report.warmupS} s of untimed load. Then ${report.runs} rounds, each loading`,
     "`GET /health` (a trivial route of the same app: the platform's floor) and then",
     '`POST /api/prompts/evaluator.quick_review/render` with `{"args":{"code":"x := 1"}}` (the example prompt, which',
@@ -692,38 +744,31 @@ async function endpointSection(ctx) {
     `${report.durationS} s each at ${report.connections} connections. A run's requests/s is autocannon's mean over its one-second`,
     "samples, its p50 and p99 those of its 2xx responses' latencies; each figure is the median of the runs. Every",
     'response is checked: a status other than 200, or a 200 without the expected prompt, is counted and reported with',
-    'when it came beside when the Worker went to Redis, and so are the errors and warnings wrangler logs.',
+    'when it came beside when the Worker went to Redis, and so are the errors and warnings the host logs.',
     "render/floor is the figure we steer by: for requests/s, the share of the floor's throughput a render keeps (1 would",
     "make a render free); for latencies, how many times the floor's latency a render takes. The Worker keeps what it",
     'read from Redis for 5 s (lib/store/cached.ts); the last column is how many Upstash requests it made during each',
-    'run. The load generator, wrangler, workerd, the bridge and Redis share the machine, so the absolute figures are',
+    'run. The load generator, the host, the bridge and Redis share the machine, so the absolute figures are',
     'lower than on separate machines; the ratio is what compares.',
   ].join('\n')
-  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
-  const floorLabel = 'GET /health (floor)'
-  const summary = [
-    summaryRow(
-      'Endpoints: render, requests/s',
-      rate(render.median.requestsPerSec),
-      floorLabel,
-      rate(floor.median.requestsPerSec),
-      ratio(render.median.requestsPerSec, floor.median.requestsPerSec),
-    ),
-    summaryRow(
-      'Endpoints: render, p50 latency (ms)',
-      ms(render.median.p50Ms),
-      floorLabel,
-      ms(floor.median.p50Ms),
-      ratio(render.median.p50Ms, floor.median.p50Ms),
-    ),
-    summaryRow(
-      'Endpoints: render, p99 latency (ms)',
-      ms(render.median.p99Ms),
-      floorLabel,
-      ms(floor.median.p99Ms),
-      ratio(render.median.p99Ms, floor.median.p99Ms),
-    ),
-  ]
+  const profileMethod = [
+    `Then, under a second Miniflare with workerd's inspector open, each route is loaded for ${report.profileS} s more while`,
+    "V8's profiler samples the Worker's isolate every 100 µs (`bench/profile.ts` names each function with its source",
+    "file from the bundle's module comments; `npm run bench -- --profile-dir DIR` keeps the `.cpuprofile` files for",
+    'Chrome DevTools). The inspector is not open during the measured runs: with it open, workerd hands every',
+    "`console.log` to it, which slows the floor by about a third; so in the profiles, the request's one log line",
+    '(`console.log`, shown as `(native) in emit`) costs more than it does in the runs above. Self time is',
+    "time in the function itself, total time with what it called; both are per answer. `(program)` is V8's own work",
+    "outside JavaScript, and workerd's own (parsing HTTP, the Response's body) is not in the profile.",
+  ].join('\n')
+  const markdown = [
+    method,
+    '',
+    ...notes.flatMap((n) => [n, '']),
+    table.markdown,
+    '',
+    ...(profiles.length > 0 ? [profileMethod, '', ...profileParts] : []),
+  ].join('\n')
   return { lines, markdown, failed: report.problems.length > 0, summary }
 }
 

@@ -222,7 +222,7 @@ function stripAnsi(text: string): string {
 }
 
 /** wrangler's complaints, alike ones together, each with when it reached the bench: "12 × LINE (run 2 of ..., at 0.6 (5) s)". */
-export function describeLogged(logged: readonly Logged[]): string {
+export function describeLogged(logged: readonly Logged[], who = 'wrangler dev'): string {
   const byLine = new Map<string, Logged[]>()
   for (const entry of logged) byLine.set(entry.line, [...(byLine.get(entry.line) ?? []), entry])
   const described = [...byLine].slice(0, 20).map(([line, entries]) => {
@@ -232,8 +232,8 @@ export function describeLogged(logged: readonly Logged[]): string {
     return `${entries.length} × ${line}\n    (${when})`
   })
   const heading =
-    'wrangler dev logged errors or warnings (with when each line reached the bench, in s from the start of the ' +
-    "bench's phase then; wrangler relays the Worker's logs, so a line can come late):"
+    `${who} logged errors or warnings (with when each line reached the bench, in s from the start of the ` +
+    "bench's phase then; a line can reach it late):"
   return `${heading}\n${described.join('\n')}`
 }
 

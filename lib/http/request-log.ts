@@ -22,8 +22,11 @@ export const requestLogger: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('requestId', requestId)
   c.set('log', record)
   const started = Date.now()
-  await record.run(next)
+  // Set now, it goes into the answer as the answer is made; set on an answer already made, it copies that answer.
   c.header('X-Request-Id', requestId)
+  await record.run(next)
+  // An answer made as a Response of its own, not through the context, has it only this way.
+  if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId)
   const status = c.res.status
   record.write(status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info', {
     route: routeOf(c),

@@ -1,14 +1,17 @@
 import { MAX_ENVIRON_SEGMENTS, nestRecords } from '../catalog'
 import type { Skip } from '../catalog'
-import { decodeAll, environValue } from '../catalog/records'
+import { decodeAll, environValue, skip } from '../catalog/records'
 import { ServiceError } from '../errors'
-import { isObject, ownValue, setOwn } from '../json'
+import { deepFreeze, isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
+import { Lru } from '../lru'
 import { kindPrefix } from '../store'
 import type { Store } from '../store'
 import type { Path } from '../template'
 
 const ENVIRONS = kindPrefix('environs')
+/** Variable trees kept, one per set of keys templates read: a catalogue's worth, in one isolate. */
+const TREES = 100
 
 /** The key of an environ path: ["vscode", "rules"] is shenma:environs:vscode:rules. */
 function keyOf(path: Path): string {
@@ -42,8 +45,36 @@ export async function loadVariables(
   const below = all.filter((key) => !taken.has(key) && prefixes.some((prefix) => key.startsWith(prefix)))
   const belowRaws = below.length > 0 ? await store.values(below) : []
 
-  const keys = [...above, ...below]
   const values = [...raws, ...belowRaws]
+  const id = `${above.join('\n')}\n\n${below.join('\n')}`
+  let entry = trees.get(id)
+  if (!entry || !sameItems(entry.all, all) || !sameItems(entry.values, values)) {
+    entry = { all, values, ...buildTree([...above, ...below], values, wanted, all) }
+    trees.set(id, entry)
+  } else {
+    // Each request's log says what it skipped, as a fresh build does.
+    for (const s of entry.skipped) skip(s.key, s.reason)
+  }
+  // The root is the request's own: the render adds its args there; below it the tree is shared, and frozen.
+  return { vars: { ...entry.vars }, skipped: entry.skipped }
+}
+
+/**
+ * The last tree built from each set of keys, with the text it was built from.
+ * Under load the store's cache hands every render the same text, so a tree is
+ * decoded and nested once per change of its variables, not once per render.
+ */
+const trees = new Lru<
+  string,
+  { all: readonly string[]; values: readonly (string | null)[]; vars: JsonObject; skipped: Skip[] }
+>(TREES)
+
+function buildTree(
+  keys: readonly string[],
+  values: readonly (string | null)[],
+  wanted: readonly Path[],
+  all: readonly string[],
+): { vars: JsonObject; skipped: Skip[] } {
   const order = keys.map((_, i) => i).sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1))
   const present = order.filter((i) => values[i] !== null)
   const decoded = decodeAll(
@@ -53,7 +84,13 @@ export async function loadVariables(
   )
   const tree = nestRecords(decoded.records, ENVIRONS.length)
   ensureParents(tree.value, wanted, all)
+  for (const member of Object.values(tree.value)) deepFreeze(member)
   return { vars: tree.value, skipped: [...decoded.skipped, ...tree.skipped] }
+}
+
+/** Whether two lists hold the same items; the store's cache hands out the same list and strings while they are fresh. */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a === b || (a.length === b.length && a.every((x, i) => x === b[i]))
 }
 
 /**

@@ -105,7 +105,9 @@ export class CachedStore implements Store {
    * the inner store, in their order.
    */
   async #read<T>(ids: readonly string[], read: (ids: readonly string[]) => Promise<(T | undefined)[]>): Promise<T[]> {
-    const hits = await this.#lookup<T>(ids)
+    const local = ids.map((id) => isolate.get(id) as Entry<T> | undefined).map((e) => (fresh(e) ? e : undefined))
+    // A render served from this isolate's cache (the usual case under load) waits for no lookup.
+    const hits = local.every((e) => e !== undefined) ? local : await this.#lookup<T>(ids, local)
     const now = Date.now()
     // Entries about to expire are read again in the background, so that under steady load no render waits for Redis.
     const ageing = ids.filter((id, i) => {
@@ -124,6 +126,7 @@ export class CachedStore implements Store {
     // A miss joined to another request's read costs this request no Redis request.
     record?.count('cache', 'joined', joined)
     record?.count('cache', 'misses', unflown.length)
+    if (misses.length === 0) return hits.map((hit) => (hit as Entry<T>).value)
     this.#fly(unflown, read).forEach((answer, i) => answers.set(unflown[i] as string, answer))
     return Promise.all(ids.map((id, i) => (hits[i] ? hits[i].value : (answers.get(id) as Promise<T>))))
   }
@@ -154,11 +157,13 @@ export class CachedStore implements Store {
     }
   }
 
-  /** Fresh entries for `ids`, from this isolate or the shared cache; undefined where there is none. */
-  async #lookup<T>(ids: readonly string[]): Promise<(Entry<T> | undefined)[]> {
-    const found = ids.map((id) => isolate.get(id) as Entry<T> | undefined).map((e) => (fresh(e) ? e : undefined))
+  /** Fresh entries for `ids`: `found` in this isolate, the others from the shared cache; undefined where there is none. */
+  async #lookup<T>(
+    ids: readonly string[],
+    found: readonly (Entry<T> | undefined)[],
+  ): Promise<(Entry<T> | undefined)[]> {
     const shared = this.options.shared
-    if (!shared || found.every((e) => e !== undefined)) return found
+    if (!shared) return [...found]
     return Promise.all(
       found.map(async (entry, i) => {
         if (entry) return entry

@@ -17,6 +17,22 @@ const MGET_BATCH = 500
 const RETRIES = 2
 const backoff = (n: number) => 25 * 2 ** n
 
+/** URLs a client was made with once in this isolate: the client refuses a URL when it is made. */
+const acceptedUrls = new Set<string>()
+
+function clientFor(config: UpstashConfig): Redis {
+  return new Redis({
+    url: config.url,
+    token: config.token,
+    // Values are JSON text; the catalogue parses them so that a corrupt one
+    // is reported as such instead of coming back as a string.
+    automaticDeserialization: false,
+    enableTelemetry: false,
+    retry: { retries: RETRIES, backoff },
+    signal: () => AbortSignal.timeout(config.timeoutMs),
+  })
+}
+
 export interface UpstashConfig {
   url: string
   token: string
@@ -29,7 +45,9 @@ export interface UpstashConfig {
  *
  * A client is made per request rather than per isolate: auto-pipelining
  * batches promises, and in workerd a promise settled from another request's
- * I/O is an error. A client holds no connection, so this costs nothing.
+ * I/O is an error. And only once the request reads Redis: making one defines
+ * a closure per command (a few hundred), which cost more than anything else
+ * in a render served from the cache, and in GET /health.
  */
 export class UpstashStore implements Store {
   readonly kind = 'upstash'
@@ -40,20 +58,21 @@ export class UpstashStore implements Store {
    * for itself (see flights.ts).
    */
   readonly readLimitMs: number
-  readonly #redis: Redis
+  readonly #config: UpstashConfig
+  #client: Redis | undefined
 
+  /** Throws what the client throws for a URL it refuses, as making a client would. */
   constructor(config: UpstashConfig) {
     this.readLimitMs = config.timeoutMs
-    this.#redis = new Redis({
-      url: config.url,
-      token: config.token,
-      // Values are JSON text; the catalogue parses them so that a corrupt one
-      // is reported as such instead of coming back as a string.
-      automaticDeserialization: false,
-      enableTelemetry: false,
-      retry: { retries: RETRIES, backoff },
-      signal: () => AbortSignal.timeout(config.timeoutMs),
-    })
+    this.#config = config
+    if (!acceptedUrls.has(config.url)) {
+      clientFor(config)
+      acceptedUrls.add(config.url)
+    }
+  }
+
+  get #redis(): Redis {
+    return (this.#client ??= clientFor(this.#config))
   }
 
   keys(prefix: string): Promise<string[]> {
