@@ -1,8 +1,8 @@
-import type OpenAI from 'openai'
 import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
 import type { ByteLimit } from '../egress'
 import { ServiceError } from '../http/errors'
 import { boundToRequest, log } from '../log'
+import type { LlmClient } from './client'
 import { Retryable, withRetries } from './retry'
 
 /** LLM_MAX_BYTES by default: 4 MiB of one answer, or of one streamed answer in all. */
@@ -20,14 +20,14 @@ export type ChatRequest = { model: string; messages: ChatMessage[] } & Record<st
  * try would be as big.
  */
 export async function complete(
-  client: OpenAI,
+  client: LlmClient,
   request: ChatRequest,
   timeoutMs: number,
   maxBytes: number,
 ): Promise<string> {
   const limit: ByteLimit = { bytes: maxBytes, name: 'LLM_MAX_BYTES' }
   return withRetries(async () => {
-    const response = await client.chat.completions.create({ ...request, stream: false } as never).asResponse()
+    const response = await client.chat({ ...request, stream: false })
     const text = await readWithin(response, timeoutMs, limit)
     let body: unknown
     try {
@@ -66,13 +66,13 @@ function isChatCompletion(body: unknown): boolean {
  * `[DONE]`, never a silent clean end.
  */
 export async function stream(
-  client: OpenAI,
+  client: LlmClient,
   request: ChatRequest,
   gapMs: number,
   maxBytes: number,
 ): Promise<ReadableStream<Uint8Array>> {
   const { reader, first } = await withRetries(async () => {
-    const response = await client.chat.completions.create({ ...request, stream: true } as never).asResponse()
+    const response = await client.chat({ ...request, stream: true })
     if (!response.body) throw new Retryable('answered 200 with no body')
     const reader = response.body.getReader()
     try {
