@@ -4,9 +4,9 @@
  * re-exports it, so a bundler must keep every member of it: some fifty
  * locales (~260 KiB minified), the JIT compiler, and the JSON Schema
  * converters, none of which the Worker calls. This `z` is zod's own
- * (`zod/v4`, the same module instances the MCP SDK uses) with those members
- * replaced: English alone among the locales, as zod configures by default,
- * and the rest absent. Types still come from zod itself; tests run on it.
+ * (`zod/v4`) with those members replaced: English alone among the locales,
+ * as zod configures by default, and the rest absent. Types still come from
+ * zod itself; tests run on it.
  */
 import en from 'zod/v4/locales/en.js'
 import * as z from './zod'
