@@ -1,9 +1,9 @@
-import type OpenAI from 'openai'
 import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
 import type { ByteLimit } from '../egress'
 import type { Message } from '../catalog'
 import { ServiceError } from '../errors'
 import { boundToRequest, log } from '../log'
+import type { LlmClient } from './client'
 import type { LlmOptions } from './options'
 import { Retryable, withRetries } from './retry'
 
@@ -16,10 +16,10 @@ export type ChatRequest = { model: string; messages: Message[] } & Record<string
  * An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once: another
  * try would be as big.
  */
-export async function complete(client: OpenAI, request: ChatRequest, options: LlmOptions): Promise<string> {
+export async function complete(client: LlmClient, request: ChatRequest, options: LlmOptions): Promise<string> {
   const limit: ByteLimit = { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' }
   return withRetries(async () => {
-    const response = await client.chat.completions.create({ ...request, stream: false } as never).asResponse()
+    const response = await client.chat({ ...request, stream: false })
     const text = await readWithin(response, options.timeoutMs, limit)
     let body: unknown
     try {
@@ -58,13 +58,13 @@ function isChatCompletion(body: unknown): boolean {
  * and no `[DONE]`, never a silent clean end.
  */
 export async function stream(
-  client: OpenAI,
+  client: LlmClient,
   request: ChatRequest,
   options: LlmOptions,
 ): Promise<ReadableStream<Uint8Array>> {
   const { timeoutMs: gapMs, maxBytes } = options
   const { reader, first } = await withRetries(async () => {
-    const response = await client.chat.completions.create({ ...request, stream: true } as never).asResponse()
+    const response = await client.chat({ ...request, stream: true })
     if (!response.body) throw new Retryable('answered 200 with no body')
     const reader = response.body.getReader()
     try {

@@ -1,53 +1,88 @@
-import OpenAI from 'openai'
-import { TooLargeError, readBody } from '../egress'
+import { TooLargeError, decodeText, readBody } from '../egress'
 import type { LlmRoute } from './config'
 
 /** An error answer's bytes read at most: enough for the provider's message, never a flood. */
 const ERROR_BODY = { bytes: 64 * 1024, name: 'an error answer' }
 
-/**
- * The OpenAI SDK for a route, its own retries off so that ours govern, and
- * `timeoutMs` bounding the wait for the provider's response headers (not the
- * body: a streamed answer may rightly take longer), and for an error
- * answer's body too, which the SDK would read in full, however big or slow.
- */
-export function clientFor(route: LlmRoute, timeoutMs: number): OpenAI {
-  return new OpenAI({
-    baseURL: route.baseURL,
-    apiKey: route.apiKey,
-    maxRetries: 0,
-    fetch: headersWithin(timeoutMs),
-  })
-}
-
-function headersWithin(timeoutMs: number): typeof fetch {
-  return async (input, init) => {
-    const timeout = new AbortController()
-    const timer = setTimeout(
-      () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
-      timeoutMs,
-    )
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout.signal]) : timeout.signal
-    try {
-      const response = await fetch(input, { ...init, signal })
-      return response.ok ? response : await boundedError(response, signal)
-    } finally {
-      clearTimeout(timer)
-    }
+/** The provider answered with an error status; `message` is its own words when its body had some. */
+export class ProviderError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
   }
 }
 
-/** An error answer with its body read here, within ERROR_BODY and `signal`; a bigger one says nothing. */
-async function boundedError(response: Response, signal: AbortSignal): Promise<Response> {
-  let body: Uint8Array | null
+/** The provider could not be reached: the connection failed before any answer. */
+export class ConnectionError extends Error {}
+
+/**
+ * An OpenAI-compatible provider's chat completions endpoint. The Worker needs
+ * one POST of it, with the answer's body as it comes (the route forwards it),
+ * so this is a fetch rather than the openai SDK, which would weigh a third of
+ * the bundle.
+ */
+export interface LlmClient {
+  /** The provider's answer to one chat request; an error status is a ProviderError. */
+  chat(body: Record<string, unknown>): Promise<Response>
+}
+
+/**
+ * The client of a route. `timeoutMs` bounds the wait for the provider's
+ * response headers (not the body: a streamed answer may rightly take
+ * longer), and for an error answer's body too.
+ */
+export function clientFor(route: LlmRoute, timeoutMs: number): LlmClient {
+  const url = `${route.baseURL.replace(/\/+$/, '')}/chat/completions`
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+  if (route.apiKey) headers.authorization = `Bearer ${route.apiKey}`
+  return {
+    chat: (body) => post(url, { method: 'POST', headers, body: JSON.stringify(body) }, timeoutMs),
+  }
+}
+
+async function post(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+  const timeout = new AbortController()
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+    timeoutMs,
+  )
   try {
-    body = await readBody(response, ERROR_BODY, signal)
+    let response: Response
+    try {
+      response = await fetch(url, { ...init, signal: timeout.signal })
+    } catch (e) {
+      if (timeout.signal.aborted) throw timeout.signal.reason
+      throw new ConnectionError(e instanceof Error ? e.message : String(e), { cause: e })
+    }
+    if (response.ok) return response
+    throw new ProviderError(response.status, await errorMessage(response, timeout.signal))
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * The provider's message in an error answer (`{"error": {"message": ...}}`
+ * as OpenAI words it), read within ERROR_BODY and `signal`; a bigger body
+ * says nothing.
+ */
+async function errorMessage(response: Response, signal: AbortSignal): Promise<string> {
+  let text: string
+  try {
+    text = decodeText(await readBody(response, ERROR_BODY, signal))
   } catch (e) {
     if (!(e instanceof TooLargeError)) throw e
-    body = null
+    return 'an error answer too big to read'
   }
-  const headers = new Headers(response.headers)
-  headers.delete('content-length')
-  headers.delete('content-encoding')
-  return new Response(body, { status: response.status, statusText: response.statusText, headers })
+  let error: unknown
+  try {
+    error = (JSON.parse(text) as { error?: unknown } | null)?.error
+  } catch {
+    return text.trim() || 'an error answer with no body'
+  }
+  const message = (error as { message?: unknown } | null | undefined)?.message
+  if (typeof message === 'string') return message
+  return error === undefined ? 'an error answer with no message' : JSON.stringify(error)
 }

@@ -1,6 +1,6 @@
 /**
- * The LLM client: OpenAI-compatible providers through the openai SDK, the
- * spec's retry policy, and streaming. See chat.ts.
+ * The LLM client: OpenAI-compatible providers over one fetch (client.ts),
+ * the spec's retry policy, and streaming. See chat.ts.
  */
 export { complete, stream } from './chat'
 export type { ChatRequest } from './chat'

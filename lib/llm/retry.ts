@@ -1,6 +1,6 @@
-import { APIConnectionError, APIError } from 'openai'
 import { shortReason } from '../egress'
 import { ServiceError } from '../errors'
+import { ConnectionError, ProviderError } from './client'
 
 /** A failure worth another try: an answer that broke off, stalled, or is not what was asked for. */
 export class Retryable extends Error {}
@@ -20,7 +20,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, delaysMs: readon
       return await attempt()
     } catch (e) {
       if (!retryable(e)) {
-        if (e instanceof APIError && e.status !== undefined) {
+        if (e instanceof ProviderError) {
           throw new ServiceError(
             'LLM_REJECTED',
             `the provider refused the request (${e.status}): ${providerMessage(e)}`,
@@ -35,12 +35,9 @@ export async function withRetries<T>(attempt: () => Promise<T>, delaysMs: readon
 }
 
 function retryable(e: unknown): boolean {
-  if (e instanceof Retryable || e instanceof APIConnectionError) return true
+  if (e instanceof Retryable || e instanceof ConnectionError) return true
   if (e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError')) return true
-  if (e instanceof APIError) {
-    const status = e.status
-    return status === undefined || status === 408 || status === 429 || status >= 500
-  }
+  if (e instanceof ProviderError) return e.status === 408 || e.status === 429 || e.status >= 500
   return e instanceof TypeError // fetch's network failures
 }
 
@@ -48,15 +45,13 @@ function retryable(e: unknown): boolean {
 const MESSAGE_CHARS = 300
 
 /** The provider's message, as one clean line of at most MESSAGE_CHARS characters. */
-function providerMessage(e: APIError): string {
-  const body = e.error as { message?: unknown } | undefined
-  return shortReason(typeof body?.message === 'string' ? body.message : e.message, MESSAGE_CHARS)
+function providerMessage(e: ProviderError): string {
+  return shortReason(e.message, MESSAGE_CHARS)
 }
 
 function describe(e: unknown): string {
-  if (e instanceof APIError && e.status !== undefined) return `${e.status} ${providerMessage(e)}`
-  if (e instanceof APIConnectionError)
-    return `cannot reach the provider (${(e.cause as Error | undefined)?.message ?? e.message})`
+  if (e instanceof ProviderError) return `${e.status} ${providerMessage(e)}`
+  if (e instanceof ConnectionError) return `cannot reach the provider (${e.message})`
   return e instanceof Error ? e.message : String(e)
 }
 

@@ -1,4 +1,3 @@
-import { Redis } from '@upstash/redis/cloudflare'
 import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
@@ -11,27 +10,11 @@ import type { Store } from './types'
  * a listing costs about (keys in the database / SCAN_COUNT) + 2 requests.
  */
 const SCAN_COUNT = 10_000
-/** Keys per MGET. Batches are issued together and auto-pipelined into one HTTP request. */
+/** Keys per MGET. A read's batches all go in one pipeline: one HTTP request. */
 const MGET_BATCH = 500
-/** The client's default (5 retries, exponential) can hold a request for seconds; an edge request would rather fail fast with a 503. */
+/** Retries of a request that failed to reach Upstash; an edge request would rather fail fast with a 503. */
 const RETRIES = 2
 const backoff = (n: number) => 25 * 2 ** n
-
-/** URLs a client was made with once in this isolate: the client refuses a URL when it is made. */
-const acceptedUrls = new Set<string>()
-
-function clientFor(config: UpstashConfig): Redis {
-  return new Redis({
-    url: config.url,
-    token: config.token,
-    // Values are JSON text; the catalogue parses them so that a corrupt one
-    // is reported as such instead of coming back as a string.
-    automaticDeserialization: false,
-    enableTelemetry: false,
-    retry: { retries: RETRIES, backoff },
-    signal: () => AbortSignal.timeout(config.timeoutMs),
-  })
-}
 
 export interface UpstashConfig {
   url: string
@@ -40,39 +23,35 @@ export interface UpstashConfig {
   timeoutMs: number
 }
 
+type Command = [string, ...string[]]
+type Reply = { result?: unknown; error?: string }
+
 /**
- * The store on Upstash Redis, over its REST protocol.
- *
- * A client is made per request rather than per isolate: auto-pipelining
- * batches promises, and in workerd a promise settled from another request's
- * I/O is an error. And only once the request reads Redis: making one defines
- * a closure per command (a few hundred), which cost more than anything else
- * in a render served from the cache, and in GET /health.
+ * The store on Upstash Redis, over its REST protocol: each read is one
+ * `POST /pipeline` of its commands (a JSON array of them; the answer, one
+ * `{result}` or `{error}` each). Two commands are all the Worker sends, so
+ * this is a fetch rather than @upstash/redis, which bundles a class for every
+ * command (~90 KiB minified). Values are JSON text, answered as they are
+ * stored: the catalogue parses them, so that a corrupt one is reported as such.
  */
 export class UpstashStore implements Store {
   readonly kind = 'upstash'
   /**
-   * The longest one command takes before it fails: the client makes its
-   * timeout signal once per HTTP request, so it bounds the retries too. A
-   * SCAN of several pages can take longer; whoever waits for it then reads
-   * for itself (see flights.ts).
+   * The longest one request takes before it fails, retries included. A SCAN
+   * of several pages can take longer; whoever waits for it then reads for
+   * itself (see flights.ts).
    */
   readonly readLimitMs: number
-  readonly #config: UpstashConfig
-  #client: Redis | undefined
+  readonly #pipeline: string
+  readonly #token: string
 
-  /** Throws what the client throws for a URL it refuses, as making a client would. */
+  /** Throws when `url` is not http:// or https://. */
   constructor(config: UpstashConfig) {
+    const url = new URL(config.url)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not an http(s) URL')
+    this.#pipeline = `${url.href.replace(/\/+$/, '')}/pipeline`
+    this.#token = config.token
     this.readLimitMs = config.timeoutMs
-    this.#config = config
-    if (!acceptedUrls.has(config.url)) {
-      clientFor(config)
-      acceptedUrls.add(config.url)
-    }
-  }
-
-  get #redis(): Redis {
-    return (this.#client ??= clientFor(this.#config))
   }
 
   keys(prefix: string): Promise<string[]> {
@@ -80,11 +59,9 @@ export class UpstashStore implements Store {
       const found = new Set<string>()
       let cursor = '0'
       do {
-        const [next, page] = await this.#redis.scan(cursor, {
-          match: matchUnder(prefix),
-          count: SCAN_COUNT,
-        })
-        for (const key of page) found.add(String(key))
+        const [page] = await this.#send([['SCAN', cursor, 'MATCH', matchUnder(prefix), 'COUNT', String(SCAN_COUNT)]])
+        const [next, keys] = page as [string, string[]]
+        for (const key of keys) found.add(String(key))
         cursor = String(next)
       } while (cursor !== '0')
       return [...found].sort()
@@ -94,11 +71,39 @@ export class UpstashStore implements Store {
   values(keys: readonly string[]): Promise<(string | null)[]> {
     if (keys.length === 0) return Promise.resolve([])
     return this.#call('MGET', async () => {
-      const batches: Promise<(string | null)[]>[] = []
-      for (let i = 0; i < keys.length; i += MGET_BATCH) {
-        batches.push(this.#redis.mget<(string | null)[]>(...keys.slice(i, i + MGET_BATCH)))
+      const batches: Command[] = []
+      for (let i = 0; i < keys.length; i += MGET_BATCH) batches.push(['MGET', ...keys.slice(i, i + MGET_BATCH)])
+      return ((await this.#send(batches)) as (string | null)[][]).flat()
+    })
+  }
+
+  /** The results of `commands`, in order; any command's error fails them all. */
+  async #send(commands: Command[]): Promise<unknown[]> {
+    const signal = AbortSignal.timeout(this.readLimitMs)
+    const init: RequestInit = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.#token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(commands),
+      signal,
+    }
+    let response: Response
+    for (let attempt = 0; ; attempt++) {
+      try {
+        response = await fetch(this.#pipeline, init)
+        break
+      } catch (e) {
+        if (signal.aborted || attempt === RETRIES) throw signal.aborted ? signal.reason : e
+        await new Promise((resolve) => setTimeout(resolve, backoff(attempt)))
       }
-      return (await Promise.all(batches)).flat()
+    }
+    const body = (await response.json().catch(() => undefined)) as Reply | Reply[] | undefined
+    if (!response.ok || !Array.isArray(body)) {
+      const error = Array.isArray(body) ? undefined : body?.error
+      throw new Error(error ?? `answered ${response.status} without a pipeline reply`)
+    }
+    return body.map((reply) => {
+      if (reply.error !== undefined) throw new Error(reply.error)
+      return reply.result
     })
   }
 
@@ -106,15 +111,7 @@ export class UpstashStore implements Store {
     try {
       return await run()
     } catch (e) {
-      throw new ServiceError('STORE_UNAVAILABLE', `Redis ${command} failed: ${redactCommand(describeError(e))}`, {
-        cause: e,
-      })
+      throw new ServiceError('STORE_UNAVAILABLE', `Redis ${command} failed: ${describeError(e)}`, { cause: e })
     }
   }
-}
-
-/** The client appends the whole command to its errors; keys are fine to show, but not the rest. */
-function redactCommand(message: string): string {
-  const at = message.indexOf(', command was:')
-  return at === -1 ? message : message.slice(0, at)
 }

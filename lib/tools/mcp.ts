@@ -1,24 +1,36 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js'
-import { EgressError, TooLargeError, cancelBody, guardedFetch, readBody, shortReason, statusLine } from '../egress'
+import { cancelBody, decodeText, guardedFetch, parseJson, readBody, shortReason, statusLine } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { abortable } from '../abort'
+import { isObject } from '../json'
 import { ToolError } from './arguments'
 import type { Params } from './arguments'
 
 const CLIENT_INFO = { name: 'ai-prompt-shell', version: '0.1.0' }
+/** The protocol version asked for, and those accepted in answer: the MCP SDK's (1.32) list. */
+const PROTOCOL_VERSION = '2025-11-25'
+const SUPPORTED_VERSIONS = new Set([PROTOCOL_VERSION, '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'])
+
+/** A server after the handshake: its URL, and the headers every later request carries. */
+interface Session {
+  url: URL
+  headers: Record<string, string>
+}
+
+type Message = { jsonrpc: '2.0'; method: string; params?: unknown; id?: number }
 
 /**
- * The MCP servers of one render: one connected client per server URL,
- * opened on first use and closed when the render ends. Calls go over
- * Streamable HTTP, through the same guarded fetch as REST tools (redirects
- * checked, answers cut at the byte limit); results are validated without
- * code generation (workerd forbids it), with @cfworker/json-schema.
+ * The MCP servers of one render: one session per server URL, opened on
+ * first use (the `initialize` handshake), over Streamable HTTP: each message
+ * is a POST, answered with JSON or with a short event stream. Every request
+ * goes through the same guarded fetch as REST tools (redirects checked,
+ * answers cut at the byte limit) and ends with the render (`signal`).
+ * A tool call is all a render asks of a server, so this speaks that much of
+ * the protocol rather than bundling the MCP SDK's client; it never opens the
+ * server's standalone event stream (a GET), which a render has no use for.
  */
 export class McpClients {
-  readonly #clients = new Map<string, Promise<Client>>()
+  readonly #sessions = new Map<string, Promise<Session>>()
+  #lastId = 0
 
   /** `signal` ends every request of these clients: the render's end. */
   constructor(
@@ -29,88 +41,135 @@ export class McpClients {
 
   /** A tool's result: its structured content when the server gives one, otherwise its text. */
   async call(url: URL, tool: string, params: Params, signal: AbortSignal): Promise<unknown> {
-    let result: Awaited<ReturnType<Client['callTool']>>
+    let result: unknown
     try {
       // The handshake is part of the call: it waits no longer than the call's own timeout.
-      const client = await abortable(this.#client(url), signal)
-      result = await client.callTool({ name: tool, arguments: params }, undefined, { signal })
+      const session = await abortable(this.#session(url), signal)
+      result = await this.#request(session, 'tools/call', { name: tool, arguments: params }, signal)
     } catch (e) {
-      // The SDK reports its own timeout as an MCP error: what ended the call is the signal, not the server.
-      throw signal.aborted ? signal.reason : told(e)
+      throw signal.aborted ? signal.reason : e
     }
+    if (!isObject(result)) throw new ToolError('answered a tools/call result that is not an object')
     const text = Array.isArray(result.content)
       ? result.content
-          .filter((c): c is { type: 'text'; text: string } => c.type === 'text')
-          .map((c) => c.text)
+          .filter((c): c is { type: 'text'; text: string } => isObject(c) && c.type === 'text')
+          .map((c) => String(c.text))
           .join('\n')
       : ''
     // The error text is meant for the caller: a short reason of it goes to the warning, none to the log.
-    if (result.isError) throw new ToolError('answered an error', shortReason(text))
+    if (result.isError === true) throw new ToolError('answered an error', shortReason(text))
     return result.structuredContent ?? text
   }
 
-  #client(url: URL): Promise<Client> {
-    let client = this.#clients.get(url.href)
-    if (!client) {
-      client = (async () => {
-        const c = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
-        const transport = new StreamableHTTPClientTransport(url, { fetch: (input, init) => this.#fetch(input, init) })
-        await c.connect(transport, { signal: this.signal })
-        return c
-      })()
-      // A failed connection fails the calls that wait for it; it is not retried within a render.
-      client.catch(() => {})
-      this.#clients.set(url.href, client)
+  #session(url: URL): Promise<Session> {
+    let session = this.#sessions.get(url.href)
+    if (!session) {
+      session = this.#open(url)
+      // A failed handshake fails the calls that wait for it; it is not retried within a render.
+      session.catch(() => {})
+      this.#sessions.set(url.href, session)
     }
-    return client
+    return session
+  }
+
+  /** The handshake: `initialize`, a protocol version both sides speak, then `notifications/initialized`. */
+  async #open(url: URL): Promise<Session> {
+    const opening = { url, headers: {} }
+    const params = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }
+    const { result, response } = await this.#exchange(opening, this.#message('initialize', params), this.signal)
+    const version = isObject(result) ? result.protocolVersion : undefined
+    if (typeof version !== 'string' || !SUPPORTED_VERSIONS.has(version)) {
+      throw new ToolError('answered an MCP protocol version this client does not speak', shortReason(String(version)))
+    }
+    const sessionId = response.headers.get('mcp-session-id')
+    const session = {
+      url,
+      headers: { 'mcp-protocol-version': version, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+    }
+    await this.#exchange(session, { jsonrpc: '2.0', method: 'notifications/initialized' }, this.signal)
+    return session
+  }
+
+  async #request(session: Session, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    return (await this.#exchange(session, this.#message(method, params), signal)).result
+  }
+
+  #message(method: string, params: unknown): Message {
+    return { jsonrpc: '2.0', id: ++this.#lastId, method, params }
   }
 
   /**
-   * The transport's fetch. The answer to a POST (a call, or the handshake)
-   * is read here, within the byte limit, so that an answer too big fails its
-   * call at once and by name; the SDK then reads it from memory. An error
-   * answer is told by its status line: the SDK would quote its body. The
-   * SDK's other requests are refused without being sent: a GET would open the
-   * server's event stream, which the SDK reads (and reconnects to) on its own,
-   * unbounded, and a render has no use for it; to a 405 the SDK opens none.
+   * POSTs one message. The answer is read within the byte limit, so that
+   * one too big fails its call at once and by name; an error answer is told
+   * by its status line. A notification's answer (202) has nothing to read;
+   * a request's holds its reply, alone or among the server's other messages.
    */
-  async #fetch(input: string | URL, init: RequestInit | undefined): Promise<Response> {
-    const method = init?.method ?? 'GET'
-    if (method !== 'POST') return new Response(null, { status: 405 })
-    const signal = init?.signal ? AbortSignal.any([init.signal, this.signal]) : this.signal
-    const body = typeof init?.body === 'string' ? init.body : undefined
-    const headers = new Headers(init?.headers)
-    const response = await guardedFetch(new URL(input), { method, headers, body, signal }, this.policy)
+  async #exchange(
+    session: Session,
+    message: Message,
+    signal: AbortSignal,
+  ): Promise<{ result: unknown; response: Response }> {
+    const headers = new Headers({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...session.headers,
+    })
+    const init = {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(message),
+      signal: AbortSignal.any([signal, this.signal]),
+    }
+    const response = await guardedFetch(session.url, init, this.policy)
     if (!response.ok) {
       await cancelBody(response)
       throw new ToolError(`answered ${statusLine(response)}`)
     }
-    const bytes = await readBody(response, this.limit, signal)
-    return new Response(response.status === 202 || bytes.byteLength === 0 ? null : bytes, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    })
-  }
-
-  /** Ends every request still in flight, and the clients; waits for nothing that could take long. */
-  async close(): Promise<void> {
-    const clients = await Promise.allSettled(this.#clients.values())
-    await Promise.allSettled(clients.map((c) => (c.status === 'fulfilled' ? c.value.close() : undefined)))
+    if (message.id === undefined) {
+      await cancelBody(response)
+      return { result: undefined, response }
+    }
+    const text = decodeText(await readBody(response, this.limit, init.signal))
+    const reply = messagesIn(text, response.headers.get('content-type') ?? '').find(
+      (m) => isObject(m) && m.id === message.id && ('result' in m || 'error' in m),
+    )
+    if (!isObject(reply)) throw new ToolError(`answered no reply to ${message.method}`)
+    if (isObject(reply.error)) {
+      const reason = typeof reply.error.message === 'string' ? reply.error.message : ''
+      throw new ToolError(`answered MCP error ${String(reply.error.code)}`, shortReason(reason))
+    }
+    return { result: reply.result, response }
   }
 }
 
-/**
- * A failure as the warning tells it. The SDK's own errors can quote what the
- * server sent (a JSON-RPC error's message, a body that did not parse): the
- * log gets their kind, the warning a short reason.
- */
-function told(e: unknown): unknown {
-  if (e instanceof ToolError || e instanceof EgressError || e instanceof TooLargeError) return e
-  if (e instanceof DOMException) return e
-  if (e instanceof McpError) {
-    return new ToolError(`answered MCP error ${e.code}`, shortReason(e.message.replace(/^MCP error -?\d+: /, '')))
+/** The JSON-RPC messages of an answer: its JSON (one message or a batch), or its events' data. */
+function messagesIn(text: string, contentType: string): unknown[] {
+  const bodies = /^\s*text\/event-stream/i.test(contentType) ? eventData(text) : [text]
+  return bodies.flatMap((body) => {
+    let parsed: unknown
+    try {
+      parsed = parseJson(body)
+    } catch {
+      throw new ToolError('answered JSON that does not parse')
+    }
+    return Array.isArray(parsed) ? parsed : [parsed]
+  })
+}
+
+/** The data of each `message` event of a complete event stream, as the SSE format defines them. */
+function eventData(stream: string): string[] {
+  const found: string[] = []
+  for (const event of stream.split(/\r\n\r\n|\n\n|\r\r/)) {
+    let type = 'message'
+    const data: string[] = []
+    for (const line of event.split(/\r\n|\n|\r/)) {
+      const colon = line.indexOf(':')
+      const field = colon === -1 ? line : line.slice(0, colon)
+      const value = colon === -1 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1))
+      if (field === 'event') type = value
+      else if (field === 'data') data.push(value)
+    }
+    if (data.length > 0 && type === 'message') found.push(data.join('\n'))
   }
-  const name = e instanceof Error ? e.name : typeof e
-  return new ToolError(`failed in the MCP client (${name})`, shortReason(e instanceof Error ? e.message : String(e)))
+  return found
 }

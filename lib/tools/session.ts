@@ -117,12 +117,11 @@ export class ToolSession {
   }
 
   /**
-   * Ends the session: calls still running or queued are abandoned, MCP
-   * connections closed. Waits for nothing past the render's deadline.
+   * Ends the session: calls still running or queued are abandoned, and
+   * every request they made (MCP handshakes included) is aborted.
    */
   async close(): Promise<void> {
     this.#ended.abort(new DOMException('the render ended', 'AbortError'))
-    await abortable(this.#mcp.close(), this.options.signal).catch(() => undefined)
   }
 
   /** Counts a new call: true while under the cap; past it, the call is refused. */

@@ -327,11 +327,11 @@ describe('answers (row 6)', () => {
     await expectHealthy()
   })
 
-  it('of an MCP server: the event stream the SDK would open is never asked for', async () => {
+  it("of an MCP server: the server's standalone event stream is never asked for", async () => {
     await mcp.reset('egress')
     const { body } = await render('mcp_no_get', '{{len (e_mcp_big 10)}}')
     expect(body.rendered_prompt).toBe('10')
-    // The handshake and the call are POSTs; a GET would open a stream the SDK reads on its own, unbounded.
+    // The handshake and the call are POSTs; a GET would open a stream that has no end, and no use in a render.
     expect(await mcp.methods('egress')).toEqual({ POST: expect.any(Number) })
   })
 

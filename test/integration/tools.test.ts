@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, freshRedis, logged, mcpServer, renderStored, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
+import { RPC_ERROR_MESSAGE } from '../support/mcp-server'
 import { restTool } from '../support/records'
 import type { Env } from '../../lib/env'
 
@@ -90,6 +91,22 @@ beforeAll(async () => {
       mcp: { url: `${mcp.url}?group=tools`, tool: 'echo_text' },
       description: 'echo',
       parameters: { text: { type: 'string' } },
+    },
+    'shenma:tools:sessions:echo': {
+      name: 'echo',
+      module: 'sessions',
+      type: 'mcp',
+      mcp: { url: `${mcp.url}-session?group=sessions`, tool: 'echo_text' },
+      description: 'echo, by a server that keeps sessions and answers JSON',
+      parameters: { text: { type: 'string' } },
+    },
+    'shenma:tools:broken:rpc': {
+      name: 'rpc',
+      module: 'broken',
+      type: 'mcp',
+      mcp: { url: `${mcp.url}-rpc-error` },
+      description: 'a server that answers every request with a JSON-RPC error',
+      parameters: {},
     },
   })
   await db.redis.mset(records)
@@ -274,5 +291,26 @@ describe('MCP tools', () => {
     expect(status).toBe(200)
     expect(body.rendered_prompt).toBe('- Run in main.go:12\n- Run in util.go:3\necho: hi')
     expect(await mcp.calls('tools')).toEqual({ lookup_ref: 1, echo_text: 1 })
+  })
+
+  it('share one session per server in a render, its id on every request after the handshake', async () => {
+    await mcp.reset('sessions')
+    const { status, body } = await render('mcp_session', '{{sessions_echo "a"}} {{sessions_echo "b"}}')
+    expect({ status, prompt: body.rendered_prompt, warnings: body.warnings }).toEqual({
+      status: 200,
+      prompt: 'echo: a echo: b',
+      warnings: undefined,
+    })
+    expect(await mcp.calls('sessions')).toEqual({ echo_text: 2 })
+    // initialize, notifications/initialized, and the two calls.
+    expect(await mcp.methods('sessions')).toEqual({ POST: 4 })
+  })
+
+  it("fail with the server's words when it answers a JSON-RPC error", async () => {
+    const { status, body } = await render('mcp_rpc_error', '[{{broken_rpc}}]')
+    expect({ status, prompt: body.rendered_prompt }).toEqual({ status: 200, prompt: '[]' })
+    expect(body.warnings).toEqual([
+      { code: 'TOOL_FAILED', tool: 'broken_rpc', message: `answered MCP error -32603: ${RPC_ERROR_MESSAGE}` },
+    ])
   })
 })

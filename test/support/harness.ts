@@ -156,7 +156,7 @@ export function mcpServer(): McpServerClient {
 }
 
 export interface LlmServerClient {
-  /** Base URL for the OpenAI SDK, `http://127.0.0.1:<port>/v1` (no trailing slash). */
+  /** Base URL for an OpenAI-compatible client, `http://127.0.0.1:<port>/v1` (no trailing slash). */
   url: string
   /** The chat requests made with this exact model string since its last reset, in arrival order. */
   requests(model: string): Promise<LlmRequestRecord[]>

@@ -45,7 +45,7 @@ export interface LlmRequestRecord {
   at: number
   /** The parsed JSON body. */
   body: Record<string, unknown>
-  /** The `authorization` header (`Bearer <key>` from the SDK), or null when there was none. */
+  /** The `authorization` header (`Bearer <key>`), or null when there was none. */
   authorization: string | null
 }
 

@@ -1,6 +1,9 @@
-// A real MCP server (the SDK's own server side) over Streamable HTTP, stateless:
-// every POST to /mcp gets a server and transport of its own, as in the SDK's
-// simpleStatelessStreamableHttp example.
+// A real MCP server (the SDK's own server side) over Streamable HTTP. At /mcp it
+// is stateless: every POST gets a server and transport of its own, as in the
+// SDK's simpleStatelessStreamableHttp example, and answers with an event stream.
+// At /mcp-session it keeps sessions (a request without the session id the
+// handshake gave is refused) and answers with plain JSON. At /mcp-rpc-error
+// every request is answered 200 with a JSON-RPC error (RPC_ERROR_MESSAGE).
 //
 // Tools:
 //   lookup_ref { symbol }  structuredContent { refs: [...] } (with an outputSchema) plus the same as text
@@ -13,6 +16,7 @@
 // Calls are counted per tool name and per group, the `?group=NAME` query
 // parameter of the MCP URL (default `default`): `GET /__stats?group=NAME`
 // answers `McpServerStats`, `POST /__reset?group=NAME` zeroes the group.
+import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -36,6 +40,7 @@ export interface McpServerStats {
 
 export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky'] as const
 export const BOOM_MESSAGE = 'boom: the tool failed on purpose'
+export const RPC_ERROR_MESSAGE = 'Internal error: the server failed on purpose'
 /** leaky's first line: a bell and an escape among 120 characters. */
 export const LEAKY_FIRST_LINE = `quota exceeded\u0007 for this key\u001b[31m; ${'retry later '.repeat(8)}`
 const DEFAULT_GROUP = 'default'
@@ -129,11 +134,32 @@ export async function startMcpServer(): Promise<McpTestServer> {
     await transport.handleRequest(req, res)
   }
 
+  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const mcpSession = async (req: IncomingMessage, res: ServerResponse, group: string): Promise<void> => {
+    const { methods } = statsOf(group)
+    methods[req.method ?? 'GET'] = (methods[req.method ?? 'GET'] ?? 0) + 1
+    const id = req.headers['mcp-session-id']
+    let transport = typeof id === 'string' ? sessions.get(id) : undefined
+    if (!transport) {
+      // Without a known session id, only an initialize request is accepted (the SDK answers others 400).
+      const opened = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (sessionId) => void sessions.set(sessionId, opened),
+      })
+      await buildServer(group).connect(opened)
+      transport = opened
+    }
+    await transport.handleRequest(req, res)
+  }
+
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://mcp-server')
     const group = url.searchParams.get('group') ?? DEFAULT_GROUP
     let handled: Promise<void>
     if (url.pathname === '/mcp') handled = mcp(req, res, group)
+    else if (url.pathname === '/mcp-session') handled = mcpSession(req, res, group)
+    else if (url.pathname === '/mcp-rpc-error') handled = rpcError(req, res)
     else if (url.pathname === '/__stats' && req.method === 'GET') {
       const { calls, methods } = statsOf(group)
       handled = Promise.resolve(send(res, 200, { calls: { ...calls }, methods: { ...methods } }))
@@ -153,11 +179,20 @@ export async function startMcpServer(): Promise<McpTestServer> {
     url: `http://127.0.0.1:${port}/mcp`,
     async stop() {
       stopping.abort()
+      await Promise.all([...sessions.values()].map((t) => t.close()))
       const closed = new Promise<void>((resolve) => http.close(() => resolve()))
       http.closeAllConnections()
       await closed
     },
   }
+}
+
+/** A JSON-RPC error in answer to the request's own id. */
+async function rpcError(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown }
+  send(res, 200, { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: RPC_ERROR_MESSAGE } })
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
