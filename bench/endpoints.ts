@@ -52,7 +52,7 @@
  * interrupted). A failure to start is reported on stderr with a non-zero exit
  * status.
  */
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
@@ -253,6 +253,7 @@ async function profileRoutes(
       })
       if (o.dir !== undefined) {
         const file = join(o.dir, `miniflare-${route.name}.cpuprofile`)
+        mkdirSync(o.dir, { recursive: true })
         writeFileSync(file, JSON.stringify(profile))
         log(`wrote ${file} (Chrome DevTools, Performance: load profile)`)
       }
