@@ -219,7 +219,7 @@ export class Evaluator extends Reporter {
     final: Final,
   ): Maybe<Value> {
     const name = node.ident
-    const user = this.run.options.funcs.get(name)
+    const user = this.run.options.funcs(name)
     if (user) return this.callUser(dot, cmd, name, user, args, final)
     const builtin = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
     if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, final)

@@ -19,6 +19,7 @@ import { Output } from './output'
 import { Run } from './run'
 import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
+import type { Maybe } from './maybe'
 import { DOLLAR } from './nodes'
 import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
@@ -104,7 +105,20 @@ export class Template {
   }
 
   /** Renders the template with `data` (JSON values). Rejects with ExecError, or the signal's reason. */
-  async execute(data: unknown, options: ExecuteOptions = {}): Promise<string> {
+  execute(data: unknown, options: ExecuteOptions = {}): Promise<string> {
+    try {
+      return Promise.resolve(this.render(data, options))
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /**
+   * Renders as execute does, synchronously when no function returned a
+   * Promise: then it returns the text, or throws, and makes no Promise at
+   * all; otherwise it returns a Promise as execute does.
+   */
+  render(data: unknown, options: ExecuteOptions = {}): Maybe<string> {
     const tree = this.trees.get(this.name)
     if (!tree)
       throw new ExecError(
@@ -115,10 +129,9 @@ export class Template {
         `template: ${this.name}: "${this.name}" is an incomplete or empty template`,
         [],
       )
-    const funcs = options.funcs instanceof Map ? options.funcs : new Map(Object.entries(options.funcs ?? {}))
     const signal = options.signal
     const run = new Run(this.trees, {
-      funcs,
+      funcs: functionsOf(options.funcs),
       missingKey: options.missingKey ?? 'default',
       signal,
       maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
@@ -132,14 +145,24 @@ export class Template {
     const out = new Output(run)
     const vars = new Variables(run, [{ id: DOLLAR, value: root, wrapped: false }])
     const state = new State(run, tree, vars, 0, out, new Order())
+    let rendering: Maybe<string>
+    try {
+      const walked = state.walkList({ value: root, wrapped: false }, tree.root)
+      rendering = isPromise(walked) ? walked.then(() => out.join()) : out.join()
+    } catch (e) {
+      if (run.inflight.size === 0) throw asError(e, this.name, signal)
+      return this.#settle(run, Promise.reject(e), signal)
+    }
+    if (!isPromise(rendering) && run.inflight.size === 0) return rendering
+    return this.#settle(run, Promise.resolve(rendering), signal)
+  }
 
+  /** The end of an execution that waits: its text, once the calls nothing waited for have settled too. */
+  async #settle(run: Run, rendering: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
     let text: string | undefined
     let failure: unknown
     try {
-      const walked = state.walkList({ value: root, wrapped: false }, tree.root)
-      if (isPromise(walked)) await abortable(walked, signal)
-      const joined = out.join()
-      text = isPromise(joined) ? await abortable(joined, signal) : joined
+      text = await abortable(rendering, signal)
     } catch (e) {
       failure = e
     }
@@ -191,6 +214,14 @@ function asError(e: unknown, name: string, signal: AbortSignal | undefined): unk
   if (isStackOverflow(e)) return limitError('maxDepth', name, 'the template recurses too deeply')
   if (isTooLarge(e)) return limitError('maxOutput', name, `a value grew too large (${e.message})`)
   return e
+}
+
+/** The caller's functions, found by name without copying them into a Map at every execution. */
+function functionsOf(funcs: ExecuteOptions['funcs']): (name: string) => TemplateFunction | undefined {
+  if (!funcs) return () => undefined
+  if (funcs instanceof Map) return (name) => funcs.get(name)
+  const record = funcs as Readonly<Record<string, TemplateFunction>>
+  return (name) => (Object.hasOwn(record, name) ? record[name] : undefined)
 }
 
 function limitError(limit: Limit, name: string, detail: string): LimitError {

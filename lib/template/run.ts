@@ -23,7 +23,8 @@ export type TemplateFunction = (...args: Value[]) => Maybe<Value>
 export type MissingKey = 'default' | 'zero' | 'error'
 
 export interface ExecOptions {
-  funcs: ReadonlyMap<string, TemplateFunction>
+  /** The caller's function of that name, if any. */
+  funcs: (name: string) => TemplateFunction | undefined
   missingKey: MissingKey
   signal: AbortSignal | undefined
   /**
