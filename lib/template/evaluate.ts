@@ -138,12 +138,18 @@ export class Evaluator extends Reporter {
 
   /** A number constant's Go type is what its syntax says: `3` is an int, `3.0` and `1e3` are float64, `1i` complex128. */
   private idealConstant(n: NumberNode): Value {
-    if (n.isComplex) return n.complex128
-    const hexInt = /^0[xX]/.test(n.text) && !/[pP]/.test(n.text)
-    if (n.isFloat && !hexInt && !n.text.startsWith("'") && /[.eEpP]/.test(n.text)) return n.float64
-    if (n.isInt) return n.int64
-    if (n.isUint) throw this.error(n, `${n.text} overflows int`)
-    return undefined
+    switch (n.ideal) {
+      case 'complex':
+        return n.complex128
+      case 'float':
+        return n.float64
+      case 'int':
+        return n.int64
+      case 'overflow':
+        throw this.error(n, `${n.text} overflows int`)
+      case 'none':
+        return undefined
+    }
   }
 
   private evalChainNode(dot: Slot, chain: ChainNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
@@ -228,7 +234,10 @@ export class Evaluator extends Reporter {
 
   /** The operands after the function's name, evaluated in order, then the piped-in value. */
   private evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
-    const values = args.slice(1).map((arg) => this.operand(this.then(this.evalArg(dot, arg, raw), emptyAsString)))
+    const values: Maybe<Value>[] = []
+    for (let i = 1; i < args.length; i++) {
+      values.push(this.operand(this.then(this.evalArg(dot, args[i] as ArgNode, raw), emptyAsString)))
+    }
     if (final !== NO_FINAL) values.push(this.operand(this.then(final, raw ? emptyAsString : nilForInterface)))
     return values
   }

@@ -131,8 +131,14 @@ export class State extends Evaluator {
     }
   }
 
-  walkList(dot: Slot, list: ListNode): Maybe<Signal> {
-    return loop<Exclude<Signal, undefined>>(0, list.nodes.length, (i) => this.walk(dot, list.nodes[i] as Node))
+  walkList(dot: Slot, list: ListNode, from = 0): Maybe<Signal> {
+    const nodes = list.nodes
+    for (let i = from; i < nodes.length; i++) {
+      const signal = this.walk(dot, nodes[i] as Node)
+      if (isPromise(signal)) return signal.then((s) => (s === undefined ? this.walkList(dot, list, i + 1) : s))
+      if (signal !== undefined) return signal
+    }
+    return undefined
   }
 
   /** if, with and range: evaluate the pipeline, then walk a list, waiting or forking if it is pending. */

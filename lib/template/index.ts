@@ -150,10 +150,10 @@ export class Template {
       const walked = state.walkList({ value: root, wrapped: false }, tree.root)
       rendering = isPromise(walked) ? walked.then(() => out.join()) : out.join()
     } catch (e) {
-      if (run.inflight.size === 0) throw asError(e, this.name, signal)
+      if (!run.inflight?.size) throw asError(e, this.name, signal)
       return this.#settle(run, Promise.reject(e), signal)
     }
-    if (!isPromise(rendering) && run.inflight.size === 0) return rendering
+    if (!isPromise(rendering) && !run.inflight?.size) return rendering
     return this.#settle(run, Promise.resolve(rendering), signal)
   }
 
@@ -167,7 +167,7 @@ export class Template {
       failure = e
     }
     // Calls whose values nothing waited for: their failures are the execution's too.
-    if (run.inflight.size > 0) await abortable(Promise.allSettled(run.inflight), signal)
+    if (run.inflight?.size) await abortable(Promise.allSettled(run.inflight), signal)
     failure = firstFailure(failure, run.failure)
     if (failure !== undefined) throw asError(failure, this.name, signal)
     return text as string

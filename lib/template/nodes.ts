@@ -6,6 +6,7 @@
  */
 import { quote } from './fmt'
 import type { Complex128 } from './value'
+import type { NumberValue } from './literals'
 
 export type Node =
   | ListNode
@@ -175,6 +176,7 @@ export interface NumberNode {
   readonly uint64: bigint
   readonly float64: number
   readonly complex128: Complex128
+  readonly ideal: NumberValue['ideal']
 }
 
 export interface StringNode {
