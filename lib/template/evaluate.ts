@@ -36,6 +36,8 @@ import { EMPTY } from './value'
 /** No final (piped-in) argument: Go's missingVal. */
 export const NO_FINAL: unique symbol = Symbol('no final argument')
 export type Final = Maybe<Value> | typeof NO_FINAL
+/** The arguments of a field that is not the last of its chain. */
+const NO_ARGS: readonly ArgNode[] = []
 
 /**
  * The evaluating half of Go's `state`: variables, errors, and the values of
@@ -178,14 +180,17 @@ export class Evaluator extends Reporter {
     let value = receiver.value
     // A chain on a pending value fails, if it does, at this point of the execution order.
     const seq = isPromise(value) ? this.order.next() : undefined
-    ident.forEach((name, i) => {
-      const last = i === ident.length - 1
+    const last = ident.length - 1
+    for (let i = 0; i <= last; i++) {
+      const name = ident[i] as string
+      const fieldArgs = i === last ? args : NO_ARGS
+      const fieldFinal = i === last ? final : NO_FINAL
       // Every receiver after the first is a map element: an interface{} to Go.
       const wrapped = i === 0 ? receiver.wrapped : true
-      value = this.then(value, (r) =>
-        this.evalField(name, node, last ? args : [], last ? final : NO_FINAL, r, wrapped, seq),
-      )
-    })
+      value = isPromise(value)
+        ? this.then(value, (r) => this.evalField(name, node, fieldArgs, fieldFinal, r, wrapped, seq))
+        : this.evalField(name, node, fieldArgs, fieldFinal, value as Value, wrapped, seq)
+    }
     return value
   }
 
@@ -204,8 +209,7 @@ export class Evaluator extends Reporter {
       if (missingKey === 'error') throw this.error(node, `nil data; no entry for key ${sprintf('%q', [name])}`, seq)
       return undefined
     }
-    const typ = wrapped ? 'interface {}' : typeName(receiver)
-    if (receiver === null) throw this.error(node, `nil pointer evaluating ${typ}.${name}`, seq)
+    if (receiver === null) throw this.error(node, `nil pointer evaluating ${typeOf(receiver, wrapped)}.${name}`, seq)
     if (isMap(receiver)) {
       if (args.length > 1 || final !== NO_FINAL)
         throw this.error(node, `${name} is not a method but has arguments`, seq)
@@ -213,7 +217,7 @@ export class Evaluator extends Reporter {
       if (missingKey === 'error') throw this.error(node, `map has no entry for key ${sprintf('%q', [name])}`, seq)
       return missingKey === 'zero' ? null : undefined
     }
-    throw this.error(node, `can't evaluate field ${name} in type ${typ}`, seq)
+    throw this.error(node, `can't evaluate field ${name} in type ${typeOf(receiver, wrapped)}`, seq)
   }
 
   /** A call: errors about the call itself are at the name; failures of the function, at the whole command. */
@@ -388,6 +392,11 @@ export class Evaluator extends Reporter {
     }
     return raw ? value : this.then(value, nilForInterface)
   }
+}
+
+/** A receiver's type as Go's messages name it: a map or slice element is an interface{}. */
+function typeOf(receiver: Value, wrapped: boolean): string {
+  return wrapped ? 'interface {}' : typeName(receiver)
 }
 
 function isConstant(n: Node): boolean {

@@ -216,8 +216,16 @@ export class State extends Evaluator {
     const mark = this.vars.mark
     const iteration = (index: Value, elem: Value, wrapped: boolean): Maybe<'break' | undefined> => {
       this.check()
-      if (decl > 0) Object.assign(this.vars.top(0), { value: elem, wrapped })
-      if (decl > 1) Object.assign(this.vars.top(1), { value: index, wrapped: false })
+      if (decl > 0) {
+        const element = this.vars.top(0)
+        element.value = elem
+        element.wrapped = wrapped
+      }
+      if (decl > 1) {
+        const key = this.vars.top(1)
+        key.value = index
+        key.wrapped = false
+      }
       return andThen(this.walkList({ value: elem, wrapped }, node.list), (signal) => {
         this.vars.pop(mark)
         return signal === 'break' ? 'break' : undefined
