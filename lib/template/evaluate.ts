@@ -42,7 +42,7 @@ const NO_ARGS: readonly ArgNode[] = []
 /**
  * The evaluating half of Go's `state`: variables, errors, and the values of
  * pipelines, commands, fields, function calls and operands. exec.ts walks
- * the tree on top of it.
+ * the tree on top of it (State extends it: one object, as Go's state is; see State).
  */
 export class Evaluator extends Reporter {
   constructor(
@@ -79,12 +79,12 @@ export class Evaluator extends Reporter {
     return v.then(f)
   }
 
-  /** `f` on every value at once, waiting for those still pending, together. */
-  private all<T, U>(vs: readonly Maybe<T>[], f: (values: T[]) => Maybe<U>): Maybe<U> {
-    if (!vs.some(isPromise)) return f(vs as T[])
-    // Promise.all waits on each value, and makes its own Promise; `then` makes one more.
+  /** All the values at once, once those still pending arrive; undefined when none is pending (nothing to wait for). */
+  private whenAll<T>(vs: readonly Maybe<T>[]): Promise<T[]> | undefined {
+    if (!vs.some(isPromise)) return undefined
+    // Promise.all waits on each value, and makes its own Promise; the caller's `then` makes one more.
     this.run.waits(vs.length + 2)
-    return Promise.all(vs).then(f)
+    return Promise.all(vs)
   }
 
   // Evaluation.
@@ -261,19 +261,24 @@ export class Evaluator extends Reporter {
     final: Final,
   ): Maybe<Value> {
     const seq = this.order.next()
+    const argv = this.evalArgs(dot, args, final, false)
+    const pending = this.whenAll(argv)
+    if (pending) return pending.then((values) => this.applyUser(node, name, fn, values, seq))
+    return this.applyUser(node, name, fn, argv as Value[], seq)
+  }
+
+  private applyUser(node: Node, name: string, fn: TemplateFunction, argv: Value[], seq: number): Maybe<Value> {
     const fail = (e: unknown): never => {
       if (e instanceof ExecError || isStackOverflow(e)) throw e
       throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
     }
-    return this.all(this.evalArgs(dot, args, final, false), (argv) => {
-      let result: Maybe<Value>
-      try {
-        result = fn(...argv.map(numberLike))
-      } catch (e) {
-        return fail(e)
-      }
-      return isThenable(result) ? this.run.call(result as PromiseLike<Value>, this.order, fail) : result
-    })
+    let result: Maybe<Value>
+    try {
+      result = fn(...argv.map(numberLike))
+    } catch (e) {
+      return fail(e)
+    }
+    return isThenable(result) ? this.run.call(result as PromiseLike<Value>, this.order, fail) : result
   }
 
   private callBuiltin(
@@ -305,28 +310,40 @@ export class Evaluator extends Reporter {
       )
     }
     const seq = this.order.next()
-    return this.all(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
-      if (format && typeof argv[0] !== 'string') {
-        const got =
-          argv[0] === null
-            ? 'invalid value; expected string'
-            : `wrong type for value; expected string; got ${typeName(argv[0])}`
-        throw this.error(format, got, seq)
-      }
-      try {
-        const result = builtin.call(argv, this.run)
-        // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
-        if (typeof result === 'string' && !argv.includes(result)) this.run.built(result.length)
-        return result
-      } catch (e) {
-        if (isStackOverflow(e) || e instanceof DOMException) throw e
-        const context = `error calling ${name}: `
-        throw (
-          this.limitReached(e, cmd, context, seq) ??
-          this.error(cmd, context + (e instanceof Error ? e.message : String(e)), seq)
-        )
-      }
-    })
+    const argv = this.evalArgs(dot, args, final, builtin.raw)
+    const pending = this.whenAll(argv)
+    if (pending) return pending.then((values) => this.applyBuiltin(cmd, name, builtin, format, values, seq))
+    return this.applyBuiltin(cmd, name, builtin, format, argv as Value[], seq)
+  }
+
+  private applyBuiltin(
+    cmd: Node,
+    name: string,
+    builtin: Builtin,
+    format: Node | undefined,
+    argv: Value[],
+    seq: number,
+  ): Value {
+    if (format && typeof argv[0] !== 'string') {
+      const got =
+        argv[0] === null
+          ? 'invalid value; expected string'
+          : `wrong type for value; expected string; got ${typeName(argv[0])}`
+      throw this.error(format, got, seq)
+    }
+    try {
+      const result = builtin.call(argv, this.run)
+      // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
+      if (typeof result === 'string' && !argv.includes(result)) this.run.built(result.length)
+      return result
+    } catch (e) {
+      if (isStackOverflow(e) || e instanceof DOMException) throw e
+      const context = `error calling ${name}: `
+      throw (
+        this.limitReached(e, cmd, context, seq) ??
+        this.error(cmd, context + (e instanceof Error ? e.message : String(e)), seq)
+      )
+    }
   }
 
   /**
