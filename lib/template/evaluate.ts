@@ -167,7 +167,8 @@ export class Evaluator extends Reporter {
       this.notAFunction(args, final)
       return slot.value
     }
-    return this.evalFieldChain(slot, variable, variable.ident.slice(1), args, final)
+    // The names after the variable's own.
+    return this.evalFieldChain(slot, variable, variable.ident, args, final, 1)
   }
 
   private evalFieldChain(
@@ -176,17 +177,18 @@ export class Evaluator extends Reporter {
     ident: readonly string[],
     args: readonly ArgNode[],
     final: Final,
+    from = 0,
   ): Maybe<Value> {
     let value = receiver.value
     // A chain on a pending value fails, if it does, at this point of the execution order.
     const seq = isPromise(value) ? this.order.next() : undefined
     const last = ident.length - 1
-    for (let i = 0; i <= last; i++) {
+    for (let i = from; i <= last; i++) {
       const name = ident[i] as string
       const fieldArgs = i === last ? args : NO_ARGS
       const fieldFinal = i === last ? final : NO_FINAL
       // Every receiver after the first is a map element: an interface{} to Go.
-      const wrapped = i === 0 ? receiver.wrapped : true
+      const wrapped = i === from ? receiver.wrapped : true
       value = isPromise(value)
         ? this.then(value, (r) => this.evalField(name, node, fieldArgs, fieldFinal, r, wrapped, seq))
         : this.evalField(name, node, fieldArgs, fieldFinal, value as Value, wrapped, seq)

@@ -216,9 +216,11 @@ function asError(e: unknown, name: string, signal: AbortSignal | undefined): unk
   return e
 }
 
+const NO_FUNCTIONS = (): undefined => undefined
+
 /** The caller's functions, found by name without copying them into a Map at every execution. */
 function functionsOf(funcs: ExecuteOptions['funcs']): (name: string) => TemplateFunction | undefined {
-  if (!funcs) return () => undefined
+  if (!funcs) return NO_FUNCTIONS
   if (funcs instanceof Map) return (name) => funcs.get(name)
   const record = funcs as Readonly<Record<string, TemplateFunction>>
   return (name) => (Object.hasOwn(record, name) ? record[name] : undefined)

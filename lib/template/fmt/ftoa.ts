@@ -3,9 +3,6 @@ import { C, LDIGITS, UDIGITS } from './consts'
 
 /** %v of a float64: strconv.FormatFloat(v, 'g', -1, 64). */
 export function formatFloatV(v: number): string {
-  const a = Math.abs(v)
-  // Between 1e-4 and 1e6 Go's shortest %g and JavaScript's shortest form agree.
-  if (a >= 1e-4 && a < 1e6) return String(v)
   if (v === 0) return Object.is(v, -0) ? '-0' : '0'
   return formatFloat(v, C.g, -1)
 }
@@ -25,6 +22,8 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
   if (v === -Infinity) return '-Inf'
   const neg = v < 0 || Object.is(v, -0)
   const a = Math.abs(v)
+  // Between 1e-4 and 1e6 Go's shortest %g and JavaScript's shortest form agree.
+  if (prec < 0 && fmt === C.g && a >= 1e-4 && a < 1e6) return String(v)
 
   if (fmt === C.b || fmt === C.x || fmt === C.X) {
     const [mant, exp] = decompose(a)
