@@ -16,11 +16,12 @@ import { ExecError, LimitError, Order, firstFailure, isStackOverflow, isTooLarge
 import type { Limit } from './errors'
 import { State } from './exec'
 import { Output } from './output'
-import { Run } from './run'
+import { Run, STEPS_PER_CLOCK } from './run'
 import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
 import type { Maybe } from './maybe'
 import { DOLLAR } from './nodes'
+import type { ListNode } from './nodes'
 import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
@@ -86,6 +87,8 @@ const DEFAULT_MAX_STEPS = 10_000_000
 
 export class Template {
   #analysis: Analysis | undefined
+  /** The template's output when it is only text and comments (null when it is not): computed once. */
+  #constant: string | null | undefined
 
   /** @internal Use parse(). */
   constructor(
@@ -130,6 +133,18 @@ export class Template {
         [],
       )
     const signal = options.signal
+    this.#constant ??= constantText(tree.root)
+    // Plain text within every limit is a copy; anywhere near one, the walk below meets it where Go would.
+    const text = this.#constant
+    if (
+      text !== null &&
+      !signal?.aborted &&
+      tree.root.nodes.length < STEPS_PER_CLOCK &&
+      tree.root.nodes.length <= (options.maxSteps ?? DEFAULT_MAX_STEPS) &&
+      text.length <= (options.maxOutput ?? DEFAULT_MAX_OUTPUT)
+    ) {
+      return text
+    }
     const run = new Run(this.trees, {
       funcs: functionsOf(options.funcs),
       missingKey: options.missingKey ?? 'default',
@@ -214,6 +229,16 @@ function asError(e: unknown, name: string, signal: AbortSignal | undefined): unk
   if (isStackOverflow(e)) return limitError('maxDepth', name, 'the template recurses too deeply')
   if (isTooLarge(e)) return limitError('maxOutput', name, `a value grew too large (${e.message})`)
   return e
+}
+
+/** What a list of text and comments only prints, each node a step; null when it holds anything else. */
+function constantText(list: ListNode): string | null {
+  let text = ''
+  for (const node of list.nodes) {
+    if (node.type === 'text') text += node.text
+    else if (node.type !== 'comment') return null
+  }
+  return text
 }
 
 const NO_FUNCTIONS = (): undefined => undefined

@@ -49,6 +49,9 @@ export interface ExecOptions {
  */
 export const BUILT_PER_OUTPUT = 4
 
+/** Steps between two readings of the clock: a power of 2, so that each step's test is a mask. */
+export const STEPS_PER_CLOCK = 256
+
 /** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
 const REMEMBERED_LENGTH = 256
 /** How many long strings' bytes one execution remembers, at most one of each length. */
@@ -133,7 +136,7 @@ export class Run implements Work {
     const steps = ++this.steps
     const { deadline, maxSteps } = this.options
     if (steps > maxSteps) throw overBudget(maxSteps)
-    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) throw overdue()
+    if (deadline !== undefined && (steps & (STEPS_PER_CLOCK - 1)) === 0 && Date.now() > deadline) throw overdue()
   }
 
   /**
