@@ -110,29 +110,30 @@ export class State extends Evaluator {
   }
 
   private visit(dot: Slot, node: Node): Maybe<Signal> {
+    // The commonest first: a switch on strings compares them in order.
     switch (node.type) {
+      case 'text':
+        this.write(node.text, node)
+        return undefined
       case 'action': {
         const value = this.evalPipeline(dot, node.pipe)
         if (node.pipe.decl.length === 0) this.print(value, node)
         else this.hold(value)
         return undefined
       }
+      case 'if':
+      case 'with':
+      case 'range':
+        return this.walkBranch(dot, node)
+      case 'template':
+        return this.walkTemplate(dot, node)
       case 'break':
       case 'continue':
         return node.type
       case 'comment':
         return undefined
-      case 'if':
-      case 'with':
-      case 'range':
-        return this.walkBranch(dot, node)
       case 'list':
         return this.walkList(dot, node)
-      case 'template':
-        return this.walkTemplate(dot, node)
-      case 'text':
-        this.write(node.text, node)
-        return undefined
       default:
         throw this.error(node, `unknown node: ${quotedNode(node)}`)
     }
