@@ -12,6 +12,7 @@ import { handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
 import type {
   ArgNode,
+  BoolNode,
   ChainNode,
   CommandNode,
   FieldNode,
@@ -19,6 +20,7 @@ import type {
   Node,
   NumberNode,
   PipeNode,
+  StringNode,
   VariableNode,
 } from './nodes'
 import { quotedNode } from './nodes'
@@ -38,6 +40,8 @@ export const NO_FINAL: unique symbol = Symbol('no final argument')
 export type Final = Maybe<Value> | typeof NO_FINAL
 /** The arguments of a field that is not the last of its chain. */
 const NO_ARGS: readonly ArgNode[] = []
+/** The kinds of the arguments of a function called as an operand: it has none. */
+const NO_KINDS: readonly ArgNode['type'][] = []
 
 /**
  * The evaluating half of Go's `state`: variables, errors, and the values of
@@ -109,33 +113,27 @@ export class Evaluator extends Reporter {
   }
 
   private evalCommand(dot: Slot, cmd: CommandNode, final: Final): Maybe<Value> {
-    const first = cmd.args[0] as ArgNode
-    switch (first.type) {
-      case 'field':
-        return this.evalFieldChain(dot, first, first.ident, cmd.args, final)
+    const args = cmd.args
+    const first = args[0]
+    switch (cmd.kinds[0]) {
+      case 'field': {
+        const field = first as FieldNode
+        return this.evalFieldChain(dot, field, field.ident, args, final)
+      }
       case 'chain':
-        return this.evalChainNode(dot, first, cmd.args, final)
+        return this.evalChainNode(dot, first as ChainNode, args, final)
       case 'identifier':
-        return this.evalFunction(dot, first, cmd, cmd.args, final)
+        return this.evalFunction(dot, first as IdentifierNode, cmd, args, cmd.kinds, final)
       case 'pipe':
-        this.notAFunction(cmd.args, final)
-        return this.evalPipeline(dot, first)
+        this.notAFunction(args, final)
+        return this.evalPipeline(dot, first as PipeNode)
       case 'variable':
-        return this.evalVariableNode(first, cmd.args, final)
+        return this.evalVariableNode(first as VariableNode, args, final)
     }
-    this.notAFunction(cmd.args, final)
-    switch (first.type) {
-      case 'bool':
-        return first.value
-      case 'dot':
-        return dot.value
-      case 'nil':
-        throw this.error(first, 'nil is not a command')
-      case 'number':
-        return this.idealConstant(first)
-      case 'string':
-        return first.text
-    }
+    this.notAFunction(args, final)
+    if (cmd.kinds[0] === 'nil') throw this.error(first, 'nil is not a command')
+    // A constant or dot: what it is worth as an operand.
+    return this.evalArg(dot, first as ArgNode, true, cmd.kinds[0])
   }
 
   /** A number constant's Go type is what its syntax says: `3` is an int, `3.0` and `1e3` are float64, `1i` complex128. */
@@ -228,21 +226,28 @@ export class Evaluator extends Reporter {
     node: IdentifierNode,
     cmd: Node,
     args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
     final: Final,
   ): Maybe<Value> {
     const name = node.ident
     const user = this.run.options.funcs(name)
-    if (user) return this.callUser(dot, cmd, name, user, args, final)
+    if (user) return this.callUser(dot, cmd, name, user, args, kinds, final)
     const builtin = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
-    if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, final)
+    if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, kinds, final)
     throw this.error(node, `${sprintf('%q', [name])} is not a defined function`)
   }
 
   /** The operands after the function's name, evaluated in order, then the piped-in value. */
-  private evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
+  private evalArgs(
+    dot: Slot,
+    args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
+    final: Final,
+    raw: boolean,
+  ): Maybe<Value>[] {
     const values: Maybe<Value>[] = []
     for (let i = 1; i < args.length; i++) {
-      values.push(this.operand(this.then(this.evalArg(dot, args[i] as ArgNode, raw), emptyAsString)))
+      values.push(this.operand(this.then(this.evalArg(dot, args[i] as ArgNode, raw, kinds[i]), emptyAsString)))
     }
     if (final !== NO_FINAL) values.push(this.operand(this.then(final, raw ? emptyAsString : nilForInterface)))
     return values
@@ -260,10 +265,11 @@ export class Evaluator extends Reporter {
     name: string,
     fn: TemplateFunction,
     args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
     final: Final,
   ): Maybe<Value> {
     const seq = this.order.next()
-    const argv = this.evalArgs(dot, args, final, false)
+    const argv = this.evalArgs(dot, args, kinds, final, false)
     const pending = this.whenAll(argv)
     if (pending) return pending.then((values) => this.applyUser(node, name, fn, values, seq))
     return this.applyUser(node, name, fn, argv as Value[], seq)
@@ -290,6 +296,7 @@ export class Evaluator extends Reporter {
     name: string,
     builtin: Builtin,
     args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
     final: Final,
   ): Maybe<Value> {
     const given = args.length - 1 + (final === NO_FINAL ? 0 : 1)
@@ -312,7 +319,7 @@ export class Evaluator extends Reporter {
       )
     }
     const seq = this.order.next()
-    const argv = this.evalArgs(dot, args, final, builtin.raw)
+    const argv = this.evalArgs(dot, args, kinds, final, builtin.raw)
     const pending = this.whenAll(argv)
     if (pending) return pending.then((values) => this.applyBuiltin(cmd, name, builtin, format, values, seq))
     return this.applyBuiltin(cmd, name, builtin, format, argv as Value[], seq)
@@ -379,35 +386,35 @@ export class Evaluator extends Reporter {
    * One operand. `raw` is for builtins, which take reflect.Values in Go: a
    * missing value stays missing. Other functions take interface{}: missing is nil.
    */
-  private evalArg(dot: Slot, n: ArgNode, raw: boolean): Maybe<Value> {
+  private evalArg(dot: Slot, n: ArgNode, raw: boolean, kind: ArgNode['type'] = n.type): Maybe<Value> {
     let value: Maybe<Value>
-    switch (n.type) {
+    switch (kind) {
       case 'dot':
         value = dot.value
         break
       case 'nil':
         return raw ? undefined : null
       case 'field':
-        value = this.evalFieldChain(dot, n, n.ident, [n], NO_FINAL)
+        value = this.evalFieldChain(dot, n as FieldNode, (n as FieldNode).ident, [n], NO_FINAL)
         break
       case 'variable':
-        value = this.evalVariableNode(n, [n], NO_FINAL)
+        value = this.evalVariableNode(n as VariableNode, [n], NO_FINAL)
         break
       case 'pipe':
-        value = this.evalPipeline(dot, n)
+        value = this.evalPipeline(dot, n as PipeNode)
         break
       case 'identifier':
-        value = this.evalFunction(dot, n, n, [n], NO_FINAL)
+        value = this.evalFunction(dot, n as IdentifierNode, n, [n], NO_KINDS, NO_FINAL)
         break
       case 'chain':
-        value = this.evalChainNode(dot, n, [n], NO_FINAL)
+        value = this.evalChainNode(dot, n as ChainNode, [n], NO_FINAL)
         break
       case 'bool':
-        return n.value
+        return (n as BoolNode).value
       case 'number':
-        return this.idealConstant(n)
+        return this.idealConstant(n as NumberNode)
       case 'string':
-        return n.text
+        return (n as StringNode).text
     }
     return raw ? value : this.then(value, nilForInterface)
   }

@@ -107,6 +107,12 @@ export interface CommandNode {
   readonly type: 'command'
   readonly pos: number
   readonly args: readonly ArgNode[]
+  /**
+   * The type of each of args: operands come in a dozen shapes, so that
+   * reading their own `type` where each is evaluated is a lookup the engine
+   * cannot specialise, where this array is read as one shape.
+   */
+  readonly kinds: readonly ArgNode['type'][]
 }
 
 /** A function name. */
