@@ -41,6 +41,8 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
   // JavaScript rounds the exact binary value too, but halfway cases away from
   // zero where Go rounds them to even: use it when there cannot be a tie.
   if (fmt === C.f) {
+    const short = prec <= 15 ? shortFixed(a, prec) : undefined
+    if (short !== undefined) return (neg ? '-' : '') + short
     // x·10^(prec+1) is an integer (as a tie needs) only if x·2^(prec+1) is.
     if (prec <= 100 && a < 1e21 && !Number.isInteger(a * 2 ** (prec + 1))) return (neg ? '-' : '') + a.toFixed(prec)
     const d = exactDecimal(a)
@@ -51,6 +53,23 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
     return formatDigits(neg, roundedDecimal(a, prec), prec, fmt, false)
   }
   return fmtE(neg, roundedDecimal(a, prec + 1), prec, fmt)
+}
+
+/**
+ * a (>= 0) with prec decimals, from its shortest form when that has no more
+ * (undefined otherwise): while a·10^prec < 2^52, half an ulp of a is less than
+ * half a unit of the last decimal, so no rounding boundary lies between a
+ * and its shortest form, which is then a rounded to prec decimals.
+ */
+function shortFixed(a: number, prec: number): string | undefined {
+  if (a * 10 ** prec >= 2 ** 52) return undefined
+  const s = String(a)
+  if (s.includes('e')) return undefined
+  const dot = s.indexOf('.')
+  const decimals = dot < 0 ? 0 : s.length - dot - 1
+  if (decimals > prec) return undefined
+  if (prec === 0) return s
+  return (dot < 0 ? s + '.' : s) + '0'.repeat(prec - decimals)
 }
 
 /** a (> 0) rounded to n significant digits, halfway cases to even. */

@@ -434,3 +434,45 @@ describe('formatValue', () => {
     for (const [value] of formatValueCases) expect(formatValue(value)).toBe(sprint([value]))
   })
 })
+
+/** x (a finite double) with `prec` decimals, rounded exactly, halfway cases to even: strconv's answer, by BigInt. */
+function exactFixed(x: number, prec: number): string {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, Math.abs(x))
+  const bits = view.getBigUint64(0)
+  const biased = Number((bits >> 52n) & 0x7ffn)
+  const mant = (bits & ((1n << 52n) - 1n)) | (biased === 0 ? 0n : 1n << 52n)
+  const exp = (biased === 0 ? 1 : biased) - 1075
+  // x·10^prec = mant·2^exp·10^prec as a fraction num/den.
+  let num = mant * 10n ** BigInt(prec)
+  let den = 1n
+  if (exp >= 0) num <<= BigInt(exp)
+  else den <<= BigInt(-exp)
+  let q = num / den
+  const r2 = (num % den) * 2n
+  if (r2 > den || (r2 === den && q % 2n === 1n)) q++
+  const digits = q.toString().padStart(prec + 1, '0')
+  const sign = x < 0 || Object.is(x, -0) ? '-' : ''
+  return sign + (prec === 0 ? digits : `${digits.slice(0, -prec)}.${digits.slice(-prec)}`)
+}
+
+describe('%.Nf', () => {
+  it('rounds the exact value, halfway cases to even, for numbers of every size', () => {
+    // A fixed generator: the same numbers every run.
+    let seed = 12345
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const numbers = [0, -0, 0.5, 1.5, 2.5, 0.125, 1.005, 4503599627370495.5, 2 ** 52, 123.456, 1e15, 1e-7]
+    for (let i = 0; i < 2000; i++) {
+      const scale = 10 ** Math.floor(random() * 24 - 8)
+      const x = random() * scale
+      numbers.push(x, -x, Math.round(x * 100) / 100, Math.round(x * 8) / 8)
+    }
+    for (const x of numbers) {
+      for (const prec of [0, 1, 2, 3, 4, 6, 10, 15])
+        expect(sprintf(`%.${prec}f`, [x]), `${x} ${prec}`).toBe(exactFixed(x, prec))
+    }
+  })
+})
