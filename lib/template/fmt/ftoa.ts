@@ -22,8 +22,14 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
   if (v === -Infinity) return '-Inf'
   const neg = v < 0 || Object.is(v, -0)
   const a = Math.abs(v)
-  // Between 1e-4 and 1e6 Go's shortest %g and JavaScript's shortest form agree.
-  if (prec < 0 && fmt === C.g && a >= 1e-4 && a < 1e6) return String(v)
+  if (prec < 0 && fmt === C.g && a !== 0) {
+    // Between 1e-4 and 1e6 Go's shortest %g and JavaScript's shortest form agree; outside, Go's is
+    // %e of the shortest digits, JavaScript's toExponential() but for an exponent of two digits at least.
+    if (a >= 1e-4 && a < 1e6) return String(v)
+    const e = a.toExponential()
+    const at = e.indexOf('e') + 2
+    return (neg ? '-' : '') + (e.length - at === 1 ? e.slice(0, at) + '0' + e.slice(at) : e)
+  }
 
   if (fmt === C.b || fmt === C.x || fmt === C.X) {
     const [mant, exp] = decompose(a)

@@ -476,3 +476,21 @@ describe('%.Nf', () => {
     }
   })
 })
+
+describe('shortest %g', () => {
+  it("prints what %G does, in lower case, for numbers of every size (%G takes strconv's general path)", () => {
+    let seed = 54321
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const numbers = [1e6, 999999.9, 1e-4, 9.99e-5, 1e21, 1e-7, 5e-324, Number.MAX_VALUE, 123456789, 1e100]
+    for (let i = 0; i < 3000; i++) numbers.push(random() * 10 ** Math.floor(random() * 80 - 40))
+    for (const x of numbers) {
+      for (const v of [x, -x]) {
+        expect(sprintf('%g', [v]), String(v)).toBe(sprintf('%G', [v]).toLowerCase())
+        expect(sprintf('%v', [v]), String(v)).toBe(sprintf('%G', [v]).toLowerCase())
+      }
+    }
+  })
+})
