@@ -93,6 +93,8 @@ export class State extends Evaluator {
   private format(v: Value, node: Node, seq?: number): string {
     if (v === undefined) return '<no value>'
     if (v === EMPTY) return ''
+    // Only slices and maps are printed piece by piece, within the limits.
+    if (typeof v !== 'object' || v === null) return formatValue(v)
     try {
       return formatValue(v, this.run.limits)
     } catch (e) {

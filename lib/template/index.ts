@@ -87,14 +87,19 @@ const DEFAULT_MAX_STEPS = 10_000_000
 
 export class Template {
   #analysis: Analysis | undefined
-  /** The template's output when it is only text and comments (null when it is not): computed once. */
-  #constant: string | null | undefined
+  /** The template's output when it is only text and comments (false when it is not): computed once. */
+  #constant: string | false | undefined
+
+  /** This template's tree, found once: the set does not change. */
+  readonly #tree: Tree | undefined
 
   /** @internal Use parse(). */
   constructor(
     readonly name: string,
     readonly trees: ReadonlyMap<string, Tree>,
-  ) {}
+  ) {
+    this.#tree = trees.get(name)
+  }
 
   /** Another template of the same set, as Go's Lookup: {{define}}s and extra templates share one set. */
   lookup(name: string): Template | undefined {
@@ -122,7 +127,7 @@ export class Template {
    * all; otherwise it returns a Promise as execute does.
    */
   render(data: unknown, options: ExecuteOptions = {}): Maybe<string> {
-    const tree = this.trees.get(this.name)
+    const tree = this.#tree
     if (!tree)
       throw new ExecError(
         this.name,
@@ -137,7 +142,7 @@ export class Template {
     // Plain text within every limit is a copy; anywhere near one, the walk below meets it where Go would.
     const text = this.#constant
     if (
-      text !== null &&
+      text !== false &&
       !signal?.aborted &&
       tree.root.nodes.length < STEPS_PER_CLOCK &&
       tree.root.nodes.length <= (options.maxSteps ?? DEFAULT_MAX_STEPS) &&
@@ -231,12 +236,12 @@ function asError(e: unknown, name: string, signal: AbortSignal | undefined): unk
   return e
 }
 
-/** What a list of text and comments only prints, each node a step; null when it holds anything else. */
-function constantText(list: ListNode): string | null {
+/** What a list of text and comments only prints, each node a step; false when it holds anything else. */
+function constantText(list: ListNode): string | false {
   let text = ''
   for (const node of list.nodes) {
     if (node.type === 'text') text += node.text
-    else if (node.type !== 'comment') return null
+    else if (node.type !== 'comment') return false
   }
   return text
 }
