@@ -405,7 +405,14 @@ async function templateSection(ctx) {
  */
 async function suiteFigures(ctx, suiteFile) {
   const figure = `Engine: renders/s, geometric mean of the differential suite's cases Go renders`
-  const flags = ['--budget', String(SUITE_BUDGET_MS), '--runs', String(SUITE_RUNS)]
+  const flags = [
+    '--dir',
+    join(root, 'test', 'template'),
+    '--budget',
+    String(SUITE_BUDGET_MS),
+    '--runs',
+    String(SUITE_RUNS),
+  ]
   const implementations = [
     { key: 'ours', run: (shard) => run(process.execPath, [suiteFile, ...flags, '--shard', shard]) },
   ]

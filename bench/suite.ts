@@ -7,11 +7,13 @@
  *   node suite.mjs [--dir test/template] [--budget 10] [--runs 3] [--shard 0/8]
  *
  * Each case is parsed once, as the differential suite parses it, its data
- * taken as JSON.parse gave it, then executed over and over for --budget
- * milliseconds, in rounds over all the cases: one untimed warm-up round, then
- * --runs timed rounds; a case's result is its median run's rate. --shard k/n takes the cases whose index in
- * cases.json is k modulo n, so that bench/run.mjs can alternate with Go. It
- * prints, on stdout:
+ * taken as JSON.parse gave it, then rendered (template.render: a case whose
+ * functions are all synchronous makes no Promise, as Go's Execute) over and
+ * over for --budget milliseconds, in rounds over all the cases: one untimed
+ * warm-up round, so that the JIT has seen every case before any is timed, then
+ * --runs timed rounds; a case's result is its median run's rate. --shard k/n
+ * takes the cases whose index in cases.json is k modulo n, so that
+ * bench/run.mjs can alternate with Go. It prints, on stdout:
  *
  *   {"node": "v20.x", "results": {"NAME": {"rendersPerSec": 12345.6, "output": "..."}}}
  *
