@@ -62,10 +62,13 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
 }
 
 /**
- * a (>= 0) with prec decimals, from its shortest form when that has no more
- * (undefined otherwise): while a·10^prec < 2^52, half an ulp of a is less than
- * half a unit of the last decimal, so no rounding boundary lies between a
- * and its shortest form, which is then a rounded to prec decimals.
+ * a (>= 0) with prec decimals, from its shortest form (undefined when that
+ * cannot tell). While a·10^prec < 2^52, half an ulp of a is less than half a
+ * unit of the last decimal kept: no rounding boundary lies between a and its
+ * shortest form unless that form is the boundary itself (its digits past prec
+ * are exactly 5, a tie only the exact value settles); a boundary strictly
+ * between them would be a closer shortest form. So the shortest form rounded
+ * to prec decimals is a rounded.
  */
 function shortFixed(a: number, prec: number): string | undefined {
   if (a * 10 ** prec >= 2 ** 52) return undefined
@@ -73,9 +76,27 @@ function shortFixed(a: number, prec: number): string | undefined {
   if (s.includes('e')) return undefined
   const dot = s.indexOf('.')
   const decimals = dot < 0 ? 0 : s.length - dot - 1
-  if (decimals > prec) return undefined
-  if (prec === 0) return s
-  return (dot < 0 ? s + '.' : s) + '0'.repeat(prec - decimals)
+  if (decimals <= prec) {
+    if (prec === 0) return s
+    return (dot < 0 ? s + '.' : s) + '0'.repeat(prec - decimals)
+  }
+  const cut = dot + 1 + prec
+  const first = s.charCodeAt(cut)
+  if (first === 0x35 && cut === s.length - 1) return undefined
+  const kept = s.slice(0, prec === 0 ? dot : cut)
+  return first < 0x35 ? kept : roundUp(kept)
+}
+
+/** A decimal string one unit of its last digit up, carrying through nines (and past the point). */
+function roundUp(t: string): string {
+  let tail = ''
+  for (let i = t.length - 1; i >= 0; i--) {
+    const c = t.charCodeAt(i)
+    if (c === 0x2e) tail = '.' + tail
+    else if (c === 0x39) tail = '0' + tail
+    else return t.slice(0, i) + String.fromCharCode(c + 1) + tail
+  }
+  return '1' + tail
 }
 
 /** a (> 0) rounded to n significant digits, halfway cases to even. */

@@ -464,11 +464,14 @@ describe('%.Nf', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31
       return seed / 2 ** 31
     }
-    const numbers = [0, -0, 0.5, 1.5, 2.5, 0.125, 1.005, 4503599627370495.5, 2 ** 52, 123.456, 1e15, 1e-7]
+    const numbers = [0, -0, 0.5, 1.5, 2.5, 8.5, 9.5, 0.125, 1.005, 1.045, 2.675, 9.96, 0.96, 99.995, 999.9999]
+    numbers.push(4503599627370495.5, 2 ** 52, 123.456, 1234.5678, 1e15, 1e-7)
     for (let i = 0; i < 2000; i++) {
       const scale = 10 ** Math.floor(random() * 24 - 8)
       const x = random() * scale
-      numbers.push(x, -x, Math.round(x * 100) / 100, Math.round(x * 8) / 8)
+      // Whole, short and halfway decimals too, where rounding the shortest form could go wrong.
+      numbers.push(x, -x, Math.round(x * 100) / 100, Math.round(x * 8) / 8, (Math.floor(x * 100) + 0.5) / 100)
+      numbers.push(Math.round(x * 1e4) / 1e4, (Math.floor(x * 10) + 0.95) / 10)
     }
     for (const x of numbers) {
       for (const prec of [0, 1, 2, 3, 4, 6, 10, 15])
