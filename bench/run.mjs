@@ -20,7 +20,8 @@
 //   templates  lib/template against Go's text/template (Go is optional:
 //              without it, our figures only) and against Handlebars, the
 //              JavaScript baseline, on bench/templates (bench/engine.ts,
-//              bench/go, bench/handlebars.ts).
+//              bench/go, bench/handlebars.ts); and against Go on the
+//              differential suite's cases (bench/suite.ts, test/template/oracle).
 //   endpoints  the Worker under Miniflare and under `wrangler dev` on a real
 //              Redis behind the Upstash-protocol bridge: a render against
 //              GET /health, the platform's floor, loaded with autocannon, and
@@ -76,6 +77,11 @@ const FANOUT_RENDERS = 7
 const FANOUT_NS = [1, 5, 10]
 /** The tool calls a render runs at once (MAX_CONCURRENT in lib/tools/session.ts). */
 const TOOL_CONCURRENCY = 6
+
+// The differential suite as a benchmark: each case SUITE_RUNS runs of SUITE_BUDGET_MS, the cases in SUITE_SHARDS.
+const SUITE_BUDGET_MS = 10
+const SUITE_RUNS = 3
+const SUITE_SHARDS = 4
 
 /** What wrangler compares a bundle's gzip size with (MAX_GZIP_SIZE_BYTES): the Workers Free plan's limit. */
 const SIZE_LIMIT_BYTES = 3 * 1024 * 1024
@@ -365,7 +371,9 @@ async function templateSection(ctx) {
     'Go prints `<no value>`, and a float like 1000000 as such where Go prints `1e+06`. ours/Handlebars above 1 means our',
     'engine is faster; its geometric mean is over the templates Handlebars rendered.',
   ].join('\n')
-  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
+  const suite = await suiteFigures(ctx, await bundle(ctx, 'suite.ts'))
+  lines.push('', ...suite.lines)
+  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, '', suite.markdown, ''].join('\n')
   const summary = [
     summaryRow(
       `Engine: renders/s, geometric mean of ${names.length} templates`,
@@ -381,8 +389,98 @@ async function templateSection(ctx) {
       rate(hbsGeomean),
       hbsRatio.toFixed(2),
     ),
+    suite.summary,
   ]
   return { lines, markdown, failed: mismatches.length > 0, summary }
+}
+
+/**
+ * The differential suite (test/template/) as a benchmark: every case Go renders without error, ours
+ * (bench/suite.ts) against Go (test/template/oracle -bench, which builds each case as it does for golden.json).
+ * The cases are split in SUITE_SHARDS, each measured by each implementation in a process of its own, taking
+ * turns shard by shard in a rotating order.
+ */
+async function suiteFigures(ctx, suiteFile) {
+  const figure = `Engine: renders/s, geometric mean of the differential suite's cases Go renders`
+  const flags = [
+    '--dir',
+    join(root, 'test', 'template'),
+    '--budget',
+    String(SUITE_BUDGET_MS),
+    '--runs',
+    String(SUITE_RUNS),
+  ]
+  const implementations = [
+    { key: 'ours', run: (shard) => run(process.execPath, [suiteFile, ...flags, '--shard', shard]) },
+  ]
+  if (ctx.go.available) {
+    const oracle = join(ctx.tmp, 'oracle')
+    console.log('Go: building test/template/oracle ...')
+    await run('go', ['build', '-o', oracle, '.'], { cwd: join(root, 'test', 'template', 'oracle'), env: goEnv() })
+    const goFlags = [
+      '-bench',
+      '-cases',
+      join(root, 'test', 'template', 'cases.json'),
+      '-budget',
+      `${SUITE_BUDGET_MS}ms`,
+    ]
+    implementations.push({
+      key: 'go',
+      run: (shard) => run(oracle, [...goFlags, '-runs', String(SUITE_RUNS), '-shard', shard]),
+    })
+  }
+  console.log(
+    `the differential suite, ours and Go in turn: ${SUITE_SHARDS} shards, each case ` +
+      `(1 warm-up + ${SUITE_RUNS} runs) × ${SUITE_BUDGET_MS} ms ...`,
+  )
+  const results = { ours: {}, go: {} }
+  for (let k = 0; k < SUITE_SHARDS; k++) {
+    const turn = [...implementations.slice(k % 2), ...implementations.slice(0, k % 2)]
+    for (const impl of turn)
+      Object.assign(results[impl.key], JSON.parse(await impl.run(`${k}/${SUITE_SHARDS}`)).results)
+  }
+  const ours = Object.entries(results.ours)
+  const failed = ours.filter(([, r]) => r.error !== undefined).map(([name]) => name)
+  const rendered = ours.filter(([, r]) => r.error === undefined)
+  const oursGeomean = geomean(rendered.map(([, r]) => r.rendersPerSec))
+  if (!ctx.go.available) {
+    const line = `The differential suite: ${rendered.length} cases, ${rate(oursGeomean)} renders/s (geometric mean); Go absent.`
+    return {
+      lines: [line],
+      markdown: line,
+      summary: summaryRow(figure, rate(oursGeomean), "Go's text/template", 'Go absent', '—'),
+    }
+  }
+  const both = rendered.filter(([name]) => results.go[name] !== undefined)
+  const ratios = both.map(([name, r]) => r.rendersPerSec / results.go[name].rendersPerSec)
+  const differ = both.filter(([name, r]) => !sameBytes(r.output, results.go[name].output)).map(([name]) => name)
+  const goGeomean = geomean(both.map(([name]) => results.go[name].rendersPerSec))
+  const ratio = geomean(ratios)
+  const sorted = [...ratios].sort((a, b) => a - b)
+  const text = [
+    `The differential suite (\`test/template/\`): the ${both.length} cases Go renders without error, each parsed once and`,
+    'rendered over and over as the differential test builds it (its test functions, its `missingkey`, its extra',
+    'templates): ours with `template.render` (`bench/suite.ts`), Go with `Execute` into a fresh `strings.Builder`',
+    '(`test/template/oracle -bench`). Each case runs for',
+    `${SUITE_BUDGET_MS} ms at a time, in rounds over all the cases of a shard (one untimed warm-up round, then ${SUITE_RUNS}`,
+    "timed rounds; a case's figure is its median run); both read the clock every 16 renders. The cases are split in",
+    `${SUITE_SHARDS} shards, measured by each implementation in a process of its own, in turn. ours/Go per case: median`,
+    `${sorted[sorted.length >> 1].toFixed(2)}, lowest ${sorted[0].toFixed(2)}, highest ${sorted[sorted.length - 1].toFixed(2)};`,
+    `geometric mean ${ratio.toFixed(2)} (ours ${rate(oursGeomean)} renders/s, Go ${rate(goGeomean)}).`,
+    differ.length > 0
+      ? `${differ.length} outputs differ from Go's, deliberately (the differential test lists why): ${differ.map((d) => `\`${d}\``).join(', ')}.`
+      : "Every output is byte-for-byte Go's.",
+    failed.length > 0
+      ? `${failed.length} cases Go renders fail in ours, deliberately (the differential test lists why), and are left out: ${failed.map((d) => `\`${d}\``).join(', ')}.`
+      : '',
+  ]
+    .filter((l) => l !== '')
+    .join('\n')
+  return {
+    lines: [text],
+    markdown: text,
+    summary: summaryRow(figure, rate(oursGeomean), "Go's text/template", rate(goGeomean), ratio.toFixed(2)),
+  }
 }
 
 function templateNames(extension) {

@@ -26,7 +26,8 @@ function escapeEach(
 ): string {
   limits.charge?.(ESCAPE_READ_COST * s.length)
   const max = limits.maxLength
-  const pieces: string[] = []
+  // Joined as it goes: the engine concatenates without copying, where joining an array of pieces copies them.
+  let out = ''
   let length = s.length
   let start = 0
   let asked = 0
@@ -39,16 +40,15 @@ function escapeEach(
     if (escaped !== undefined) {
       length += escaped.length - width
       if (length > max) throw tooLong(max)
-      if (i > start) pieces.push(s.slice(start, i))
-      pieces.push(escaped)
+      if (i > start) out += s.slice(start, i)
+      out += escaped
       start = i + width
     }
     i += width - 1
   }
   limits.charge?.(ESCAPE_ASK_COST * asked + BUILD_COST * (length - s.length))
   if (start === 0) return s
-  pieces.push(s.slice(start))
-  return pieces.join('')
+  return out + s.slice(start)
 }
 
 /** The ASCII characters for which `keep` is true. */

@@ -12,6 +12,7 @@ import { handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
 import type {
   ArgNode,
+  BoolNode,
   ChainNode,
   CommandNode,
   FieldNode,
@@ -19,6 +20,7 @@ import type {
   Node,
   NumberNode,
   PipeNode,
+  StringNode,
   VariableNode,
 } from './nodes'
 import { quotedNode } from './nodes'
@@ -36,11 +38,15 @@ import { EMPTY } from './value'
 /** No final (piped-in) argument: Go's missingVal. */
 export const NO_FINAL: unique symbol = Symbol('no final argument')
 export type Final = Maybe<Value> | typeof NO_FINAL
+/** The arguments of a field that is not the last of its chain. */
+const NO_ARGS: readonly ArgNode[] = []
+/** The kinds of the arguments of a function called as an operand: it has none. */
+const NO_KINDS: readonly ArgNode['type'][] = []
 
 /**
  * The evaluating half of Go's `state`: variables, errors, and the values of
  * pipelines, commands, fields, function calls and operands. exec.ts walks
- * the tree on top of it.
+ * the tree on top of it (State extends it: one object, as Go's state is; see State).
  */
 export class Evaluator extends Reporter {
   constructor(
@@ -77,12 +83,12 @@ export class Evaluator extends Reporter {
     return v.then(f)
   }
 
-  /** `f` on every value at once, waiting for those still pending, together. */
-  private all<T, U>(vs: readonly Maybe<T>[], f: (values: T[]) => Maybe<U>): Maybe<U> {
-    if (!vs.some(isPromise)) return f(vs as T[])
-    // Promise.all waits on each value, and makes its own Promise; `then` makes one more.
+  /** All the values at once, once those still pending arrive; undefined when none is pending (nothing to wait for). */
+  private whenAll<T>(vs: readonly Maybe<T>[]): Promise<T[]> | undefined {
+    if (!vs.some(isPromise)) return undefined
+    // Promise.all waits on each value, and makes its own Promise; the caller's `then` makes one more.
     this.run.waits(vs.length + 2)
-    return Promise.all(vs).then(f)
+    return Promise.all(vs)
   }
 
   // Evaluation.
@@ -107,43 +113,43 @@ export class Evaluator extends Reporter {
   }
 
   private evalCommand(dot: Slot, cmd: CommandNode, final: Final): Maybe<Value> {
-    const first = cmd.args[0] as ArgNode
-    switch (first.type) {
-      case 'field':
-        return this.evalFieldChain(dot, first, first.ident, cmd.args, final)
+    const args = cmd.args
+    const first = args[0]
+    switch (cmd.kinds[0]) {
+      case 'field': {
+        const field = first as FieldNode
+        return this.evalFieldChain(dot, field, field.ident, args, final)
+      }
       case 'chain':
-        return this.evalChainNode(dot, first, cmd.args, final)
+        return this.evalChainNode(dot, first as ChainNode, args, final)
       case 'identifier':
-        return this.evalFunction(dot, first, cmd, cmd.args, final)
+        return this.evalFunction(dot, first as IdentifierNode, cmd, args, cmd.kinds, final)
       case 'pipe':
-        this.notAFunction(cmd.args, final)
-        return this.evalPipeline(dot, first)
+        this.notAFunction(args, final)
+        return this.evalPipeline(dot, first as PipeNode)
       case 'variable':
-        return this.evalVariableNode(first, cmd.args, final)
+        return this.evalVariableNode(first as VariableNode, args, final)
     }
-    this.notAFunction(cmd.args, final)
-    switch (first.type) {
-      case 'bool':
-        return first.value
-      case 'dot':
-        return dot.value
-      case 'nil':
-        throw this.error(first, 'nil is not a command')
-      case 'number':
-        return this.idealConstant(first)
-      case 'string':
-        return first.text
-    }
+    this.notAFunction(args, final)
+    if (cmd.kinds[0] === 'nil') throw this.error(first, 'nil is not a command')
+    // A constant or dot: what it is worth as an operand.
+    return this.evalArg(dot, first as ArgNode, true, cmd.kinds[0])
   }
 
   /** A number constant's Go type is what its syntax says: `3` is an int, `3.0` and `1e3` are float64, `1i` complex128. */
   private idealConstant(n: NumberNode): Value {
-    if (n.isComplex) return n.complex128
-    const hexInt = /^0[xX]/.test(n.text) && !/[pP]/.test(n.text)
-    if (n.isFloat && !hexInt && !n.text.startsWith("'") && /[.eEpP]/.test(n.text)) return n.float64
-    if (n.isInt) return n.int64
-    if (n.isUint) throw this.error(n, `${n.text} overflows int`)
-    return undefined
+    switch (n.ideal) {
+      case 'complex':
+        return n.complex128
+      case 'float':
+        return n.float64
+      case 'int':
+        return n.int64
+      case 'overflow':
+        throw this.error(n, `${n.text} overflows int`)
+      case 'none':
+        return undefined
+    }
   }
 
   private evalChainNode(dot: Slot, chain: ChainNode, args: readonly ArgNode[], final: Final): Maybe<Value> {
@@ -159,7 +165,8 @@ export class Evaluator extends Reporter {
       this.notAFunction(args, final)
       return slot.value
     }
-    return this.evalFieldChain(slot, variable, variable.ident.slice(1), args, final)
+    // The names after the variable's own.
+    return this.evalFieldChain(slot, variable, variable.ident, args, final, 1)
   }
 
   private evalFieldChain(
@@ -168,18 +175,22 @@ export class Evaluator extends Reporter {
     ident: readonly string[],
     args: readonly ArgNode[],
     final: Final,
+    from = 0,
   ): Maybe<Value> {
     let value = receiver.value
     // A chain on a pending value fails, if it does, at this point of the execution order.
     const seq = isPromise(value) ? this.order.next() : undefined
-    ident.forEach((name, i) => {
-      const last = i === ident.length - 1
+    const last = ident.length - 1
+    for (let i = from; i <= last; i++) {
+      const name = ident[i] as string
+      const fieldArgs = i === last ? args : NO_ARGS
+      const fieldFinal = i === last ? final : NO_FINAL
       // Every receiver after the first is a map element: an interface{} to Go.
-      const wrapped = i === 0 ? receiver.wrapped : true
-      value = this.then(value, (r) =>
-        this.evalField(name, node, last ? args : [], last ? final : NO_FINAL, r, wrapped, seq),
-      )
-    })
+      const wrapped = i === from ? receiver.wrapped : true
+      value = isPromise(value)
+        ? this.then(value, (r) => this.evalField(name, node, fieldArgs, fieldFinal, r, wrapped, seq))
+        : this.evalField(name, node, fieldArgs, fieldFinal, value as Value, wrapped, seq)
+    }
     return value
   }
 
@@ -198,8 +209,7 @@ export class Evaluator extends Reporter {
       if (missingKey === 'error') throw this.error(node, `nil data; no entry for key ${sprintf('%q', [name])}`, seq)
       return undefined
     }
-    const typ = wrapped ? 'interface {}' : typeName(receiver)
-    if (receiver === null) throw this.error(node, `nil pointer evaluating ${typ}.${name}`, seq)
+    if (receiver === null) throw this.error(node, `nil pointer evaluating ${typeOf(receiver, wrapped)}.${name}`, seq)
     if (isMap(receiver)) {
       if (args.length > 1 || final !== NO_FINAL)
         throw this.error(node, `${name} is not a method but has arguments`, seq)
@@ -207,7 +217,7 @@ export class Evaluator extends Reporter {
       if (missingKey === 'error') throw this.error(node, `map has no entry for key ${sprintf('%q', [name])}`, seq)
       return missingKey === 'zero' ? null : undefined
     }
-    throw this.error(node, `can't evaluate field ${name} in type ${typ}`, seq)
+    throw this.error(node, `can't evaluate field ${name} in type ${typeOf(receiver, wrapped)}`, seq)
   }
 
   /** A call: errors about the call itself are at the name; failures of the function, at the whole command. */
@@ -216,19 +226,29 @@ export class Evaluator extends Reporter {
     node: IdentifierNode,
     cmd: Node,
     args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
     final: Final,
   ): Maybe<Value> {
     const name = node.ident
-    const user = this.run.options.funcs.get(name)
-    if (user) return this.callUser(dot, cmd, name, user, args, final)
+    const user = this.run.options.funcs(name)
+    if (user) return this.callUser(dot, cmd, name, user, args, kinds, final)
     const builtin = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
-    if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, final)
+    if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, kinds, final)
     throw this.error(node, `${sprintf('%q', [name])} is not a defined function`)
   }
 
   /** The operands after the function's name, evaluated in order, then the piped-in value. */
-  private evalArgs(dot: Slot, args: readonly ArgNode[], final: Final, raw: boolean): Maybe<Value>[] {
-    const values = args.slice(1).map((arg) => this.operand(this.then(this.evalArg(dot, arg, raw), emptyAsString)))
+  private evalArgs(
+    dot: Slot,
+    args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
+    final: Final,
+    raw: boolean,
+  ): Maybe<Value>[] {
+    const values: Maybe<Value>[] = []
+    for (let i = 1; i < args.length; i++) {
+      values.push(this.operand(this.then(this.evalArg(dot, args[i] as ArgNode, raw, kinds[i]), emptyAsString)))
+    }
     if (final !== NO_FINAL) values.push(this.operand(this.then(final, raw ? emptyAsString : nilForInterface)))
     return values
   }
@@ -245,22 +265,28 @@ export class Evaluator extends Reporter {
     name: string,
     fn: TemplateFunction,
     args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
     final: Final,
   ): Maybe<Value> {
     const seq = this.order.next()
+    const argv = this.evalArgs(dot, args, kinds, final, false)
+    const pending = this.whenAll(argv)
+    if (pending) return pending.then((values) => this.applyUser(node, name, fn, values, seq))
+    return this.applyUser(node, name, fn, argv as Value[], seq)
+  }
+
+  private applyUser(node: Node, name: string, fn: TemplateFunction, argv: Value[], seq: number): Maybe<Value> {
     const fail = (e: unknown): never => {
       if (e instanceof ExecError || isStackOverflow(e)) throw e
       throw this.error(node, `error calling ${name}: ${e instanceof Error ? e.message : String(e)}`, seq)
     }
-    return this.all(this.evalArgs(dot, args, final, false), (argv) => {
-      let result: Maybe<Value>
-      try {
-        result = fn(...argv.map(numberLike))
-      } catch (e) {
-        return fail(e)
-      }
-      return isThenable(result) ? this.run.call(result as PromiseLike<Value>, this.order, fail) : result
-    })
+    let result: Maybe<Value>
+    try {
+      result = fn(...argv.map(numberLike))
+    } catch (e) {
+      return fail(e)
+    }
+    return isThenable(result) ? this.run.call(result as PromiseLike<Value>, this.order, fail) : result
   }
 
   private callBuiltin(
@@ -270,6 +296,7 @@ export class Evaluator extends Reporter {
     name: string,
     builtin: Builtin,
     args: readonly ArgNode[],
+    kinds: readonly ArgNode['type'][],
     final: Final,
   ): Maybe<Value> {
     const given = args.length - 1 + (final === NO_FINAL ? 0 : 1)
@@ -292,28 +319,40 @@ export class Evaluator extends Reporter {
       )
     }
     const seq = this.order.next()
-    return this.all(this.evalArgs(dot, args, final, builtin.raw), (argv) => {
-      if (format && typeof argv[0] !== 'string') {
-        const got =
-          argv[0] === null
-            ? 'invalid value; expected string'
-            : `wrong type for value; expected string; got ${typeName(argv[0])}`
-        throw this.error(format, got, seq)
-      }
-      try {
-        const result = builtin.call(argv, this.run)
-        // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
-        if (typeof result === 'string' && !argv.includes(result)) this.run.built(result.length)
-        return result
-      } catch (e) {
-        if (isStackOverflow(e) || e instanceof DOMException) throw e
-        const context = `error calling ${name}: `
-        throw (
-          this.limitReached(e, cmd, context, seq) ??
-          this.error(cmd, context + (e instanceof Error ? e.message : String(e)), seq)
-        )
-      }
-    })
+    const argv = this.evalArgs(dot, args, kinds, final, builtin.raw)
+    const pending = this.whenAll(argv)
+    if (pending) return pending.then((values) => this.applyBuiltin(cmd, name, builtin, format, values, seq))
+    return this.applyBuiltin(cmd, name, builtin, format, argv as Value[], seq)
+  }
+
+  private applyBuiltin(
+    cmd: Node,
+    name: string,
+    builtin: Builtin,
+    format: Node | undefined,
+    argv: Value[],
+    seq: number,
+  ): Value {
+    if (format && typeof argv[0] !== 'string') {
+      const got =
+        argv[0] === null
+          ? 'invalid value; expected string'
+          : `wrong type for value; expected string; got ${typeName(argv[0])}`
+      throw this.error(format, got, seq)
+    }
+    try {
+      const result = builtin.call(argv, this.run)
+      // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
+      if (typeof result === 'string' && !argv.includes(result)) this.run.built(result.length)
+      return result
+    } catch (e) {
+      if (isStackOverflow(e) || e instanceof DOMException) throw e
+      const context = `error calling ${name}: `
+      throw (
+        this.limitReached(e, cmd, context, seq) ??
+        this.error(cmd, context + (e instanceof Error ? e.message : String(e)), seq)
+      )
+    }
   }
 
   /**
@@ -347,38 +386,43 @@ export class Evaluator extends Reporter {
    * One operand. `raw` is for builtins, which take reflect.Values in Go: a
    * missing value stays missing. Other functions take interface{}: missing is nil.
    */
-  private evalArg(dot: Slot, n: ArgNode, raw: boolean): Maybe<Value> {
+  private evalArg(dot: Slot, n: ArgNode, raw: boolean, kind: ArgNode['type'] = n.type): Maybe<Value> {
     let value: Maybe<Value>
-    switch (n.type) {
+    switch (kind) {
       case 'dot':
         value = dot.value
         break
       case 'nil':
         return raw ? undefined : null
       case 'field':
-        value = this.evalFieldChain(dot, n, n.ident, [n], NO_FINAL)
+        value = this.evalFieldChain(dot, n as FieldNode, (n as FieldNode).ident, [n], NO_FINAL)
         break
       case 'variable':
-        value = this.evalVariableNode(n, [n], NO_FINAL)
+        value = this.evalVariableNode(n as VariableNode, [n], NO_FINAL)
         break
       case 'pipe':
-        value = this.evalPipeline(dot, n)
+        value = this.evalPipeline(dot, n as PipeNode)
         break
       case 'identifier':
-        value = this.evalFunction(dot, n, n, [n], NO_FINAL)
+        value = this.evalFunction(dot, n as IdentifierNode, n, [n], NO_KINDS, NO_FINAL)
         break
       case 'chain':
-        value = this.evalChainNode(dot, n, [n], NO_FINAL)
+        value = this.evalChainNode(dot, n as ChainNode, [n], NO_FINAL)
         break
       case 'bool':
-        return n.value
+        return (n as BoolNode).value
       case 'number':
-        return this.idealConstant(n)
+        return this.idealConstant(n as NumberNode)
       case 'string':
-        return n.text
+        return (n as StringNode).text
     }
     return raw ? value : this.then(value, nilForInterface)
   }
+}
+
+/** A receiver's type as Go's messages name it: a map or slice element is an interface{}. */
+function typeOf(receiver: Value, wrapped: boolean): string {
+  return wrapped ? 'interface {}' : typeName(receiver)
 }
 
 function isConstant(n: Node): boolean {

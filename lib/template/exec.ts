@@ -14,7 +14,7 @@
  * before walking on (output.ts).
  */
 import { formatValue, sprintf } from './fmt'
-import { andThen, isPromise, loop } from './maybe'
+import { andThen, isPromise } from './maybe'
 import type { Maybe } from './maybe'
 import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
 import { DOLLAR, elseBranch, quotedNode } from './nodes'
@@ -31,7 +31,14 @@ import type { Slot } from './variables'
 
 type Signal = 'break' | 'continue' | undefined
 
-/** Go's `state`: where an execution is, and what it has written; the walk over the tree. */
+/**
+ * Go's `state`: where an execution is, and what it has written; the walk over
+ * the tree. The chain State → Evaluator → Reporter is deliberate, Go's own
+ * shape: Go's state is one object whose methods walk (walk*), evaluate (eval*)
+ * and place errors (errorf) over the same template, variables and output; its
+ * three jobs are split by file (exec.ts, evaluate.ts, reporter.ts), and one
+ * object a flow of execution keeps the walk free of indirection.
+ */
 export class State extends Evaluator {
   /**
    * Stops a cancelled or overdue execution. A synchronous walk never lets a
@@ -86,6 +93,8 @@ export class State extends Evaluator {
   private format(v: Value, node: Node, seq?: number): string {
     if (v === undefined) return '<no value>'
     if (v === EMPTY) return ''
+    // Only slices and maps are printed piece by piece, within the limits.
+    if (typeof v !== 'object' || v === null) return formatValue(v)
     try {
       return formatValue(v, this.run.limits)
     } catch (e) {
@@ -103,36 +112,43 @@ export class State extends Evaluator {
   }
 
   private visit(dot: Slot, node: Node): Maybe<Signal> {
+    // The commonest first: a switch on strings compares them in order.
     switch (node.type) {
+      case 'text':
+        this.write(node.text, node)
+        return undefined
       case 'action': {
         const value = this.evalPipeline(dot, node.pipe)
         if (node.pipe.decl.length === 0) this.print(value, node)
         else this.hold(value)
         return undefined
       }
+      case 'if':
+      case 'with':
+      case 'range':
+        return this.walkBranch(dot, node)
+      case 'template':
+        return this.walkTemplate(dot, node)
       case 'break':
       case 'continue':
         return node.type
       case 'comment':
         return undefined
-      case 'if':
-      case 'with':
-      case 'range':
-        return this.walkBranch(dot, node)
       case 'list':
         return this.walkList(dot, node)
-      case 'template':
-        return this.walkTemplate(dot, node)
-      case 'text':
-        this.write(node.text, node)
-        return undefined
       default:
         throw this.error(node, `unknown node: ${quotedNode(node)}`)
     }
   }
 
-  walkList(dot: Slot, list: ListNode): Maybe<Signal> {
-    return loop<Exclude<Signal, undefined>>(0, list.nodes.length, (i) => this.walk(dot, list.nodes[i] as Node))
+  walkList(dot: Slot, list: ListNode, from = 0): Maybe<Signal> {
+    const nodes = list.nodes
+    for (let i = from; i < nodes.length; i++) {
+      const signal = this.walk(dot, nodes[i] as Node)
+      if (isPromise(signal)) return signal.then((s) => (s === undefined ? this.walkList(dot, list, i + 1) : s))
+      if (signal !== undefined) return signal
+    }
+    return undefined
   }
 
   /** if, with and range: evaluate the pipeline, then walk a list, waiting or forking if it is pending. */
@@ -193,7 +209,11 @@ export class State extends Evaluator {
   }
 
   private finally(signal: Maybe<Signal>, mark: number): Maybe<Signal> {
-    return andThen(signal, (s) => {
+    if (!isPromise(signal)) {
+      this.vars.pop(mark)
+      return signal
+    }
+    return signal.then((s) => {
       this.vars.pop(mark)
       return s
     })
@@ -206,49 +226,74 @@ export class State extends Evaluator {
   }
 
   private walkRange(dot: Slot, node: BranchNode, value: Value): Maybe<Signal> {
-    const decl = node.pipe.decl.length
-    const mark = this.vars.mark
-    const iteration = (index: Value, elem: Value, wrapped: boolean): Maybe<'break' | undefined> => {
-      this.check()
-      if (decl > 0) Object.assign(this.vars.top(0), { value: elem, wrapped })
-      if (decl > 1) Object.assign(this.vars.top(1), { value: index, wrapped: false })
-      return andThen(this.walkList({ value: elem, wrapped }, node.list), (signal) => {
-        this.vars.pop(mark)
-        return signal === 'break' ? 'break' : undefined
-      })
-    }
-    const done = (): undefined => undefined
     if (value === EMPTY) return node.elseList ? this.walkList(dot, node.elseList) : undefined
     if (Array.isArray(value) && value.length > 0) {
-      return andThen(
-        loop(0, value.length, (i) => iteration(BigInt(i), value[i], true)),
-        done,
-      )
+      return this.iterate(node, value.length, BigInt, (i) => value[i], true)
     }
     if (isMap(value)) {
       const keys = this.run.sortedKeys(value)
       if (keys.length > 0)
-        return andThen(
-          loop(0, keys.length, (i) => iteration(keys[i], value[keys[i] as string], true)),
-          done,
+        return this.iterate(
+          node,
+          keys.length,
+          (i) => keys[i],
+          (i) => value[keys[i] as string],
+          true,
         )
     } else if (typeof value === 'bigint') {
       // Go 1.22: range over an integer.
-      if (decl > 1) {
+      if (node.pipe.decl.length > 1) {
         throw this.error(
           lastEvaluated(node.pipe),
           `can't use ${formatValue(value)} to iterate over more than one variable`,
         )
       }
-      if (value > 0n)
-        return andThen(
-          loop(0, Number(value), (i) => iteration(BigInt(i), BigInt(i), false)),
-          done,
-        )
+      if (value > 0n) return this.iterate(node, Number(value), BigInt, BigInt, false)
     } else if (value !== undefined && !Array.isArray(value)) {
       throw this.error(lastEvaluated(node.pipe), `range can't iterate over ${formatValue(value)}`)
     }
     return node.elseList ? this.walkList(dot, node.elseList) : undefined
+  }
+
+  /**
+   * A range's iterations from `from` on, each setting its variables (the
+   * element, then the key) and walking the list; waiting, and resuming, only
+   * where an iteration is pending. A key is made only for a variable to hold it.
+   */
+  private iterate(
+    node: BranchNode,
+    n: number,
+    key: (i: number) => Value,
+    elem: (i: number) => Value,
+    wrapped: boolean,
+    from = 0,
+  ): Maybe<undefined> {
+    const decl = node.pipe.decl.length
+    const mark = this.vars.mark
+    for (let i = from; i < n; i++) {
+      this.check()
+      const value = elem(i)
+      if (decl > 0) {
+        const element = this.vars.top(0)
+        element.value = value
+        element.wrapped = wrapped
+      }
+      if (decl > 1) {
+        const index = this.vars.top(1)
+        index.value = key(i)
+        index.wrapped = false
+      }
+      const signal = this.walkList({ value, wrapped }, node.list)
+      if (isPromise(signal)) {
+        return signal.then((s) => {
+          this.vars.pop(mark)
+          return s === 'break' ? undefined : this.iterate(node, n, key, elem, wrapped, i + 1)
+        })
+      }
+      this.vars.pop(mark)
+      if (signal === 'break') return undefined
+    }
+    return undefined
   }
 
   private walkTemplate(dot: Slot, node: TemplateNode): Maybe<Signal> {
@@ -267,6 +312,7 @@ export class State extends Evaluator {
       this.out,
       this.order,
     )
-    return andThen(called.walkList({ value, wrapped: false }, tree.root), () => undefined)
+    const signal = called.walkList({ value, wrapped: false }, tree.root)
+    return isPromise(signal) ? signal.then(() => undefined) : undefined
   }
 }

@@ -282,7 +282,7 @@ export abstract class ExpressionParser {
    */
   private command(): CommandNode {
     const args: ArgNode[] = []
-    const cmd: CommandNode = { type: 'command', pos: this.peekNonSpace().pos, args }
+    const pos = this.peekNonSpace().pos
     for (;;) {
       this.peekNonSpace() // Skip leading spaces.
       const operand = this.operand()
@@ -294,7 +294,7 @@ export abstract class ExpressionParser {
       break
     }
     if (args.length === 0) this.errorf('empty command')
-    return cmd
+    return { type: 'command', pos, args, kinds: args.map((arg) => arg.type) }
   }
 
   /**

@@ -16,10 +16,12 @@ import { ExecError, LimitError, Order, firstFailure, isStackOverflow, isTooLarge
 import type { Limit } from './errors'
 import { State } from './exec'
 import { Output } from './output'
-import { Run } from './run'
+import { Run, STEPS_PER_CLOCK } from './run'
 import type { MissingKey, TemplateFunction } from './run'
 import { isPromise } from './maybe'
+import type { Maybe } from './maybe'
 import { DOLLAR } from './nodes'
+import type { ListNode } from './nodes'
 import { isEmptyTree, parseInto } from './parser'
 import type { Tree } from './parser'
 import type { Value } from './value'
@@ -85,12 +87,19 @@ const DEFAULT_MAX_STEPS = 10_000_000
 
 export class Template {
   #analysis: Analysis | undefined
+  /** The template's output when it is only text and comments (false when it is not): computed once. */
+  #constant: string | false | undefined
+
+  /** This template's tree, found once: the set does not change. */
+  readonly #tree: Tree | undefined
 
   /** @internal Use parse(). */
   constructor(
     readonly name: string,
     readonly trees: ReadonlyMap<string, Tree>,
-  ) {}
+  ) {
+    this.#tree = trees.get(name)
+  }
 
   /** Another template of the same set, as Go's Lookup: {{define}}s and extra templates share one set. */
   lookup(name: string): Template | undefined {
@@ -104,8 +113,21 @@ export class Template {
   }
 
   /** Renders the template with `data` (JSON values). Rejects with ExecError, or the signal's reason. */
-  async execute(data: unknown, options: ExecuteOptions = {}): Promise<string> {
-    const tree = this.trees.get(this.name)
+  execute(data: unknown, options: ExecuteOptions = {}): Promise<string> {
+    try {
+      return Promise.resolve(this.render(data, options))
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /**
+   * Renders as execute does, synchronously when no function returned a
+   * Promise: then it returns the text, or throws, and makes no Promise at
+   * all; otherwise it returns a Promise as execute does.
+   */
+  render(data: unknown, options: ExecuteOptions = {}): Maybe<string> {
+    const tree = this.#tree
     if (!tree)
       throw new ExecError(
         this.name,
@@ -115,10 +137,21 @@ export class Template {
         `template: ${this.name}: "${this.name}" is an incomplete or empty template`,
         [],
       )
-    const funcs = options.funcs instanceof Map ? options.funcs : new Map(Object.entries(options.funcs ?? {}))
     const signal = options.signal
+    this.#constant ??= constantText(tree.root)
+    // Plain text within every limit is a copy; anywhere near one, the walk below meets it where Go would.
+    const text = this.#constant
+    if (
+      text !== false &&
+      !signal?.aborted &&
+      tree.root.nodes.length < STEPS_PER_CLOCK &&
+      tree.root.nodes.length <= (options.maxSteps ?? DEFAULT_MAX_STEPS) &&
+      text.length <= (options.maxOutput ?? DEFAULT_MAX_OUTPUT)
+    ) {
+      return text
+    }
     const run = new Run(this.trees, {
-      funcs,
+      funcs: functionsOf(options.funcs),
       missingKey: options.missingKey ?? 'default',
       signal,
       maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
@@ -132,19 +165,29 @@ export class Template {
     const out = new Output(run)
     const vars = new Variables(run, [{ id: DOLLAR, value: root, wrapped: false }])
     const state = new State(run, tree, vars, 0, out, new Order())
+    let rendering: Maybe<string>
+    try {
+      const walked = state.walkList({ value: root, wrapped: false }, tree.root)
+      rendering = isPromise(walked) ? walked.then(() => out.join()) : out.join()
+    } catch (e) {
+      if (!run.inflight?.size) throw asError(e, this.name, signal)
+      return this.#settle(run, Promise.reject(e), signal)
+    }
+    if (!isPromise(rendering) && !run.inflight?.size) return rendering
+    return this.#settle(run, Promise.resolve(rendering), signal)
+  }
 
+  /** The end of an execution that waits: its text, once the calls nothing waited for have settled too. */
+  async #settle(run: Run, rendering: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
     let text: string | undefined
     let failure: unknown
     try {
-      const walked = state.walkList({ value: root, wrapped: false }, tree.root)
-      if (isPromise(walked)) await abortable(walked, signal)
-      const joined = out.join()
-      text = isPromise(joined) ? await abortable(joined, signal) : joined
+      text = await abortable(rendering, signal)
     } catch (e) {
       failure = e
     }
     // Calls whose values nothing waited for: their failures are the execution's too.
-    if (run.inflight.size > 0) await abortable(Promise.allSettled(run.inflight), signal)
+    if (run.inflight?.size) await abortable(Promise.allSettled(run.inflight), signal)
     failure = firstFailure(failure, run.failure)
     if (failure !== undefined) throw asError(failure, this.name, signal)
     return text as string
@@ -191,6 +234,26 @@ function asError(e: unknown, name: string, signal: AbortSignal | undefined): unk
   if (isStackOverflow(e)) return limitError('maxDepth', name, 'the template recurses too deeply')
   if (isTooLarge(e)) return limitError('maxOutput', name, `a value grew too large (${e.message})`)
   return e
+}
+
+/** What a list of text and comments only prints, each node a step; false when it holds anything else. */
+function constantText(list: ListNode): string | false {
+  let text = ''
+  for (const node of list.nodes) {
+    if (node.type === 'text') text += node.text
+    else if (node.type !== 'comment') return false
+  }
+  return text
+}
+
+const NO_FUNCTIONS = (): undefined => undefined
+
+/** The caller's functions, found by name without copying them into a Map at every execution. */
+function functionsOf(funcs: ExecuteOptions['funcs']): (name: string) => TemplateFunction | undefined {
+  if (!funcs) return NO_FUNCTIONS
+  if (funcs instanceof Map) return (name) => funcs.get(name)
+  const record = funcs as Readonly<Record<string, TemplateFunction>>
+  return (name) => (Object.hasOwn(record, name) ? record[name] : undefined)
 }
 
 function limitError(limit: Limit, name: string, detail: string): LimitError {

@@ -284,6 +284,12 @@ export interface NumberValue {
   uint64: bigint
   float64: number
   complex128: Complex128
+  /**
+   * The Go type the constant has as an operand, by its syntax: `3` an int,
+   * `3.0` and `1e3` float64, `1i` complex128; `overflow` for an unsigned
+   * integer past int64, `none` for what fits no operand type.
+   */
+  ideal: 'int' | 'float' | 'complex' | 'overflow' | 'none'
 }
 
 const COMPLEX_ZERO = new Complex128(0, 0)
@@ -294,6 +300,20 @@ const COMPLEX_ZERO = new Complex128(0, 0)
  * float, and maybe an integer.
  */
 export function parseNumber(text: string, isChar: boolean): NumberValue {
+  const n = numberTypes(text, isChar)
+  n.ideal = idealType(text, n)
+  return n
+}
+
+function idealType(text: string, n: NumberValue): NumberValue['ideal'] {
+  if (n.isComplex) return 'complex'
+  const hexInt = /^0[xX]/.test(text) && !/[pP]/.test(text)
+  if (n.isFloat && !hexInt && !text.startsWith("'") && /[.eEpP]/.test(text)) return 'float'
+  if (n.isInt) return 'int'
+  return n.isUint ? 'overflow' : 'none'
+}
+
+function numberTypes(text: string, isChar: boolean): NumberValue {
   const n: NumberValue = {
     isInt: false,
     isUint: false,
@@ -303,6 +323,7 @@ export function parseNumber(text: string, isChar: boolean): NumberValue {
     uint64: 0n,
     float64: 0,
     complex128: COMPLEX_ZERO,
+    ideal: 'none',
   }
   if (isChar) {
     const { value, next } = unquoteChar(text, 1, "'")

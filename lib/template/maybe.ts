@@ -15,16 +15,6 @@ export function andThen<T, U>(v: Maybe<T>, f: (value: T) => Maybe<U>): Maybe<U> 
   return isPromise(v) ? v.then(f) : f(v as T)
 }
 
-/** Calls `step(i)` for i = from..n-1 in order, waiting between steps only when a step has to; stops on a non-undefined result. */
-export function loop<R>(from: number, n: number, step: (i: number) => Maybe<R | undefined>): Maybe<R | undefined> {
-  for (let i = from; i < n; i++) {
-    const r = step(i)
-    if (isPromise(r)) return r.then((done) => (done === undefined ? loop(i + 1, n, step) : done))
-    if (r !== undefined) return r
-  }
-  return undefined
-}
-
 /** Marks a Promise whose failure is reported elsewhere, so that dropping it is not an unhandled rejection. */
 export function handled(p: Promise<unknown>): void {
   p.catch(() => {})

@@ -6,6 +6,7 @@
  */
 import { quote } from './fmt'
 import type { Complex128 } from './value'
+import type { NumberValue } from './literals'
 
 export type Node =
   | ListNode
@@ -106,6 +107,12 @@ export interface CommandNode {
   readonly type: 'command'
   readonly pos: number
   readonly args: readonly ArgNode[]
+  /**
+   * The type of each of args: operands come in a dozen shapes, so that
+   * reading their own `type` where each is evaluated is a lookup the engine
+   * cannot specialise, where this array is read as one shape.
+   */
+  readonly kinds: readonly ArgNode['type'][]
 }
 
 /** A function name. */
@@ -175,6 +182,7 @@ export interface NumberNode {
   readonly uint64: bigint
   readonly float64: number
   readonly complex128: Complex128
+  readonly ideal: NumberValue['ideal']
 }
 
 export interface StringNode {

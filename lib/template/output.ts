@@ -20,7 +20,10 @@ import type { Run } from './run'
 export type Piece = string | Promise<string>
 
 export class Output {
-  readonly #parts: Piece[] = []
+  /** What was written since the last pending piece, or everything while none is: most executions have none. */
+  #text = ''
+  /** Everything before #text, once a piece is pending. */
+  #parts: Piece[] | undefined
   /** The weight of this flow's pending work. */
   #held = 0
   /** The walk waiting for this flow's pending work to weigh `until` or less. */
@@ -29,7 +32,7 @@ export class Output {
   constructor(private readonly run: Run) {}
 
   write(s: string): void {
-    this.#parts.push(s)
+    this.#text += s
   }
 
   /**
@@ -38,13 +41,16 @@ export class Output {
    * for the join to report.
    */
   pend<T>(value: Promise<T>, arrive: (v: T) => Maybe<string>, weight: number): void {
-    const i = this.#parts.length
+    const parts = (this.#parts ??= [])
+    parts.push(this.#text)
+    this.#text = ''
+    const i = parts.length
     const piece = value.then(arrive)
-    this.#parts.push(piece)
+    parts.push(piece)
     this.#hold(weight)
     piece.then(
       (s) => {
-        this.#parts[i] = s
+        parts[i] = s
         this.#release(weight)
       },
       () => this.#release(weight),
@@ -73,6 +79,9 @@ export class Output {
   /** Everything written, once the pieces still pending have arrived. */
   join(): Maybe<string> {
     const parts = this.#parts
+    if (!parts) return this.#text
+    parts.push(this.#text)
+    this.#text = ''
     return parts.some(isPromise) ? Promise.all(parts).then((p) => p.join('')) : (parts as string[]).join('')
   }
 

@@ -40,7 +40,13 @@ export function parseInto(treeSet: Map<string, Tree>, name: string, text: string
   new Parser(name, text, treeSet, options).parseTemplate()
 }
 
-/** The statements: a template's lists of text and actions, and the control clauses that nest them. */
+/**
+ * The statements: a template's lists of text and actions, and the control
+ * clauses that nest them. Extending ExpressionParser is deliberate, Go's own
+ * shape: Go's parse.Tree is one object whose methods parse statements and
+ * expressions alike over one lexer and one lookahead; the two halves are
+ * split by file, not into two objects that would share that state.
+ */
 class Parser extends ExpressionParser {
   constructor(
     parseName: string,

@@ -23,7 +23,8 @@ export type TemplateFunction = (...args: Value[]) => Maybe<Value>
 export type MissingKey = 'default' | 'zero' | 'error'
 
 export interface ExecOptions {
-  funcs: ReadonlyMap<string, TemplateFunction>
+  /** The caller's function of that name, if any. */
+  funcs: (name: string) => TemplateFunction | undefined
   missingKey: MissingKey
   signal: AbortSignal | undefined
   /**
@@ -47,6 +48,9 @@ export interface ExecOptions {
  * any number of them in variables.
  */
 export const BUILT_PER_OUTPUT = 4
+
+/** Steps between two readings of the clock: a power of 2, so that each step's test is a mask. */
+export const STEPS_PER_CLOCK = 256
 
 /** Strings shorter than this are measured again at each use; longer ones' bytes are remembered. */
 const REMEMBERED_LENGTH = 256
@@ -81,18 +85,17 @@ export interface Work {
 
 /** What one execution shares across its states: options, the template set, the budget, calls in flight. */
 export class Run implements Work {
+  // What most executions never need (a call that returned a Promise, a long
+  // string, a map) is made when first needed: an execution of a small
+  // template costs little more than its walk.
+
   /** Calls still pending, each once: what the execution waits for at its end even if nothing read them. */
-  readonly inflight = new Set<Promise<Value>>()
+  inflight: Set<Promise<Value>> | undefined
   /** The weight of the pending work of all flows (output.ts). */
   pending = 0
   outputLength = 0
   steps = 0
-  readonly limits: FormatLimits
-  /**
-   * UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls
-   * does not encode one per call; keyed by length, so that finding a string
-   * compares it with one other at most.
-   */
+  #limits: FormatLimits | undefined
   /** Characters of the strings builtins built. */
   #built = 0
   /** Pending work made since a piece or a held value last took it, to weigh that one. */
@@ -103,22 +106,29 @@ export class Run implements Work {
    * The wrapper of each thenable a function returned, and the flow that made
    * it: a function returning one cached Promise costs one wrapper, not one a call.
    */
-  readonly #calls = new WeakMap<object, { order: Order; value: Promise<Value> }>()
-  readonly #bytes = new Map<number, { s: string; bytes: Uint8Array | undefined }>()
+  #calls: WeakMap<object, { order: Order; value: Promise<Value> }> | undefined
+  /**
+   * UTF-8 bytes of long strings (undefined: ASCII), so a range of index calls
+   * does not encode one per call; keyed by length, so that finding a string
+   * compares it with one other at most.
+   */
+  #bytes: Map<number, { s: string; bytes: Uint8Array | undefined }> | undefined
   /** Sizes and sorted keys of maps: the data does not change during an execution. */
-  readonly #sizes = new WeakMap<ValueMap, number>()
-  readonly #sortedKeys = new WeakMap<ValueMap, string[]>()
+  #sizes: WeakMap<ValueMap, number> | undefined
+  #sortedKeys: WeakMap<ValueMap, string[]> | undefined
 
   constructor(
     readonly templates: ReadonlyMap<string, Tree>,
     readonly options: ExecOptions,
-  ) {
-    this.limits = {
-      maxLength: options.maxOutput,
-      maxDepth: options.maxDataDepth,
+  ) {}
+
+  get limits(): FormatLimits {
+    return (this.#limits ??= {
+      maxLength: this.options.maxOutput,
+      maxDepth: this.options.maxDataDepth,
       charge: (n) => this.charge(n),
       sortedKeys: (m) => this.sortedKeys(m),
-    }
+    })
   }
 
   /** One step: a node walked or a range iteration. The clock is read every 256 steps. */
@@ -126,7 +136,7 @@ export class Run implements Work {
     const steps = ++this.steps
     const { deadline, maxSteps } = this.options
     if (steps > maxSteps) throw overBudget(maxSteps)
-    if (deadline !== undefined && (steps & 255) === 0 && Date.now() > deadline) throw overdue()
+    if (deadline !== undefined && (steps & (STEPS_PER_CLOCK - 1)) === 0 && Date.now() > deadline) throw overdue()
   }
 
   /**
@@ -175,7 +185,9 @@ export class Run implements Work {
    * Promise and the handler that marks it handled.
    */
   call(thenable: PromiseLike<Value>, order: Order, fail: (e: unknown) => never): Promise<Value> {
-    const known = this.#calls.get(thenable)
+    const calls = (this.#calls ??= new WeakMap())
+    const inflight = (this.inflight ??= new Set())
+    const known = calls.get(thenable)
     if (known?.order === order) {
       this.waits(1)
       return known.value
@@ -183,11 +195,11 @@ export class Run implements Work {
     this.waits(2)
     const value: Promise<Value> = Promise.resolve(thenable).then(
       (v) => {
-        this.inflight.delete(value)
+        inflight.delete(value)
         return v
       },
       (e: unknown) => {
-        this.inflight.delete(value)
+        inflight.delete(value)
         try {
           return fail(e)
         } catch (error) {
@@ -197,8 +209,8 @@ export class Run implements Work {
       },
     )
     handled(value)
-    this.inflight.add(value)
-    this.#calls.set(thenable, { order, value })
+    inflight.add(value)
+    calls.set(thenable, { order, value })
     return value
   }
 
@@ -229,39 +241,42 @@ export class Run implements Work {
 
   /** How many keys m has, counted once an execution. */
   size(m: ValueMap): number {
-    let n = this.#sizes.get(m) ?? this.#sortedKeys.get(m)?.length
+    const sizes = (this.#sizes ??= new WeakMap())
+    let n = sizes.get(m) ?? this.#sortedKeys?.get(m)?.length
     if (n !== undefined) return n
     n = Object.keys(m).length
     this.charge(KEY_COST * n)
-    this.#sizes.set(m, n)
+    sizes.set(m, n)
     return n
   }
 
   /** A map's keys in Go's order, for range and printing, sorted once an execution and paid for by their length. */
   sortedKeys(m: ValueMap): readonly string[] {
-    let keys = this.#sortedKeys.get(m)
+    const sorted = (this.#sortedKeys ??= new WeakMap())
+    let keys = sorted.get(m)
     if (keys) return keys
     keys = Object.keys(m)
     this.charge(KEY_COST * keys.length + sortCost(keys))
     keys.sort(compareStrings)
-    this.#sortedKeys.set(m, keys)
+    sorted.set(m, keys)
     return keys
   }
 
   /** The UTF-8 bytes of s (undefined: ASCII), a long string's remembered and looked up for a comparison's cost. */
   bytes(s: string): Uint8Array | undefined {
     if (s.length < REMEMBERED_LENGTH) return utf8Bytes(s)
-    const known = this.#bytes.get(s.length)
+    const remembered = (this.#bytes ??= new Map())
+    const known = remembered.get(s.length)
     if (known) {
       // Equal strings that are not one string are compared whole.
       this.charge(s.length / COMPARED_PER_CHAR)
       if (known.s === s) return known.bytes
-      this.#bytes.delete(s.length)
+      remembered.delete(s.length)
     }
     this.charge(s.length)
     const bytes = utf8Bytes(s)
-    if (this.#bytes.size >= REMEMBERED_STRINGS) this.#bytes.delete(this.#bytes.keys().next().value as number)
-    this.#bytes.set(s.length, { s, bytes })
+    if (remembered.size >= REMEMBERED_STRINGS) remembered.delete(remembered.keys().next().value as number)
+    remembered.set(s.length, { s, bytes })
     return bytes
   }
 }

@@ -39,7 +39,8 @@ export class Variables {
   }
 
   pop(mark: number): void {
-    this.stack.length = mark
+    // Setting an array's length costs a call into the engine even when it changes nothing.
+    if (this.stack.length > mark) this.stack.length = mark
   }
 
   /** The innermost variable `id`, if one is in scope. */

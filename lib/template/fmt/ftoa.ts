@@ -3,9 +3,6 @@ import { C, LDIGITS, UDIGITS } from './consts'
 
 /** %v of a float64: strconv.FormatFloat(v, 'g', -1, 64). */
 export function formatFloatV(v: number): string {
-  const a = Math.abs(v)
-  // Between 1e-4 and 1e6 Go's shortest %g and JavaScript's shortest form agree.
-  if (a >= 1e-4 && a < 1e6) return String(v)
   if (v === 0) return Object.is(v, -0) ? '-0' : '0'
   return formatFloat(v, C.g, -1)
 }
@@ -25,6 +22,14 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
   if (v === -Infinity) return '-Inf'
   const neg = v < 0 || Object.is(v, -0)
   const a = Math.abs(v)
+  if (prec < 0 && fmt === C.g && a !== 0) {
+    // Between 1e-4 and 1e6 Go's shortest %g and JavaScript's shortest form agree; outside, Go's is
+    // %e of the shortest digits, JavaScript's toExponential() but for an exponent of two digits at least.
+    if (a >= 1e-4 && a < 1e6) return String(v)
+    const e = a.toExponential()
+    const at = e.indexOf('e') + 2
+    return (neg ? '-' : '') + (e.length - at === 1 ? e.slice(0, at) + '0' + e.slice(at) : e)
+  }
 
   if (fmt === C.b || fmt === C.x || fmt === C.X) {
     const [mant, exp] = decompose(a)
@@ -42,6 +47,8 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
   // JavaScript rounds the exact binary value too, but halfway cases away from
   // zero where Go rounds them to even: use it when there cannot be a tie.
   if (fmt === C.f) {
+    const short = prec <= 15 ? shortFixed(a, prec) : undefined
+    if (short !== undefined) return (neg ? '-' : '') + short
     // x·10^(prec+1) is an integer (as a tie needs) only if x·2^(prec+1) is.
     if (prec <= 100 && a < 1e21 && !Number.isInteger(a * 2 ** (prec + 1))) return (neg ? '-' : '') + a.toFixed(prec)
     const d = exactDecimal(a)
@@ -52,6 +59,44 @@ export function formatFloat(v: number, fmt: number, prec: number): string {
     return formatDigits(neg, roundedDecimal(a, prec), prec, fmt, false)
   }
   return fmtE(neg, roundedDecimal(a, prec + 1), prec, fmt)
+}
+
+/**
+ * a (>= 0) with prec decimals, from its shortest form (undefined when that
+ * cannot tell). While a·10^prec < 2^52, half an ulp of a is less than half a
+ * unit of the last decimal kept: no rounding boundary lies between a and its
+ * shortest form unless that form is the boundary itself (its digits past prec
+ * are exactly 5, a tie only the exact value settles); a boundary strictly
+ * between them would be a closer shortest form. So the shortest form rounded
+ * to prec decimals is a rounded.
+ */
+function shortFixed(a: number, prec: number): string | undefined {
+  if (a * 10 ** prec >= 2 ** 52) return undefined
+  const s = String(a)
+  if (s.includes('e')) return undefined
+  const dot = s.indexOf('.')
+  const decimals = dot < 0 ? 0 : s.length - dot - 1
+  if (decimals <= prec) {
+    if (prec === 0) return s
+    return (dot < 0 ? s + '.' : s) + '0'.repeat(prec - decimals)
+  }
+  const cut = dot + 1 + prec
+  const first = s.charCodeAt(cut)
+  if (first === 0x35 && cut === s.length - 1) return undefined
+  const kept = s.slice(0, prec === 0 ? dot : cut)
+  return first < 0x35 ? kept : roundUp(kept)
+}
+
+/** A decimal string one unit of its last digit up, carrying through nines (and past the point). */
+function roundUp(t: string): string {
+  let tail = ''
+  for (let i = t.length - 1; i >= 0; i--) {
+    const c = t.charCodeAt(i)
+    if (c === 0x2e) tail = '.' + tail
+    else if (c === 0x39) tail = '0' + tail
+    else return t.slice(0, i) + String.fromCharCode(c + 1) + tail
+  }
+  return '1' + tail
 }
 
 /** a (> 0) rounded to n significant digits, halfway cases to even. */

@@ -6,6 +6,7 @@
 //
 //	go run ./test/template/oracle/main.go [-cases test/template/cases.json] [-out test/template/golden.json]
 //	go run ./test/template/oracle/main.go -compare old.json new.json
+//	go run ./test/template/oracle -bench [-budget 10ms] [-runs 3] [-shard 0/8]
 //
 // For every case of cases.json it builds a template set the same way:
 //
@@ -67,6 +68,7 @@ import (
 	"runtime"
 	"strings"
 	"text/template"
+	"time"
 	"unicode/utf8"
 )
 
@@ -199,6 +201,29 @@ func orderedTemplates(raw json.RawMessage) ([]namedText, error) {
 	return out, nil
 }
 
+// build parses a case's template set as the package comment says.
+func build(c Case, extras []namedText) (*template.Template, error) {
+	t := template.New("tpl")
+	if c.Options != nil && c.Options.MissingKey != "" {
+		t.Option("missingkey=" + c.Options.MissingKey)
+	}
+	t.Funcs(testFuncs)
+	for _, nt := range extras {
+		if _, err := t.New(nt.name).Parse(nt.text); err != nil {
+			return nil, err
+		}
+	}
+	return t.Parse(*c.Template)
+}
+
+func decodeData(c Case) interface{} {
+	var data interface{}
+	if len(c.Data) > 0 {
+		_ = json.Unmarshal(c.Data, &data) // checked by loadCases
+	}
+	return data
+}
+
 func run(c Case, extras []namedText) (res Result) {
 	res.Name = c.Name
 	var buf bytes.Buffer
@@ -213,28 +238,14 @@ func run(c Case, extras []namedText) (res Result) {
 			res.OutputBase64 = base64.StdEncoding.EncodeToString([]byte(res.Output))
 		}
 	}()
-	t := template.New("tpl")
-	if c.Options != nil && c.Options.MissingKey != "" {
-		t.Option("missingkey=" + c.Options.MissingKey)
-	}
-	t.Funcs(testFuncs)
-	for _, nt := range extras {
-		if _, err := t.New(nt.name).Parse(nt.text); err != nil {
-			res.Phase, res.Error = "parse", err.Error()
-			return res
-		}
-	}
-	if _, err := t.Parse(*c.Template); err != nil {
+	t, err := build(c, extras)
+	if err != nil {
 		res.Phase, res.Error = "parse", err.Error()
 		return res
 	}
-	var data interface{}
-	if len(c.Data) > 0 {
-		_ = json.Unmarshal(c.Data, &data) // checked by loadCases
-
-	}
+	data := decodeData(c)
 	phase = "exec"
-	err := t.Execute(&buf, data)
+	err = t.Execute(&buf, data)
 	res.Output = buf.String()
 	if err != nil {
 		res.Phase, res.Error = "exec", err.Error()
@@ -363,6 +374,10 @@ func main() {
 	casesPath := flag.String("cases", "test/template/cases.json", "the corpus")
 	outPath := flag.String("out", "test/template/golden.json", "where to write the results")
 	compareMode := flag.Bool("compare", false, "compare two golden files given as arguments instead")
+	benchMode := flag.Bool("bench", false, "measure the renders per second of the cases Go renders instead (bench.go)")
+	budget := flag.Duration("budget", 10*time.Millisecond, "with -bench: time budget of each run")
+	runs := flag.Int("runs", 3, "with -bench: timed runs per case; the median is reported")
+	shard := flag.String("shard", "0/1", "with -bench: k/n, the cases whose index is k modulo n")
 	flag.Parse()
 
 	if *compareMode {
@@ -385,6 +400,17 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		os.Exit(2)
+	}
+	if *benchMode {
+		k, n, err := parseShard(*shard)
+		if err == nil {
+			err = benchCases(cases, extras, *budget, *runs, k, n)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle:", err)
+			os.Exit(2)
+		}
+		return
 	}
 	g := Golden{Go: runtime.Version(), Results: make([]Result, len(cases))}
 	var ok, parseErrs, execErrs int

@@ -434,3 +434,66 @@ describe('formatValue', () => {
     for (const [value] of formatValueCases) expect(formatValue(value)).toBe(sprint([value]))
   })
 })
+
+/** x (a finite double) with `prec` decimals, rounded exactly, halfway cases to even: strconv's answer, by BigInt. */
+function exactFixed(x: number, prec: number): string {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, Math.abs(x))
+  const bits = view.getBigUint64(0)
+  const biased = Number((bits >> 52n) & 0x7ffn)
+  const mant = (bits & ((1n << 52n) - 1n)) | (biased === 0 ? 0n : 1n << 52n)
+  const exp = (biased === 0 ? 1 : biased) - 1075
+  // x·10^prec = mant·2^exp·10^prec as a fraction num/den.
+  let num = mant * 10n ** BigInt(prec)
+  let den = 1n
+  if (exp >= 0) num <<= BigInt(exp)
+  else den <<= BigInt(-exp)
+  let q = num / den
+  const r2 = (num % den) * 2n
+  if (r2 > den || (r2 === den && q % 2n === 1n)) q++
+  const digits = q.toString().padStart(prec + 1, '0')
+  const sign = x < 0 || Object.is(x, -0) ? '-' : ''
+  return sign + (prec === 0 ? digits : `${digits.slice(0, -prec)}.${digits.slice(-prec)}`)
+}
+
+describe('%.Nf', () => {
+  it('rounds the exact value, halfway cases to even, for numbers of every size', () => {
+    // A fixed generator: the same numbers every run.
+    let seed = 12345
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const numbers = [0, -0, 0.5, 1.5, 2.5, 8.5, 9.5, 0.125, 1.005, 1.045, 2.675, 9.96, 0.96, 99.995, 999.9999]
+    numbers.push(4503599627370495.5, 2 ** 52, 123.456, 1234.5678, 1e15, 1e-7)
+    for (let i = 0; i < 2000; i++) {
+      const scale = 10 ** Math.floor(random() * 24 - 8)
+      const x = random() * scale
+      // Whole, short and halfway decimals too, where rounding the shortest form could go wrong.
+      numbers.push(x, -x, Math.round(x * 100) / 100, Math.round(x * 8) / 8, (Math.floor(x * 100) + 0.5) / 100)
+      numbers.push(Math.round(x * 1e4) / 1e4, (Math.floor(x * 10) + 0.95) / 10)
+    }
+    for (const x of numbers) {
+      for (const prec of [0, 1, 2, 3, 4, 6, 10, 15])
+        expect(sprintf(`%.${prec}f`, [x]), `${x} ${prec}`).toBe(exactFixed(x, prec))
+    }
+  })
+})
+
+describe('shortest %g', () => {
+  it("prints what %G does, in lower case, for numbers of every size (%G takes strconv's general path)", () => {
+    let seed = 54321
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const numbers = [1e6, 999999.9, 1e-4, 9.99e-5, 1e21, 1e-7, 5e-324, Number.MAX_VALUE, 123456789, 1e100]
+    for (let i = 0; i < 3000; i++) numbers.push(random() * 10 ** Math.floor(random() * 80 - 40))
+    for (const x of numbers) {
+      for (const v of [x, -x]) {
+        expect(sprintf('%g', [v]), String(v)).toBe(sprintf('%G', [v]).toLowerCase())
+        expect(sprintf('%v', [v]), String(v)).toBe(sprintf('%G', [v]).toLowerCase())
+      }
+    }
+  })
+})
