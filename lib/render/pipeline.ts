@@ -6,7 +6,7 @@ import { MAX_JSON_DEPTH, isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { Store } from '../store'
 import { ExecError, LimitError } from '../template'
-import type { TemplateFunction } from '../template'
+import type { ExecuteOptions, Template, TemplateFunction } from '../template'
 import { ToolSession, dict } from '../tools'
 import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
@@ -88,20 +88,18 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
       session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
     }
     const funcs = functionsFor(session, called)
-    const outputs = await timing.measure('render', () =>
-      Promise.all(
-        compiled.templates.map((t) =>
-          t.execute(data, {
-            funcs,
-            missingKey: 'error',
-            signal: deadline,
-            deadline: deadlineAt,
-            maxSteps: options.deadlineMs * STEPS_PER_MS,
-            maxDataDepth: MAX_DATA_DEPTH,
-          }),
-        ),
-      ),
-    )
+    const executeOptions: ExecuteOptions = {
+      funcs,
+      missingKey: 'error',
+      signal: deadline,
+      deadline: deadlineAt,
+      maxSteps: options.deadlineMs * STEPS_PER_MS,
+      maxDataDepth: MAX_DATA_DEPTH,
+    }
+    const rendering = timing.measureSync('render', () => renderAll(compiled.templates, data, executeOptions))
+    const outputs = rendering.every((o) => typeof o === 'string')
+      ? rendering
+      : await timing.measure('render', () => Promise.all(rendering))
     timing.add('tools', session?.busyMs ?? 0)
     const warnings: Warning[] = [
       ...skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
@@ -118,6 +116,26 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     // MCP connections end with the render; closing them is no reason to fail it.
     await session?.close().catch(() => undefined)
   }
+}
+
+/**
+ * Renders each template: as text when its functions all answered at once
+ * (no Promise made), as a Promise when one waits on a tool. When one fails
+ * at once, the renders already waiting are let go, their failures handled.
+ */
+function renderAll(
+  templates: readonly Template[],
+  data: unknown,
+  options: ExecuteOptions,
+): (string | Promise<string>)[] {
+  const outputs: (string | Promise<string>)[] = []
+  try {
+    for (const t of templates) outputs.push(t.render(data, options))
+  } catch (e) {
+    for (const o of outputs) if (typeof o !== 'string') o.catch(() => undefined)
+    throw e
+  }
+  return outputs
 }
 
 /** The functions a template may call: the tools it calls, and dict. */
