@@ -25,9 +25,16 @@ export class TooLargeError extends Error {
  * An answer's body, read as a stream and never past `limit`: a Content-Length
  * over it fails before reading, and a body that grows past it is cancelled
  * (which lets the connection go) and fails. Each read waits only as long as
- * `signal` allows.
+ * `signal` allows. `enough`, told each chunk, ends the read early once the
+ * body holds what was wanted (a reply inside a stream the server keeps open);
+ * the rest is let go.
  */
-export async function readBody(response: Response, limit: ByteLimit, signal: AbortSignal): Promise<Uint8Array> {
+export async function readBody(
+  response: Response,
+  limit: ByteLimit,
+  signal: AbortSignal,
+  enough?: (chunk: Uint8Array) => boolean,
+): Promise<Uint8Array> {
   const declared = response.headers.get('content-length')
   if (declared !== null && Number(declared) > limit.bytes) {
     await cancelBody(response)
@@ -44,6 +51,10 @@ export async function readBody(response: Response, limit: ByteLimit, signal: Abo
       size += value.byteLength
       if (size > limit.bytes) throw new TooLargeError(limit)
       chunks.push(value)
+      if (enough?.(value)) {
+        void reader.cancel().catch(() => undefined)
+        break
+      }
     }
   } catch (e) {
     void reader.cancel().catch(() => undefined)

@@ -129,10 +129,12 @@ export class McpClients {
       await cancelBody(response)
       return { result: undefined, response }
     }
-    const text = decodeText(await readBody(response, this.limit, init.signal))
-    const reply = messagesIn(text, response.headers.get('content-type') ?? '').find(
-      (m) => isObject(m) && m.id === message.id && ('result' in m || 'error' in m),
-    )
+    const contentType = response.headers.get('content-type') ?? ''
+    const id = message.id
+    // An event stream may stay open after the reply (the spec says SHOULD close): the reply ends the read.
+    const enough = isEventStream(contentType) ? replySeen(id) : undefined
+    const text = decodeText(await readBody(response, this.limit, init.signal, enough))
+    const reply = messagesIn(text, contentType).find((m) => isReply(m, id))
     if (!isObject(reply)) throw new ToolError(`answered no reply to ${message.method}`)
     if (isObject(reply.error)) {
       const reason = typeof reply.error.message === 'string' ? reply.error.message : ''
@@ -142,18 +144,62 @@ export class McpClients {
   }
 }
 
+function isEventStream(contentType: string): boolean {
+  return /^\s*text\/event-stream/i.test(contentType)
+}
+
+function isReply(m: unknown, id: number): m is Record<string, unknown> {
+  return isObject(m) && m.id === id && ('result' in m || 'error' in m)
+}
+
 /** The JSON-RPC messages of an answer: its JSON (one message or a batch), or its events' data. */
 function messagesIn(text: string, contentType: string): unknown[] {
-  const bodies = /^\s*text\/event-stream/i.test(contentType) ? eventData(text) : [text]
-  return bodies.flatMap((body) => {
-    let parsed: unknown
-    try {
-      parsed = parseJson(body)
-    } catch {
-      throw new ToolError('answered JSON that does not parse')
-    }
-    return Array.isArray(parsed) ? parsed : [parsed]
-  })
+  return (isEventStream(contentType) ? eventData(text) : [text]).flatMap(parsedMessages)
+}
+
+function parsedMessages(body: string): unknown[] {
+  let parsed: unknown
+  try {
+    parsed = parseJson(body)
+  } catch {
+    throw new ToolError('answered JSON that does not parse')
+  }
+  return Array.isArray(parsed) ? parsed : [parsed]
+}
+
+/**
+ * Told an event stream's chunks, says when a complete event holds the reply
+ * to `id`. Each event is looked at once, when its end has arrived.
+ */
+function replySeen(id: number): (chunk: Uint8Array) => boolean {
+  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
+  let open = ''
+  return (chunk) => {
+    // Only the new text, and the 3 characters before it a blank line may begin in, is searched.
+    const from = Math.max(0, open.length - 3)
+    open += decoder.decode(chunk, { stream: true })
+    const end = lastEventEnd(open, from)
+    if (end === -1) return false
+    const complete = open.slice(0, end)
+    open = open.slice(end)
+    // A malformed event fails the call when the whole answer is read; here it only is no reply.
+    return eventData(complete).some((data) => {
+      try {
+        return parsedMessages(data).some((m) => isReply(m, id))
+      } catch {
+        return false
+      }
+    })
+  }
+}
+
+/** Where the last complete event of `text` ends (after its blank line), searching from `from`; or -1. */
+function lastEventEnd(text: string, from: number): number {
+  const blank = /\r\n\r\n|\n\n|\r\r/g
+  blank.lastIndex = from
+  let end = -1
+  for (let match = blank.exec(text); match !== null; match = blank.exec(text)) end = match.index + match[0].length
+  return end
 }
 
 /** The data of each `message` event of a complete event stream, as the SSE format defines them. */

@@ -100,6 +100,14 @@ beforeAll(async () => {
       description: 'echo, by a server that keeps sessions and answers JSON',
       parameters: { text: { type: 'string' } },
     },
+    'shenma:tools:streams:echo': {
+      name: 'echo',
+      module: 'streams',
+      type: 'mcp',
+      mcp: { url: `${mcp.url}-open`, tool: 'echo_text' },
+      description: 'echo, by a server that keeps its event streams open after the reply',
+      parameters: { text: { type: 'string' } },
+    },
     'shenma:tools:broken:rpc': {
       name: 'rpc',
       module: 'broken',
@@ -304,6 +312,15 @@ describe('MCP tools', () => {
     expect(await mcp.calls('sessions')).toEqual({ echo_text: 2 })
     // initialize, notifications/initialized, and the two calls.
     expect(await mcp.methods('sessions')).toEqual({ POST: 4 })
+  })
+
+  it('take their reply from an event stream the server keeps open, without waiting for its end', async () => {
+    const { status, body } = await render('mcp_open', '{{streams_echo "a"}} {{streams_echo "b"}}')
+    expect({ status, prompt: body.rendered_prompt, warnings: body.warnings }).toEqual({
+      status: 200,
+      prompt: 'echo: a echo: b',
+      warnings: undefined,
+    })
   })
 
   it("fail with the server's words when it answers a JSON-RPC error", async () => {

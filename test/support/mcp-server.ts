@@ -3,7 +3,10 @@
 // SDK's simpleStatelessStreamableHttp example, and answers with an event stream.
 // At /mcp-session it keeps sessions (a request without the session id the
 // handshake gave is refused) and answers with plain JSON. At /mcp-rpc-error
-// every request is answered 200 with a JSON-RPC error (RPC_ERROR_MESSAGE).
+// every request is answered 200 with a JSON-RPC error (RPC_ERROR_MESSAGE). At
+// /mcp-open every request is answered with an event stream that stays open
+// after its reply (a progress notification first): `tools/call` echoes its
+// `text` argument as `echo: <text>`.
 //
 // Tools:
 //   lookup_ref { symbol }  structuredContent { refs: [...] } (with an outputSchema) plus the same as text
@@ -160,6 +163,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
     if (url.pathname === '/mcp') handled = mcp(req, res, group)
     else if (url.pathname === '/mcp-session') handled = mcpSession(req, res, group)
     else if (url.pathname === '/mcp-rpc-error') handled = rpcError(req, res)
+    else if (url.pathname === '/mcp-open') handled = openStream(req, res)
     else if (url.pathname === '/__stats' && req.method === 'GET') {
       const { calls, methods } = statsOf(group)
       handled = Promise.resolve(send(res, 200, { calls: { ...calls }, methods: { ...methods } }))
@@ -193,6 +197,39 @@ async function rpcError(req: IncomingMessage, res: ServerResponse): Promise<void
   for await (const chunk of req) chunks.push(chunk as Buffer)
   const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown }
   send(res, 200, { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: RPC_ERROR_MESSAGE } })
+}
+
+/**
+ * Replies on an event stream and leaves it open, as the spec allows (the
+ * server SHOULD close it): a client waiting for the stream's end never
+ * sees its reply. stop() closes the connections.
+ */
+async function openStream(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+    id?: number
+    method: string
+    params?: { protocolVersion?: string; arguments?: { text?: string } }
+  }
+  if (message.id === undefined) {
+    res.writeHead(202).end()
+    return
+  }
+  const result =
+    message.method === 'initialize'
+      ? {
+          protocolVersion: message.params?.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'open-stream', version: '1' },
+        }
+      : { content: [{ type: 'text', text: `echo: ${message.params?.arguments?.text ?? ''}` }] }
+  res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+  const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1, progressToken: 1 } }
+  res.write(`event: message\ndata: ${JSON.stringify(progress)}\n\n`)
+  // The reply's event in two writes, its blank line apart: the client must wait for the event's end.
+  res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`)
+  res.write('\n')
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
