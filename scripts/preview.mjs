@@ -41,7 +41,7 @@ function currentBranch() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const worker = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8'))?.[1]
   const alias = previewAlias(currentBranch(), worker ?? 'ai-prompt-shell')
-  const args = ['wrangler', 'versions', 'upload', '--preview-alias', alias, ...process.argv.slice(2)]
+  const args = ['wrangler', 'versions', 'upload', '--minify', '--preview-alias', alias, ...process.argv.slice(2)]
   console.log(`npx ${args.join(' ')}`)
   const { status } = spawnSync('npx', args, { stdio: 'inherit' })
   process.exit(status ?? 1)
