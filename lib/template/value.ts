@@ -177,10 +177,6 @@ function codePointRank(unit: number): number {
 }
 
 /** An own property of a map, never one of Object.prototype's. */
-export function mapGet(m: ValueMap, key: string): Value {
-  return Object.hasOwn(m, key) ? m[key] : undefined
-}
-
 export function mapHas(m: ValueMap, key: string): boolean {
   return Object.hasOwn(m, key)
 }
