@@ -22,11 +22,12 @@ const DECODED_TEXTS = 500
 
 /**
  * A JSON record (extension, prompt, tool), valid against its generated
- * validator. Every render reads its prompt and the tool list, mostly
- * unchanged: each text is parsed and validated once, and its record, frozen,
+ * validator and then `check` (what a schema cannot see, worded as a
+ * reason). Every render reads its prompt and the tool list, mostly
+ * unchanged: each text is parsed and checked once, and its record, frozen,
  * is shared by the requests that read the same text.
  */
-export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
+export function jsonRecord<T>(validate: ValidateFunction, check?: (record: T) => string | undefined): Decoder<T> {
   const decoded = new Lru<string, Decoded<T>>(DECODED_TEXTS)
   const decode = (raw: string): Decoded<T> => {
     let value: unknown
@@ -38,7 +39,9 @@ export function jsonRecord<T>(validate: ValidateFunction): Decoder<T> {
     if (nestedDeeperThan(value)) return { ok: false, reason: TOO_DEEP }
     const invalid = explainInvalid(validate, value)
     if (invalid) return { ok: false, reason: `fails its schema: ${invalid}` }
-    return { ok: true, value: deepFreeze(value as T) }
+    const record = deepFreeze(value as T)
+    const problem = check?.(record)
+    return problem ? { ok: false, reason: problem } : { ok: true, value: record }
   }
   return (raw) => {
     if (raw === null) return { ok: false, reason: NO_VALUE }

@@ -1,12 +1,17 @@
 import { notFound } from '../errors'
 import { keyToFunc } from '../store'
 import type { Store } from '../store'
+import { grpcProblems } from './grpc'
 import { checkId } from './ids'
 import { jsonRecord, readKind, skip, storedBut } from './records'
 import type { Listing, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
 
-const decodeTool = jsonRecord<ToolRecord>(validateTool)
+const decodeTool = jsonRecord<ToolRecord>(validateTool, (record) => {
+  if (record.type !== 'grpc') return undefined
+  const problems = grpcProblems(record)
+  return problems.length > 0 ? problems.map((p) => `${p.path} ${p.problem}`).join('; ') : undefined
+})
 
 export interface Tool {
   /** The template function name: keyToFunc of the key. */

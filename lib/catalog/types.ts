@@ -82,9 +82,17 @@ export interface McpToolRecord extends ToolRecordBase {
   mcp: { url: string; tool?: string }
 }
 
-/** A gRPC tool: stored and listed, not callable yet. */
+/** A tool of a gRPC service, over Connect or gRPC-Web (lib/tools/grpc.ts). */
 export interface GrpcToolRecord extends ToolRecordBase {
   type: 'grpc'
+  grpc: {
+    url: string
+    service: string
+    method: string
+    protocol?: 'connect' | 'grpc-web'
+    /** Base64 of a serialized google.protobuf.FileDescriptorSet (catalog/grpc.ts decodes it). */
+    descriptor?: string
+  }
 }
 
 /** A tool, by its `type`: the schema requires the section its type names. */

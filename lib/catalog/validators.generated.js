@@ -1090,7 +1090,7 @@ return errors === 0;
 export const validatePrompt = validate22;
 
 export const validateTool = validate39;
-const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"tool.json","title":"Tool definition","description":"A tool stored at shenma:tools:{...}. Templates call it as a function named by the key (keyToFunc: shenma:tools:codebase:lookup_ref is codebase_lookup_ref).","type":"object","required":["name","module","type","description","parameters"],"properties":{"name":{"type":"string","minLength":1},"module":{"type":"string","minLength":1},"type":{"enum":["restful","grpc","mcp"]},"description":{"type":"string"},"restful":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1},"method":{"enum":["GET","POST","PUT","DELETE"]}}},"supports":{"$ref":"prompt.json#/definitions/supports"},"parameters":{"$ref":"parameters.json"},"returns":true,"mcp":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The MCP server's Streamable HTTP endpoint (absolute, or relative to the module's base URL)."},"tool":{"type":"string","minLength":1,"description":"The MCP tool's name; defaults to the record's name."}}}},"allOf":[{"if":{"properties":{"type":{"const":"restful"}},"required":["type"]},"then":{"required":["restful"]}},{"if":{"properties":{"type":{"const":"mcp"}},"required":["type"]},"then":{"required":["mcp"]}}]};
+const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"tool.json","title":"Tool definition","description":"A tool stored at shenma:tools:{...}. Templates call it as a function named by the key (keyToFunc: shenma:tools:codebase:lookup_ref is codebase_lookup_ref).","type":"object","required":["name","module","type","description","parameters"],"properties":{"name":{"type":"string","minLength":1},"module":{"type":"string","minLength":1},"type":{"enum":["restful","grpc","mcp"]},"description":{"type":"string"},"restful":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1},"method":{"enum":["GET","POST","PUT","DELETE"]}}},"supports":{"$ref":"prompt.json#/definitions/supports"},"parameters":{"$ref":"parameters.json"},"returns":true,"mcp":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The MCP server's Streamable HTTP endpoint (absolute, or relative to the module's base URL)."},"tool":{"type":"string","minLength":1,"description":"The MCP tool's name; defaults to the record's name."}}},"grpc":{"type":"object","required":["url","service","method"],"properties":{"url":{"type":"string","minLength":1,"description":"The server's base URL (absolute, or relative to the module's base URL): the call goes to {url}/{service}/{method}."},"service":{"type":"string","minLength":1,"description":"The fully-qualified service name, such as greet.v1.GreetService."},"method":{"type":"string","minLength":1,"description":"The unary method to call, such as Greet."},"protocol":{"enum":["connect","grpc-web"],"default":"connect","description":"Connect (the default) or gRPC-Web; both run over HTTP/1.1. A native-only gRPC server needs a Connect or gRPC-Web front."},"descriptor":{"type":"string","minLength":1,"contentEncoding":"base64","description":"Base64 of a serialized google.protobuf.FileDescriptorSet defining the service (with its imports). With it, requests and answers are binary protobuf; without it (Connect only), JSON."}}}},"allOf":[{"if":{"properties":{"type":{"const":"restful"}},"required":["type"]},"then":{"required":["restful"]}},{"if":{"properties":{"type":{"const":"mcp"}},"required":["type"]},"then":{"required":["mcp"]}},{"if":{"properties":{"type":{"const":"grpc"}},"required":["type"]},"then":{"required":["grpc"]}},{"if":{"properties":{"type":{"const":"grpc"},"grpc":{"properties":{"protocol":{"const":"grpc-web"}},"required":["protocol"]}},"required":["type","grpc"]},"then":{"properties":{"grpc":{"required":["descriptor"]}}}}]};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1264,9 +1264,13 @@ vErrors.push(err7);
 }
 errors++;
 }
+const _errs12 = errors;
+let valid5 = true;
+const _errs13 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.name === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema15.required,parentSchema:schema15,data};
+let missing2;
+if((data.type === undefined) && (missing2 = "type")){
+const err8 = {};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1275,8 +1279,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.module === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "module"},message:"must have required property '"+"module"+"'",schema:schema15.required,parentSchema:schema15,data};
+else {
+if(data.type !== undefined){
+if("grpc" !== data.type){
+const err9 = {};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1285,8 +1291,24 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.type === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema15.required,parentSchema:schema15,data};
+}
+}
+}
+var _valid2 = _errs13 === errors;
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs15 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.grpc === undefined){
+const err10 = {instancePath,schemaPath:"#/allOf/2/then/required",keyword:"required",params:{missingProperty: "grpc"},message:"must have required property '"+"grpc"+"'",schema:schema15.allOf[2].then.required,parentSchema:schema15.allOf[2].then,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1295,8 +1317,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.description === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema15.required,parentSchema:schema15,data};
+}
+var _valid2 = _errs15 === errors;
+valid5 = _valid2;
+}
+if(!valid5){
+const err11 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[2].if,parentSchema:schema15.allOf[2],data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1305,8 +1331,13 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.parameters === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema15.required,parentSchema:schema15,data};
+const _errs17 = errors;
+let valid7 = true;
+const _errs18 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if(((data.type === undefined) && (missing3 = "type")) || ((data.grpc === undefined) && (missing3 = "grpc"))){
+const err12 = {};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1315,11 +1346,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.name !== undefined){
-let data2 = data.name;
-if(typeof data2 === "string"){
-if(func2(data2) < 1){
-const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.name,data:data2};
+else {
+if(data.type !== undefined){
+const _errs19 = errors;
+if("grpc" !== data.type){
+const err13 = {};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1328,9 +1359,19 @@ vErrors.push(err13);
 }
 errors++;
 }
+var valid8 = _errs19 === errors;
 }
 else {
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.name.type,parentSchema:schema15.properties.name,data:data2};
+var valid8 = true;
+}
+if(valid8){
+if(data.grpc !== undefined){
+let data4 = data.grpc;
+const _errs20 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing4;
+if((data4.protocol === undefined) && (missing4 = "protocol")){
+const err14 = {};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1339,12 +1380,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.module !== undefined){
-let data3 = data.module;
-if(typeof data3 === "string"){
-if(func2(data3) < 1){
-const err15 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.module,data:data3};
+else {
+if(data4.protocol !== undefined){
+if("grpc-web" !== data4.protocol){
+const err15 = {};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1354,8 +1393,34 @@ vErrors.push(err15);
 errors++;
 }
 }
+}
+}
+var valid8 = _errs20 === errors;
+}
 else {
-const err16 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.module.type,parentSchema:schema15.properties.module,data:data3};
+var valid8 = true;
+}
+}
+}
+}
+var _valid3 = _errs18 === errors;
+errors = _errs17;
+if(vErrors !== null){
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs22 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.grpc !== undefined){
+let data6 = data.grpc;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.descriptor === undefined){
+const err16 = {instancePath:instancePath+"/grpc",schemaPath:"#/allOf/3/then/properties/grpc/required",keyword:"required",params:{missingProperty: "descriptor"},message:"must have required property '"+"descriptor"+"'",schema:schema15.allOf[3].then.properties.grpc.required,parentSchema:schema15.allOf[3].then.properties.grpc,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1365,10 +1430,13 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data4 = data.type;
-if(!(((data4 === "restful") || (data4 === "grpc")) || (data4 === "mcp"))){
-const err17 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.type.enum,parentSchema:schema15.properties.type,data:data4};
+}
+}
+var _valid3 = _errs22 === errors;
+valid7 = _valid3;
+}
+if(!valid7){
+const err17 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[3].if,parentSchema:schema15.allOf[3],data};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1377,11 +1445,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-let data5 = data.description;
-if(typeof data5 !== "string"){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.description.type,parentSchema:schema15.properties.description,data:data5};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1390,12 +1456,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.restful !== undefined){
-let data6 = data.restful;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.url === undefined){
-const err19 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.restful.required,parentSchema:schema15.properties.restful,data:data6};
+if(data.module === undefined){
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "module"},message:"must have required property '"+"module"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1404,11 +1466,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data6.url !== undefined){
-let data7 = data6.url;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err20 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.restful.properties.url,data:data7};
+if(data.type === undefined){
+const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1417,9 +1476,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.restful.properties.url.type,parentSchema:schema15.properties.restful.properties.url,data:data7};
+if(data.description === undefined){
+const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1428,11 +1486,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data6.method !== undefined){
-let data8 = data6.method;
-if(!((((data8 === "GET") || (data8 === "POST")) || (data8 === "PUT")) || (data8 === "DELETE"))){
-const err22 = {instancePath:instancePath+"/restful/method",schemaPath:"#/properties/restful/properties/method/enum",keyword:"enum",params:{allowedValues: schema15.properties.restful.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.restful.properties.method.enum,parentSchema:schema15.properties.restful.properties.method,data:data8};
+if(data.parameters === undefined){
+const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema15.required,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1441,15 +1496,141 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.restful.type,parentSchema:schema15.properties.restful,data:data6};
+if(data.name !== undefined){
+let data7 = data.name;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err23 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.name,data:data7};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.name.type,parentSchema:schema15.properties.name,data:data7};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.module !== undefined){
+let data8 = data.module;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err25 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.module,data:data8};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.module.type,parentSchema:schema15.properties.module,data:data8};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data9 = data.type;
+if(!(((data9 === "restful") || (data9 === "grpc")) || (data9 === "mcp"))){
+const err27 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.type.enum,parentSchema:schema15.properties.type,data:data9};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data10 = data.description;
+if(typeof data10 !== "string"){
+const err28 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.description.type,parentSchema:schema15.properties.description,data:data10};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.restful !== undefined){
+let data11 = data.restful;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.url === undefined){
+const err29 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.restful.required,parentSchema:schema15.properties.restful,data:data11};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(data11.url !== undefined){
+let data12 = data11.url;
+if(typeof data12 === "string"){
+if(func2(data12) < 1){
+const err30 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.restful.properties.url,data:data12};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.restful.properties.url.type,parentSchema:schema15.properties.restful.properties.url,data:data12};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data11.method !== undefined){
+let data13 = data11.method;
+if(!((((data13 === "GET") || (data13 === "POST")) || (data13 === "PUT")) || (data13 === "DELETE"))){
+const err32 = {instancePath:instancePath+"/restful/method",schemaPath:"#/properties/restful/properties/method/enum",keyword:"enum",params:{allowedValues: schema15.properties.restful.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.restful.properties.method.enum,parentSchema:schema15.properties.restful.properties.method,data:data13};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.restful.type,parentSchema:schema15.properties.restful,data:data11};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -1467,88 +1648,246 @@ errors = vErrors.length;
 }
 }
 if(data.mcp !== undefined){
-let data11 = data.mcp;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.url === undefined){
-const err24 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.mcp.required,parentSchema:schema15.properties.mcp,data:data11};
+let data16 = data.mcp;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.url === undefined){
+const err34 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.mcp.required,parentSchema:schema15.properties.mcp,data:data16};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err34];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err34);
 }
 errors++;
 }
-if(data11.url !== undefined){
-let data12 = data11.url;
-if(typeof data12 === "string"){
-if(func2(data12) < 1){
-const err25 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.url,data:data12};
+if(data16.url !== undefined){
+let data17 = data16.url;
+if(typeof data17 === "string"){
+if(func2(data17) < 1){
+const err35 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.url,data:data17};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err35];
 }
 else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.url.type,parentSchema:schema15.properties.mcp.properties.url,data:data12};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data11.tool !== undefined){
-let data13 = data11.tool;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err27 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.tool,data:data13};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
+vErrors.push(err35);
 }
 errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.tool.type,parentSchema:schema15.properties.mcp.properties.tool,data:data13};
+const err36 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.url.type,parentSchema:schema15.properties.mcp.properties.url,data:data17};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err36];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err36);
 }
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.mcp.type,parentSchema:schema15.properties.mcp,data:data11};
+if(data16.tool !== undefined){
+let data18 = data16.tool;
+if(typeof data18 === "string"){
+if(func2(data18) < 1){
+const err37 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.tool,data:data18};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err37];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.tool.type,parentSchema:schema15.properties.mcp.properties.tool,data:data18};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
 }
 errors++;
 }
 }
 }
 else {
-const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
+const err39 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.mcp.type,parentSchema:schema15.properties.mcp,data:data16};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err39];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.grpc !== undefined){
+let data19 = data.grpc;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.url === undefined){
+const err40 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.grpc.required,parentSchema:schema15.properties.grpc,data:data19};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(data19.service === undefined){
+const err41 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "service"},message:"must have required property '"+"service"+"'",schema:schema15.properties.grpc.required,parentSchema:schema15.properties.grpc,data:data19};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data19.method === undefined){
+const err42 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema15.properties.grpc.required,parentSchema:schema15.properties.grpc,data:data19};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data19.url !== undefined){
+let data20 = data19.url;
+if(typeof data20 === "string"){
+if(func2(data20) < 1){
+const err43 = {instancePath:instancePath+"/grpc/url",schemaPath:"#/properties/grpc/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.url,data:data20};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/grpc/url",schemaPath:"#/properties/grpc/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.url.type,parentSchema:schema15.properties.grpc.properties.url,data:data20};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data19.service !== undefined){
+let data21 = data19.service;
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+const err45 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/properties/grpc/properties/service/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.service,data:data21};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/properties/grpc/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.service.type,parentSchema:schema15.properties.grpc.properties.service,data:data21};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data19.method !== undefined){
+let data22 = data19.method;
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+const err47 = {instancePath:instancePath+"/grpc/method",schemaPath:"#/properties/grpc/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.method,data:data22};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/grpc/method",schemaPath:"#/properties/grpc/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.method.type,parentSchema:schema15.properties.grpc.properties.method,data:data22};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data19.protocol !== undefined){
+let data23 = data19.protocol;
+if(!((data23 === "connect") || (data23 === "grpc-web"))){
+const err49 = {instancePath:instancePath+"/grpc/protocol",schemaPath:"#/properties/grpc/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema15.properties.grpc.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.grpc.properties.protocol.enum,parentSchema:schema15.properties.grpc.properties.protocol,data:data23};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data19.descriptor !== undefined){
+let data24 = data19.descriptor;
+if(typeof data24 === "string"){
+if(func2(data24) < 1){
+const err50 = {instancePath:instancePath+"/grpc/descriptor",schemaPath:"#/properties/grpc/properties/descriptor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.descriptor,data:data24};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/grpc/descriptor",schemaPath:"#/properties/grpc/properties/descriptor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.descriptor.type,parentSchema:schema15.properties.grpc.properties.descriptor,data:data24};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.grpc.type,parentSchema:schema15.properties.grpc,data:data19};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
 }
 errors++;
 }

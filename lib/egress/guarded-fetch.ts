@@ -30,11 +30,11 @@ function portOf(url: URL): string {
   return url.port || (url.protocol === 'https:' ? '443' : '80')
 }
 
-/** What guardedFetch sends: a body it may have to send again, so text only. */
+/** What guardedFetch sends: a body it may have to send again, so text or bytes, never a stream. */
 interface GuardedInit {
   method: string
   headers: Headers
-  body: string | undefined
+  body: string | Uint8Array | undefined
   signal: AbortSignal
 }
 

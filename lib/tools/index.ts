@@ -1,5 +1,5 @@
 /**
- * Tools: the template functions that call other services, REST or MCP.
+ * Tools: the template functions that call other services, REST, MCP or gRPC.
  * See session.ts for how a render's calls run, arguments.ts for the
  * calling convention, and lib/egress for where their requests may go.
  */

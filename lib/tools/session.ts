@@ -8,6 +8,7 @@ import { EMPTY } from '../template'
 import type { TemplateFunction, Value } from '../template'
 import { ArgumentError, ToolError, paramsChecker } from './arguments'
 import type { Params } from './arguments'
+import { callGrpc, grpcCall } from './grpc'
 import { McpClients } from './mcp'
 import { callRest, resolve, restRequest } from './rest'
 
@@ -175,8 +176,11 @@ export class ToolSession {
         const name = record.mcp.tool ?? record.name
         return (signal) => this.#mcp.call(url, name, params, signal)
       }
-      case 'grpc':
-        throw new Error(`tools of type ${record.type} are not supported yet`)
+      case 'grpc': {
+        const call = grpcCall(record, params, resolve(record.grpc.url, base))
+        checkTarget(call.url, this.#policy)
+        return (signal) => callGrpc(call, this.#policy, this.#limit, signal, this.options.timeoutMs)
+      }
     }
   }
 
