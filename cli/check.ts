@@ -1,5 +1,5 @@
-import { schemaProblems, validateExtension, validatePrompt, validateTool } from '../lib/catalog'
-import type { Prompt, PromptRecord } from '../lib/catalog'
+import { grpcProblems, schemaProblems, validateExtension, validatePrompt, validateTool } from '../lib/catalog'
+import type { GrpcToolRecord, Prompt, PromptRecord } from '../lib/catalog'
 import { compilePrompt } from '../lib/render'
 import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../lib/store/keys'
 import { ParseError } from '../lib/template'
@@ -20,7 +20,7 @@ const SCHEMAS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
 
 /**
  * Checks record files as the service would read them: each against its JSON
- * Schema (jsonschema/), every template parsed by our engine, and the keys
+ * Schema (jsonschema/) and a grpc tool's descriptor, every template parsed by our engine, and the keys
  * and tool function names the service must be able to tell apart. A record
  * that fails its schema still has its templates parsed, so one run reports
  * every problem of a file.
@@ -49,8 +49,11 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
   for (const record of records) {
     const validate = SCHEMAS[record.kind]
     if (!validate) continue
-    for (const { path, problem } of schemaProblems(validate, record.value))
-      findings.errors.push({ file: record.file, where: path, message: problem })
+    const problems = schemaProblems(validate, record.value)
+    // What the schema cannot see, once it holds: a grpc tool's descriptor, service and method.
+    if (problems.length === 0 && record.kind === 'tools' && fieldsOf(record.value).type === 'grpc')
+      problems.push(...grpcProblems(record.value as GrpcToolRecord))
+    for (const { path, problem } of problems) findings.errors.push({ file: record.file, where: path, message: problem })
     for (const { prompt, path } of promptsOf(record, findings))
       checkTemplates(record.file, prompt, path, functions, findings)
   }

@@ -2,7 +2,7 @@
 // named with its file, the JSON path or template line and column, and fails
 // the run.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
@@ -30,7 +30,7 @@ async function folder(files: Record<string, string>): Promise<string> {
 describe('validate', () => {
   it('passes the examples, through npx as authors run it', async () => {
     const { stdout } = await promisify(execFile)('npx', ['ai-prompt-shell', 'validate', 'examples'])
-    expect(stdout).toBe('8 files: 0 errors, 0 warnings\n')
+    expect(stdout).toBe('9 files: 0 errors, 0 warnings\n')
   })
 
   it('names the file and JSON path of a schema error, and exits 1', async () => {
@@ -40,6 +40,31 @@ describe('validate', () => {
     const { code, err } = await validate(root)
     expect(code).toBe(1)
     expect(err).toContain(`error: ${join(root, 'tools/m/t.json')}: $.type: must be one of "restful", "grpc", "mcp"`)
+  })
+
+  it("checks a grpc tool's descriptor: it decodes, defines the service and the method, and the method is unary", async () => {
+    const example = JSON.parse(await readFile('examples/tools/greeter/greet.json', 'utf8')) as { grpc: object }
+    const grpc = (change: object) => JSON.stringify({ ...example, grpc: { ...example.grpc, ...change } })
+    const streaming = await readFile('test/support/grpc/greet.binpb')
+    const root = await folder({
+      'tools/greeter/greet.json': grpc({}),
+      'tools/greeter/garbled.json': grpc({ descriptor: Buffer.from('not a descriptor').toString('base64') }),
+      'tools/greeter/missing.json': grpc({ method: 'Wave' }),
+      'tools/greeter/other.json': grpc({ service: 'greet.v2.GreetService' }),
+      'tools/greeter/watch.json': grpc({ method: 'Watch', descriptor: streaming.toString('base64') }),
+      'tools/greeter/web.json': grpc({ protocol: 'grpc-web', descriptor: undefined }),
+    })
+    const { code, err } = await validate(root)
+    expect(code).toBe(1)
+    const errors = err.filter((line) => line.startsWith('error:'))
+    const at = (name: string) => `error: ${join(root, `tools/greeter/${name}.json`)}: `
+    expect(errors).toEqual([
+      expect.stringContaining(`${at('garbled')}$.grpc.descriptor: is not a base64 FileDescriptorSet that decodes: `),
+      `${at('missing')}$.grpc.method: names Wave, which greet.v1.GreetService does not have (it has Greet)`,
+      `${at('other')}$.grpc.service: names service greet.v2.GreetService, which the descriptor does not define`,
+      `${at('watch')}$.grpc.method: names Watch, a server-streaming method: only unary methods can be called`,
+      `${at('web')}$.grpc: must have required property 'descriptor'`,
+    ])
   })
 
   it('names the template, its line and column, for a syntax error inside an extension', async () => {
