@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node'
+import { startGrpcServer } from './grpc-server'
 import { startLlmServer } from './llm-server'
 import { startMcpServer } from './mcp-server'
 import { startRedis } from './redis-server'
@@ -15,22 +16,38 @@ declare module 'vitest' {
     mcpUrl: string
     /** Base URL (`.../v1`, no trailing slash) of the OpenAI-compatible provider (test/support/llm-server.ts). */
     llmUrl: string
+    /**
+     * Base URL (no trailing slash) of the gRPC server (test/support/grpc-server.ts); `/g/<group>` after it keeps a
+     * test's records apart.
+     */
+    grpcUrl: string
+    /**
+     * The gRPC server's FileDescriptorSet (test/support/grpc/greet.binpb) in base64, handed over here because
+     * the host's files are out of reach inside workerd.
+     */
+    grpcDescriptor: string
   }
 }
 
-/** Starts a real redis-server, the bridge, the tool servers and the LLM provider once for the whole workerd project. */
+/**
+ * Starts a real redis-server, the bridge, the tool servers, the LLM provider and the gRPC server once for the whole
+ * workerd project.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const redis = await startRedis()
   const bridge = await startBridge({ redisPort: redis.port })
   const tools = await startToolServer()
   const mcp = await startMcpServer()
   const llm = await startLlmServer()
+  const grpc = await startGrpcServer()
   project.provide('bridgeUrl', bridge.url)
   project.provide('toolServerUrl', tools.url)
   project.provide('mcpUrl', mcp.url)
   project.provide('llmUrl', llm.url)
+  project.provide('grpcUrl', grpc.url)
+  project.provide('grpcDescriptor', grpc.descriptorBase64)
   return async () => {
-    await Promise.all([llm.stop(), mcp.stop(), tools.stop()])
+    await Promise.all([grpc.stop(), llm.stop(), mcp.stop(), tools.stop()])
     await bridge.stop()
     await redis.stop()
   }

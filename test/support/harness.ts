@@ -5,6 +5,7 @@ import { Redis } from '@upstash/redis/cloudflare'
 import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
+import type { GrpcRequestRecord, GrpcServerStats } from './grpc-server'
 import type { LlmIdle, LlmRequestRecord } from './llm-server'
 import type { BridgeStats } from './upstash-bridge'
 import type { McpServerStats } from './mcp-server'
@@ -180,5 +181,44 @@ export function llmServer(): LlmServerClient {
       ((await admin('GET', '/__requests', model)) as { requests: LlmRequestRecord[] }).requests,
     reset: async (model) => void (await admin('POST', '/__reset', model)),
     idle: async (model) => (await admin('GET', '/__idle', model)) as LlmIdle,
+  }
+}
+
+export type { GrpcRequestRecord, GrpcServerStats }
+
+export interface GrpcServerClient {
+  /**
+   * Base URL, no trailing slash: RPCs at `${url}/greet.v1.GreetService/<Method>`, or at
+   * `${url}/g/<group>/greet.v1.GreetService/<Method>` to keep a test's records apart.
+   */
+  url: string
+  /** greet.binpb, the FileDescriptorSet of greet.v1 (test/support/grpc/greet.proto), in base64. */
+  descriptor: string
+  /** The RPC requests of a group (default `default`) since its last reset, in arrival order. */
+  requests(group?: string): Promise<GrpcRequestRecord[]>
+  /** Forgets the group; requests still in flight finish against the old record. */
+  reset(group?: string): Promise<void>
+  /** The group's record once none of its requests is in flight: waits for each handler to have seen its client go. */
+  idle(group?: string): Promise<GrpcServerStats>
+}
+
+/**
+ * The gRPC server the global setup started (test/support/grpc-server.ts). In workerd, connect-web's transports need
+ * a `fetch` option that asks for `redirect: 'manual'`: they ask for 'error', which workerd's fetch refuses with a
+ * TypeError before sending anything.
+ */
+export function grpcServer(): GrpcServerClient {
+  const url = inject('grpcUrl')
+  const admin = async (method: string, path: string, group = 'default'): Promise<unknown> => {
+    const res = await fetch(`${url}${path}?group=${encodeURIComponent(group)}`, { method })
+    if (!res.ok) throw new Error(`gRPC server ${method} ${path}: ${res.status} ${await res.text()}`)
+    return res.json()
+  }
+  return {
+    url,
+    descriptor: inject('grpcDescriptor'),
+    requests: async (group) => ((await admin('GET', '/__stats', group)) as GrpcServerStats).requests,
+    reset: async (group) => void (await admin('POST', '/__reset', group)),
+    idle: async (group) => (await admin('GET', '/__idle', group)) as GrpcServerStats,
   }
 }
