@@ -30,8 +30,8 @@ export function grpcCall(record: GrpcToolRecord, params: Params, url: URL): Grpc
   try {
     input = fromJson(method.method.input, params as JsonValue)
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e)
-    throw new ArgumentError(`has parameters that do not make a ${method.method.input.typeName}: ${why}`)
+    // protobuf-es names the message and the field: `cannot decode message greet.v1.GreetRequest from JSON: ...`.
+    throw new ArgumentError(`invalid arguments: ${e instanceof Error ? e.message : String(e)}`)
   }
   return { url, protocol: record.grpc.protocol ?? 'connect', method, input }
 }

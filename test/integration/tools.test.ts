@@ -67,13 +67,6 @@ beforeAll(async () => {
       properties: { q: { type: 'string', default: 'from-schema' } },
     }),
     'shenma:tools:defaults:map': rest('map', `${tools.url}/tools/d`, { q: { type: 'string', default: 'from-map' } }),
-    'shenma:tools:rpc:lookup': {
-      name: 'lookup',
-      module: 'rpc',
-      type: 'grpc',
-      description: 'a gRPC tool',
-      parameters: { q: { type: 'string' } },
-    },
     'shenma:tools:late:hang': rest('hang', `${tools.url}/hang/tools/h?group=abandoned`),
     'shenma:tools:late:slow': rest('slow', `${tools.url}/delay/100/tools/s?group=abandoned-slow`),
     'shenma:tools:late:mcp': {
@@ -187,18 +180,6 @@ describe('failing tools', () => {
       expect(call).toEqual({ tool: call.tool, outcome: 'failed', reason: expect.any(String), ms: expect.any(Number) })
     // Invalid arguments never reach the server; the duplicate fail500 call went once.
     expect((await tools.stats('failures')).requests.map((r) => r.split(' ')[1])).not.toContain('/tools/typed')
-  })
-
-  it('of type grpc render empty with a warning: they are stored, not callable yet', async () => {
-    const { status, body } = await render('grpc', 'A{{rpc_lookup "x"}}B')
-    expect({ status, body }).toEqual({
-      status: 200,
-      body: {
-        status: 'success',
-        rendered_prompt: 'AB',
-        warnings: [{ code: 'TOOL_FAILED', tool: 'rpc_lookup', message: 'tools of type grpc are not supported yet' }],
-      },
-    })
   })
 
   it('are refused without a request when their host is not allowed', async () => {

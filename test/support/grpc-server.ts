@@ -65,6 +65,8 @@ export interface GrpcServerStats {
   requests: GrpcRequestRecord[]
   /** The group's requests whose response is still open or whose handler still runs. */
   inFlight: number
+  /** The most requests of the group in flight at once since its last reset: calls that overlapped. */
+  maxInFlight: number
 }
 
 export const GREET_SERVICE = 'greet.v1.GreetService'
@@ -131,12 +133,13 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
   const groups = new Map<string, GrpcServerStats>()
   const statsOf = (group: string): GrpcServerStats => {
     let stats = groups.get(group)
-    if (!stats) groups.set(group, (stats = { requests: [], inFlight: 0 }))
+    if (!stats) groups.set(group, (stats = { requests: [], inFlight: 0, maxInFlight: 0 }))
     return stats
   }
   const snapshot = (stats: GrpcServerStats): GrpcServerStats => ({
     requests: stats.requests.map((r) => ({ ...r })),
     inFlight: stats.inFlight,
+    maxInFlight: stats.maxInFlight,
   })
   /** Who waits for a group to have no request in flight (`/__idle`). */
   const idleWaiters: { group: string; resolve: () => void }[] = []
@@ -147,7 +150,7 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     }
   }
   const hold = (call: Call): void => {
-    if (call.holds++ === 0) call.stats.inFlight++
+    if (call.holds++ === 0) call.stats.maxInFlight = Math.max(call.stats.maxInFlight, ++call.stats.inFlight)
   }
   const release = (call: Call): void => {
     if (--call.holds > 0) return

@@ -85,6 +85,7 @@ describe('gRPC test server, through connect-web', () => {
         },
       ],
       inFlight: 0,
+      maxInFlight: 1,
     })
   })
 
@@ -181,9 +182,9 @@ describe('gRPC test server, through connect-web', () => {
     await reset('other')
     await client('connect+json', 'kept').greet({ name: 'k' })
     expect((await stats('kept')).requests).toHaveLength(1)
-    expect(await stats('other')).toEqual({ requests: [], inFlight: 0 })
+    expect(await stats('other')).toEqual({ requests: [], inFlight: 0, maxInFlight: 0 })
 
     await reset('kept')
-    expect(await stats('kept')).toEqual({ requests: [], inFlight: 0 })
+    expect(await stats('kept')).toEqual({ requests: [], inFlight: 0, maxInFlight: 0 })
   })
 })
