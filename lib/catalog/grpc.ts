@@ -70,11 +70,15 @@ function resolve(spec: GrpcToolRecord['grpc']): GrpcMethod | SchemaProblem[] {
   const method = service.methods.find((m) => m.name === spec.method)
   if (!method) {
     const known = service.methods.map((m) => m.name).join(', ') || 'none'
-    return [{ path: '$.grpc.method', problem: `names ${spec.method}, which ${spec.service} does not have (it has ${known})` }]
+    return [
+      { path: '$.grpc.method', problem: `names ${spec.method}, which ${spec.service} does not have (it has ${known})` },
+    ]
   }
   if (!isUnary(method)) {
     const kind = method.methodKind.replace('_', '-')
-    return [{ path: '$.grpc.method', problem: `names ${spec.method}, a ${kind} method: only unary methods can be called` }]
+    return [
+      { path: '$.grpc.method', problem: `names ${spec.method}, a ${kind} method: only unary methods can be called` },
+    ]
   }
   return { method, binary: true }
 }
