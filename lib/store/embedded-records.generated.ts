@@ -6,7 +6,8 @@ import r3 from '../../examples/environs/vscode/rules.json'
 import r4 from '../../examples/extensions/evaluator.json'
 import r5 from '../../examples/templates/evaluator/quick_review.json'
 import r6 from '../../examples/tools/codebase/lookup_ref.json'
-import r7 from '../../examples/tools/translate/zh_en.json'
+import r7 from '../../examples/tools/greeter/greet.json'
+import r8 from '../../examples/tools/translate/zh_en.json'
 
 /** The examples/ records as [Redis key, JSON value] pairs. */
 export const EMBEDDED_RECORDS: ReadonlyArray<readonly [string, unknown]> = [
@@ -17,5 +18,6 @@ export const EMBEDDED_RECORDS: ReadonlyArray<readonly [string, unknown]> = [
   ["shenma:extensions:evaluator", r4],
   ["shenma:templates:evaluator:quick_review", r5],
   ["shenma:tools:codebase:lookup_ref", r6],
-  ["shenma:tools:translate:zh_en", r7],
+  ["shenma:tools:greeter:greet", r7],
+  ["shenma:tools:translate:zh_en", r8],
 ]
