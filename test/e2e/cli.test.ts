@@ -55,12 +55,12 @@ describe('npx ai-prompt-shell', () => {
     expect(published.stderr).not.toMatch(/error/)
     expect(published.code).toBe(0)
     expect(published.stdout).toContain('SET shenma:extensions:evaluator')
-    expect(published.stdout).toMatch(/published 8 records/)
+    expect(published.stdout).toMatch(/published 9 records/)
 
     const after = (await (await fetch(`${dev.url}/api/extensions`)).json()) as { data: { id: string }[] }
     expect(after.data.map((e) => e.id)).toEqual(['evaluator'])
     const tools = (await (await fetch(`${dev.url}/api/tools`)).json()) as { data: { id: string }[] }
-    expect(tools.data.map((t) => t.id).sort()).toEqual(['codebase_lookup_ref', 'translate_zh_en'])
+    expect(tools.data.map((t) => t.id).sort()).toEqual(['codebase_lookup_ref', 'greeter_greet', 'translate_zh_en'])
   })
 
   it('renders a published prompt through the running service', async () => {
