@@ -12,7 +12,11 @@ describe('the embedded store', () => {
     expect(extensions.body.data).toEqual([
       expect.objectContaining({ id: 'evaluator', prompts: ['evaluator.evaluate_quality'] }),
     ])
-    expect((tools.body.data as { id: string }[]).map((t) => t.id)).toEqual(['codebase_lookup_ref', 'greeter_greet', 'translate_zh_en'])
+    expect((tools.body.data as { id: string }[]).map((t) => t.id)).toEqual([
+      'codebase_lookup_ref',
+      'greeter_greet',
+      'translate_zh_en',
+    ])
     const announcements = logged.mock.calls.filter(([line]) => String(line).includes('embedded'))
     expect(announcements).toHaveLength(1)
     logged.mockRestore()
