@@ -51,7 +51,7 @@ export async function callGrpc(
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<unknown> {
-  const transport = transportFor(call, policy, limit)
+  const transport = transportFor(call, policy, limit, signal)
   try {
     const answer = await transport.unary(call.method.method, signal, timeoutMs, undefined, call.input)
     return toJson(call.method.method.output, answer.message, { alwaysEmitImplicit: true })
@@ -62,23 +62,25 @@ export async function callGrpc(
   }
 }
 
-function transportFor(call: GrpcCall, policy: EgressPolicy, limit: ByteLimit): Transport {
+function transportFor(call: GrpcCall, policy: EgressPolicy, limit: ByteLimit, signal: AbortSignal): Transport {
   const options = {
     baseUrl: call.url.href.replace(/\/+$/, ''),
     useBinaryFormat: call.method.binary,
-    fetch: boundedFetch(policy, limit),
+    fetch: boundedFetch(policy, limit, signal),
   }
   return call.protocol === 'grpc-web' ? createGrpcWebTransport(options) : createConnectTransport(options)
 }
 
 /**
  * The fetch the transports use: the guarded fetch, with only what workerd
- * accepts of their options (not `mode` or `credentials`), and the answer's
- * body read within the limit before the transport parses it.
+ * accepts of their options (not `mode` or `credentials`, and redirects by
+ * hand: workerd refuses their `redirect: 'error'`), and the answer's body
+ * read within the limit before the transport parses it. The transport's
+ * signal carries the call's; the call's stands in if it sends none.
  */
-function boundedFetch(policy: EgressPolicy, limit: ByteLimit): typeof fetch {
+function boundedFetch(policy: EgressPolicy, limit: ByteLimit, callSignal: AbortSignal): typeof fetch {
   return async (input, init) => {
-    const signal = init?.signal ?? new AbortController().signal
+    const signal = init?.signal ?? callSignal
     const body = init?.body
     if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
       throw new Error('a gRPC transport sent a body that is not bytes')
