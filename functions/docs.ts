@@ -1,7 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { version } from '../package.json'
-import { errorsOf, registerRecordSchemas } from '../lib/http'
+import { errorsOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import document from './openapi.generated.json'
 
 const documentRoute = createRoute({
   method: 'get',
@@ -68,32 +68,10 @@ const PAGE = `<!doctype html>
 </html>`
 
 /**
- * GET /openapi.json, GET /docs and GET / for `app`: the document is generated from
- * the routes' own declarations (their zod schemas are the ones that
- * validate requests), once per isolate.
+ * GET /openapi.json, GET /docs and GET /. The document is generated at build
+ * time from every route's declaration (functions/openapi.ts).
  */
-export function docsOf(app: OpenAPIHono<AppEnv>): OpenAPIHono<AppEnv> {
-  registerRecordSchemas(app)
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'API_TOKEN, when the service has one; without it /api is open.',
-  })
-  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined
-  return new OpenAPIHono<AppEnv>()
-    .openapi(documentRoute, (c) => {
-      document ??= app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'AI-Prompt-Shell',
-          version,
-          description:
-            'Serves prompt extensions, prompts, shared variables and tools from Redis, and renders Go text/template prompts.',
-        },
-        security: [{ bearerAuth: [] }],
-      })
-      return c.json(document, 200)
-    })
-    .openapi(pageRoute, (c) => c.html(PAGE, 200))
-    .openapi(rootRoute, (c) => c.redirect('/docs', 302))
-}
+export const docs = new OpenAPIHono<AppEnv>()
+  .openapi(documentRoute, (c) => c.json(document, 200))
+  .openapi(pageRoute, (c) => c.html(PAGE, 200))
+  .openapi(rootRoute, (c) => c.redirect('/docs', 302))

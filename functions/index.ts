@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler, validationHook } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
-import { docsOf } from './docs'
+import { docs } from './docs'
 import { environs } from './environs'
 import { extensions } from './extensions'
 import { health } from './health'
@@ -28,7 +28,7 @@ app.route('/api/prompts', prompts)
 app.route('/api/prompts', chat)
 app.route('/api/environs', environs)
 app.route('/api/tools', tools)
-app.route('/', docsOf(app))
+app.route('/', docs)
 
 app.notFound(unroutedHandler(app))
 app.onError(onError)

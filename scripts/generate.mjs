@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Writes the two generated modules the Worker needs, because workerd cannot
-// generate code at run time and cannot list files:
+// Writes the generated modules the Worker needs, because workerd cannot
+// generate code at run time and cannot list files, and because a generator
+// left out of the bundle keeps it small:
 //   lib/catalog/validators.generated.js (+ .d.ts): Ajv standalone validators of jsonschema/
 //   lib/store/embedded-records.generated.ts: the examples/ records, keyed as in Redis
+//   functions/openapi.generated.json: the OpenAPI document GET /openapi.json serves (scripts/openapi-document.mjs)
 // and, being wrangler's build step, fills the git-ignored public/swagger-ui/
 // that /docs loads (scripts/swagger-ui-assets.mjs).
 // `--check` writes nothing and exits 1 when a committed file is stale.
@@ -11,6 +13,7 @@ import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Ajv from 'ajv'
 import standaloneCode from 'ajv/dist/standalone/index.js'
+import { OPENAPI_DOCUMENT_FILE, openapiDocumentText } from './openapi-document.mjs'
 import { copySwaggerUi } from './swagger-ui-assets.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -107,6 +110,7 @@ const outputs = {
   'lib/catalog/validators.generated.js': js,
   'lib/catalog/validators.generated.d.ts': dts,
   'lib/store/embedded-records.generated.ts': recordsModule(),
+  [OPENAPI_DOCUMENT_FILE]: await openapiDocumentText(),
 }
 
 const check = process.argv.includes('--check')

@@ -1,22 +1,41 @@
 /**
  * What `zod` resolves to in the Worker bundle (wrangler.toml `[alias]`).
- * @hono/zod-openapi hands zod's whole `z` namespace to zod-to-openapi and
- * re-exports it, so a bundler must keep every member of it: some fifty
- * locales (~260 KiB minified), the JIT compiler, and the JSON Schema
- * converters, none of which the Worker calls. This `z` is zod's own
- * (`zod/v4`) with those members replaced: English alone among the locales,
- * as zod configures by default, and the rest absent. Types still come from
- * zod itself; tests run on it.
+ * @hono/zod-openapi hands zod's `z` namespace to zod-to-openapi and
+ * re-exports it, and the routes build their schemas from that `z`: an object
+ * passed around whole, so a bundler must keep every member of it (some fifty
+ * locales, every kind of schema, the JIT compiler, the JSON Schema
+ * converters), most of which the Worker never calls. This `z` has only the
+ * members the Worker's sources name (test/unit/bundle-aliases.test.ts holds
+ * it to that); zod's own modules import what they use of the rest, English
+ * among the locales included. Types, the Node tests and the OpenAPI
+ * generator (scripts/openapi-document.mjs) use zod itself.
  */
-import en from 'zod/v4/locales/en.js'
-import * as z from './zod'
+import {
+  ZodError,
+  ZodType,
+  array,
+  boolean,
+  enum as enum_,
+  literal,
+  number,
+  object,
+  record,
+  string,
+  union,
+  unknown,
+} from 'zod/v4'
 
-export * from 'zod/v4'
-export { z, z as default }
-
-export const locales = { en }
-// Never called through `z` here: zod's classes import what they use of these directly.
-export const core = undefined
-export const compile = undefined
-export const fromJSONSchema = undefined
-export const toJSONSchema = undefined
+export const z = {
+  ZodError,
+  ZodType,
+  array,
+  boolean,
+  enum: enum_,
+  literal,
+  number,
+  object,
+  record,
+  string,
+  union,
+  unknown,
+}

@@ -10,6 +10,7 @@ export { bearerAuth } from './auth'
 export { corsFromEnv } from './cors'
 export { requestLogger } from './request-log'
 export * from './openapi'
+export { registerRecordSchemas } from './record-schemas'
 
 /** `{"status": "success", "data": ...}`, with `skipped` when the source had records it could not use. */
 export function success<T>(c: Context, data: T, skipped: readonly Skip[] = []) {

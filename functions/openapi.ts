@@ -1,0 +1,31 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import { version } from '../package.json'
+import { registerRecordSchemas } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+
+/**
+ * The OpenAPI 3.1 document of `app`, generated from its routes' own
+ * declarations (their zod schemas are the ones that validate requests).
+ * It depends on nothing at run time, so scripts/generate.mjs builds it at
+ * build time into functions/openapi.generated.json, which GET /openapi.json
+ * serves: the generator stays out of the Worker. Adds the record schemas
+ * and the bearer scheme to `app`'s registry first.
+ */
+export function openapiDocument(app: OpenAPIHono<AppEnv>) {
+  registerRecordSchemas(app)
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API_TOKEN, when the service has one; without it /api is open.',
+  })
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'AI-Prompt-Shell',
+      version,
+      description:
+        'Serves prompt extensions, prompts, shared variables and tools from Redis, and renders Go text/template prompts.',
+    },
+    security: [{ bearerAuth: [] }],
+  })
+}
