@@ -23,6 +23,7 @@
 //
 //   GET /__stats?group=NAME   `GrpcServerStats`
 //   GET /__idle?group=NAME    the same, once no request of the group is in flight (an event to wait on)
+//   GET /__busy?group=NAME&count=N  the same, once N requests of the group are in flight (default 1)
 //   POST /__reset?group=NAME  forgets the group (requests still in flight finish against the old record)
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -141,21 +142,27 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     inFlight: stats.inFlight,
     maxInFlight: stats.maxInFlight,
   })
-  /** Who waits for a group to have no request in flight (`/__idle`). */
-  const idleWaiters: { group: string; resolve: () => void }[] = []
-  const wakeIdle = (): void => {
-    for (const waiter of idleWaiters.filter((w) => statsOf(w.group).inFlight === 0)) {
-      idleWaiters.splice(idleWaiters.indexOf(waiter), 1)
+  /** Who waits for a group's count of requests in flight to reach a point (`/__idle`, `/__busy`). */
+  const waiters: { group: string; ready: (inFlight: number) => boolean; resolve: () => void }[] = []
+  const wake = (): void => {
+    for (const waiter of waiters.filter((w) => w.ready(statsOf(w.group).inFlight))) {
+      waiters.splice(waiters.indexOf(waiter), 1)
       waiter.resolve()
     }
   }
+  const waitFor = (group: string, ready: (inFlight: number) => boolean): Promise<void> =>
+    new Promise<void>((resolve) => {
+      waiters.push({ group, ready, resolve })
+      wake()
+    })
   const hold = (call: Call): void => {
     if (call.holds++ === 0) call.stats.maxInFlight = Math.max(call.stats.maxInFlight, ++call.stats.inFlight)
+    wake()
   }
   const release = (call: Call): void => {
     if (--call.holds > 0) return
     call.stats.inFlight--
-    wakeIdle()
+    wake()
   }
   /** Runs a handler's work while holding its call, so /__idle waits for the handler, not only the response. */
   const busy = async <T>(context: HandlerContext, work: () => Promise<T>): Promise<T> => {
@@ -222,10 +229,12 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     const group = url.searchParams.get('group') ?? DEFAULT_GROUP
     if (url.pathname === '/__stats' && req.method === 'GET') return [200, snapshot(statsOf(group))]
     if (url.pathname === '/__idle' && req.method === 'GET') {
-      await new Promise<void>((resolve) => {
-        idleWaiters.push({ group, resolve })
-        wakeIdle()
-      })
+      await waitFor(group, (inFlight) => inFlight === 0)
+      return [200, snapshot(statsOf(group))]
+    }
+    if (url.pathname === '/__busy' && req.method === 'GET') {
+      const count = Number(url.searchParams.get('count') ?? '1')
+      await waitFor(group, (inFlight) => inFlight >= count)
       return [200, snapshot(statsOf(group))]
     }
     if (url.pathname === '/__reset' && req.method === 'POST') {
