@@ -36,6 +36,7 @@ import { Code, ConnectError, createContextKey, createContextValues } from '@conn
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect'
 import { connectNodeAdapter } from '@connectrpc/connect-node'
 import { closeNow, listenOnLoopback } from './ports'
+import { messageOf, send, sleep } from './serving'
 
 export interface GrpcTestServer {
   /** Base URL, `http://127.0.0.1:<port>` (no trailing slash): RPCs live at `${url}/greet.v1.GreetService/<Method>`. */
@@ -325,27 +326,4 @@ function protocolOf(contentType: string | null): GrpcProtocol {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name]
   return Array.isArray(value) ? value.join(', ') : value
-}
-
-/** Waits ms, or less if the signal (the client going away, the call's deadline) fires first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    if (signal.aborted) done()
-    else signal.addEventListener('abort', done)
-  })
-}
-
-function send(res: ServerResponse, status: number, payload: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' })
-  res.end(JSON.stringify(payload))
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

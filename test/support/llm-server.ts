@@ -30,6 +30,7 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { closeNow, listenOnLoopback } from './ports'
+import { messageOf, send } from './serving'
 
 export interface LlmServer {
   /** Base URL including the version path, e.g. `http://127.0.0.1:40123/v1` (no trailing slash). */
@@ -403,16 +404,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   return body as Record<string, unknown>
 }
 
-function send(res: ServerResponse, status: number, payload: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' })
-  res.end(JSON.stringify(payload))
-}
-
 /** An error in OpenAI's shape; `code` only when given. */
 function sendError(res: ServerResponse, status: number, message: string, type: string, code?: string): void {
   send(res, status, { error: { message, type, ...(code === undefined ? {} : { code }) } })
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

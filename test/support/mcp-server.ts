@@ -27,6 +27,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { listenOnLoopback } from './ports'
 import { SECRET } from './tool-server'
 import { z } from 'zod'
+import { messageOf, send, sleep } from './serving'
 
 export interface McpTestServer {
   /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
@@ -230,26 +231,4 @@ async function openStream(req: IncomingMessage, res: ServerResponse): Promise<vo
   // The reply's event in two writes, its blank line apart: the client must wait for the event's end.
   res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`)
   res.write('\n')
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    if (signal.aborted) done()
-    else signal.addEventListener('abort', done)
-  })
-}
-
-function send(res: ServerResponse, status: number, payload: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' })
-  res.end(JSON.stringify(payload))
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -26,6 +26,7 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { closeNow, listenOnLoopback } from './ports'
+import { messageOf, send } from './serving'
 
 export interface ToolServer {
   /** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
@@ -368,13 +369,4 @@ function sleep(ms: number, res: ServerResponse): Promise<void> {
     const timer = setTimeout(done, ms)
     res.once('close', done)
   })
-}
-
-function send(res: ServerResponse, status: number, payload: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' })
-  res.end(JSON.stringify(payload))
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

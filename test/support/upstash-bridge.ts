@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { listenOnLoopback } from './ports'
 import type { Redis as RedisClient } from 'ioredis'
+import { messageOf } from './serving'
 
 // Loaded with Node's own require: under the workerd test project's Vite
 // transform, ioredis's CommonJS exports come through without the Redis class.
@@ -290,8 +291,4 @@ function execAbortMessage(error: unknown): string {
   const previous = (error as { previousErrors?: unknown }).previousErrors
   const causes = Array.isArray(previous) ? previous.map(messageOf) : []
   return causes.length > 0 ? `${messageOf(error)} ${causes.join('; ')}` : messageOf(error)
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
