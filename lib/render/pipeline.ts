@@ -1,9 +1,13 @@
 import { abortable } from '../abort'
 import { MAX_ENVIRON_SEGMENTS, getPrompt, listTools } from '../catalog'
-import type { Message, Tool } from '../catalog'
+import type { Message, Skip, Tool } from '../catalog'
+import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
+import { requestLog } from '../log'
+import { Lru } from '../lru'
 import { MAX_JSON_DEPTH, isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
+import { isGenerational } from '../store'
 import type { Store } from '../store'
 import { ExecError, LimitError } from '../template'
 import type { ExecuteOptions, Template, TemplateFunction } from '../template'
@@ -11,6 +15,7 @@ import { ToolSession, dict } from '../tools'
 import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
 import { compile } from './compile'
+import type { CompiledPrompt } from './compile'
 import { loadVariables, missingPath, missingVariable } from './context'
 import { Timing } from './timing'
 
@@ -51,33 +56,51 @@ export interface Rendered {
   timing: Timing
 }
 
+/** What a render derives from the records it reads: kept while they hold (see keptPlan). */
+interface Plan {
+  compiled: CompiledPrompt
+  /** The tools its templates call. */
+  called: Tool[]
+  /** The shared variables its templates read; the tree below the root is shared and frozen. */
+  vars: JsonObject
+  /** Records skipped on the way: the variables' (also warnings of the answer), then the tools'. */
+  skipped: Skip[]
+  toolSkips: Skip[]
+  /** The values and listings the store answered to build it, for the log line of a render that keeps it. */
+  answered: number
+}
+
+/** Plans kept, one per store generation and prompt: a catalogue's worth, in one isolate. */
+const plans = new Lru<string, { plan: Plan; until: number }>(200)
+
 /**
  * Renders a prompt: find it, parse it (once), check and complete its args,
  * read the shared variables its templates read, then execute under the
- * deadline with missingkey=error. Every failure leaves as a ServiceError
- * carrying the service's code.
+ * deadline with missingkey=error. What it derives from the records (its
+ * plan) is kept while the store says they hold, so a render served from the
+ * cache reads, parses and looks up nothing again. Every failure leaves as a
+ * ServiceError carrying the service's code.
  */
 export async function renderPrompt(store: Store, id: string, given: Args, options: RenderOptions): Promise<Rendered> {
   const timing = new Timing()
-  const deadline = AbortSignal.timeout(options.deadlineMs)
   const deadlineAt = Date.now() + options.deadlineMs
+  // Made when something is to wait: a render served whole from a kept plan sets no timer.
+  let deadline: AbortSignal | undefined
+  const signal = () => (deadline ??= AbortSignal.timeout(Math.max(0, deadlineAt - Date.now())))
   let session: ToolSession | undefined
   try {
-    const [prompt, tools] = await timing.measure('redis', () =>
-      abortable(Promise.all([getPrompt(store, id), listTools(store)]), deadline),
-    )
-    const toolsById = new Map(tools.items.map((t) => [t.id, t]))
-    const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
-    const args = compiled.checkArgs(given)
-    const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
-    const paths = compiled.analysis.paths
-    // A tool's module may name its base URL in the shared variable modules.{module}.base_url.
-    const basePaths = [...new Set(called.map((t) => t.record.module))].map((m) => ['modules', m, 'base_url'])
-    const { vars, skipped } = await timing.measure('redis', () =>
-      abortable(loadVariables(store, [...paths, ...basePaths]), deadline),
-    )
+    const kept = keptPlan(store, id)
+    let args: Args
+    let plan: Plan
+    if (kept) {
+      plan = kept
+      args = plan.compiled.checkArgs(given)
+    } else {
+      ;({ plan, args } = await makePlan(store, id, given, signal, timing))
+    }
+    const { compiled, called, vars } = plan
     // Args are data: they enter the context as values, never as template text.
-    const data = vars
+    const data: JsonObject = { ...vars }
     setOwn(data, 'args', args)
     // Only what every execution reads must exist now; a read in a branch is judged when it runs.
     const missing = missingPath(data, compiled.analysis.required)
@@ -85,7 +108,7 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
 
     // A session holds signals and connections: a render that calls no tool needs none of them.
     if (called.length > 0) {
-      session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
+      session = new ToolSession({ ...options.tools, signal: signal(), moduleBaseUrl: (m) => baseUrlOf(vars, m) })
     }
     const funcs = functionsFor(session, called)
     const executeOptions: ExecuteOptions = {
@@ -102,7 +125,7 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
       : await timing.measure('render', () => Promise.all(rendering))
     timing.add('tools', session?.busyMs ?? 0)
     const warnings: Warning[] = [
-      ...skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
+      ...plan.skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
       ...(session?.warnings ?? []),
     ]
     const roles = compiled.roles
@@ -116,6 +139,62 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     // MCP connections end with the render; closing them is no reason to fail it.
     await session?.close().catch(() => undefined)
   }
+}
+
+/**
+ * The plan kept for this prompt, when the store's answers it was built from
+ * still hold. Its request's log says what a fresh build would have: the
+ * cache hits, and the records skipped on the way.
+ */
+function keptPlan(store: Store, id: string): Plan | undefined {
+  if (!isGenerational(store)) return undefined
+  const kept = plans.get(`${store.generation}\n${id}`)
+  if (!kept || Date.now() >= kept.until) return undefined
+  const { plan } = kept
+  if (plan.answered > 0) {
+    const record = requestLog()
+    record?.count('cache', 'hits', plan.answered)
+    record?.count('cache', 'joined', 0)
+    record?.count('cache', 'misses', 0)
+  }
+  for (const s of [...plan.toolSkips, ...plan.skipped]) skip(s.key, s.reason)
+  return plan
+}
+
+/** Reads and derives a prompt's plan (keeping it when the store allows), and checks the args on the way. */
+async function makePlan(
+  store: Store,
+  id: string,
+  given: Args,
+  signal: () => AbortSignal,
+  timing: Timing,
+): Promise<{ plan: Plan; args: Args }> {
+  // Taken before reading: a read that changes the store's cache makes the next render build again.
+  const generation = isGenerational(store) ? store.generation : undefined
+  const [prompt, tools] = await timing.measure('redis', () =>
+    abortable(Promise.all([getPrompt(store, id), listTools(store)]), signal()),
+  )
+  const toolsById = new Map(tools.items.map((t) => [t.id, t]))
+  const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
+  const args = compiled.checkArgs(given)
+  const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
+  // A tool's module may name its base URL in the shared variable modules.{module}.base_url.
+  const basePaths = [...new Set(called.map((t) => t.record.module))].map((m) => ['modules', m, 'base_url'])
+  const { vars, skipped } = await timing.measure('redis', () =>
+    abortable(loadVariables(store, [...compiled.analysis.paths, ...basePaths]), signal()),
+  )
+  const plan: Plan = {
+    compiled,
+    called,
+    vars,
+    skipped,
+    toolSkips: tools.skipped,
+    answered: isGenerational(store) ? store.answered : 0,
+  }
+  if (generation !== undefined && isGenerational(store)) {
+    plans.set(`${generation}\n${id}`, { plan, until: store.answersHoldUntil() })
+  }
+  return { plan, args }
 }
 
 /**
@@ -152,8 +231,8 @@ function baseUrlOf(vars: JsonObject, module: string): string | undefined {
   return typeof base === 'string' ? base : undefined
 }
 
-function asServiceError(e: unknown, deadline: AbortSignal, deadlineMs: number): unknown {
-  const overdue = deadline.aborted || (e instanceof DOMException && e.name === 'TimeoutError')
+function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number): unknown {
+  const overdue = deadline?.aborted === true || (e instanceof DOMException && e.name === 'TimeoutError')
   if (overdue && !(e instanceof ServiceError)) {
     return new ServiceError('RENDER_TIMEOUT', `rendering did not finish within ${deadlineMs} ms`, { cause: e })
   }

@@ -1,6 +1,6 @@
 import { requestLog } from '../log'
 import { AbandonedFlight, fly, inFlight, join } from './flights'
-import type { Store, StoreKind } from './types'
+import type { Generational, Store, StoreKind } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
 export const FRESH_MS = 5000
@@ -23,12 +23,21 @@ interface Entry<T> {
  */
 const isolate = new Map<string, Entry<unknown> & { size: number }>()
 let isolateChars = 0
+/** Per namespace, a count of the changes to its entries: what a plan derived from them was built at. */
+const epochs = new Map<string, number>()
+
+/** Ids are `{namespace}/...`: a change to one is a change of its namespace. */
+function changed(id: string): void {
+  const namespace = id.slice(0, id.indexOf('/'))
+  epochs.set(namespace, (epochs.get(namespace) ?? 0) + 1)
+}
 
 function remember(key: string, entry: Entry<unknown>): void {
   forget(key)
   const size = key.length + sizeOf(entry.value)
   isolate.set(key, { ...entry, size })
   isolateChars += size
+  changed(key)
   // Insertion order is age order: the oldest entries, most likely expired, go first.
   for (const oldest of isolate.keys()) {
     if (isolateChars <= MAX_CHARS) break
@@ -41,6 +50,7 @@ function forget(key: string): void {
   if (!entry) return
   isolateChars -= entry.size
   isolate.delete(key)
+  changed(key)
 }
 
 function sizeOf(value: unknown): number {
@@ -74,14 +84,26 @@ export interface CacheOptions {
  * Freshness is judged by the time stored with each entry, so every layer
  * agrees on when an entry expired.
  */
-export class CachedStore implements Store {
+export class CachedStore implements Store, Generational {
   readonly kind: StoreKind
+  answered = 0
+  /** When the oldest answer given so far is due to be read again (then a render must read, to refresh it). */
+  #holdsUntil = Infinity
 
   constructor(
     readonly inner: Store,
     readonly options: CacheOptions,
   ) {
     this.kind = inner.kind
+  }
+
+  /** Any entry of this namespace stored or dropped in this isolate is a new generation. */
+  get generation(): string {
+    return `${this.options.namespace}#${epochs.get(this.options.namespace) ?? 0}`
+  }
+
+  answersHoldUntil(): number {
+    return this.#holdsUntil
   }
 
   async keys(prefix: string): Promise<string[]> {
@@ -116,6 +138,10 @@ export class CachedStore implements Store {
     })
     if (ageing.length > 0) this.options.waitUntil(Promise.all(this.#fly(ageing, read)).catch(() => undefined))
 
+    this.answered += ids.length
+    // A kept plan must not outlive the refresh-ahead of what it was built from; a miss is fresh from now.
+    for (const hit of hits)
+      this.#holdsUntil = Math.min(this.#holdsUntil, (hit?.fetchedAt ?? now) + FRESH_MS - REFRESH_AHEAD_MS)
     const misses = ids.filter((_, i) => hits[i] === undefined)
     const answers = new Map<string, Promise<T>>()
     for (const id of misses) if (!answers.has(id) && inFlight(id)) answers.set(id, this.#join(id, read))

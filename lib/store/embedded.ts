@@ -1,12 +1,15 @@
-import type { Store } from './types'
+import type { Generational, Store } from './types'
 
 /**
  * A store held in memory: the example records bundled into the Worker, so
  * the service runs with no Redis at all. It answers exactly like Redis would,
  * raw JSON text included, so the catalogue cannot tell the two apart.
  */
-export class EmbeddedStore implements Store {
+export class EmbeddedStore implements Store, Generational {
   readonly kind = 'embedded'
+  /** Bundled and immutable: its answers hold for as long as the isolate lives. */
+  readonly generation = 'embedded'
+  readonly answered = 0
   readonly #data: ReadonlyMap<string, string>
   readonly #sortedKeys: readonly string[]
 
@@ -23,5 +26,9 @@ export class EmbeddedStore implements Store {
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {
     return keys.map((key) => this.#data.get(key) ?? null)
+  }
+
+  answersHoldUntil(): number {
+    return Infinity
   }
 }

@@ -2,7 +2,7 @@
 // the inner store, failures reach every waiter, and a read whose request was
 // cancelled does not hold its key hostage.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { CachedStore } from '../../lib/store/cached'
+import { CachedStore, FRESH_MS } from '../../lib/store/cached'
 import type { Store } from '../../lib/store/types'
 
 /** An inner store that answers each read as `answer` says, counting the keys it was asked for. */
@@ -113,5 +113,36 @@ describe('reads in flight', () => {
     await vi.advanceTimersByTimeAsync(1)
     expect(await joiner).toEqual(['late'])
     expect(calls).toBe(2)
+  })
+})
+
+describe('generations, for what is derived from the answers', () => {
+  it('change when an entry of the namespace is stored, and only then', async () => {
+    const { store } = innerStore(async (keys) => keys.map((k) => `v:${k}`))
+    const first = cached(store)
+    const before = first.generation
+    await first.values(['a'])
+    const after = first.generation
+    expect(after).not.toBe(before)
+    // A second request's store of the same namespace, served from the isolate: nothing changed.
+    const second = new CachedStore(store, { ...first.options })
+    await second.values(['a'])
+    expect(second.generation).toBe(after)
+    expect(second.answered).toBe(1)
+  })
+
+  it('hold until the oldest answer given is due to be read again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const { store } = innerStore(async (keys) => keys.map((k) => `v:${k}`))
+    const first = cached(store)
+    expect(first.answersHoldUntil()).toBe(Infinity)
+    const readAt = Date.now()
+    await first.values(['a'])
+    vi.setSystemTime(readAt + 2000)
+    const second = new CachedStore(store, { ...first.options })
+    await second.values(['a'])
+    await second.values(['b'])
+    // `a` was read 2 s ago, `b` now: the older decides, a second before its 5 s are over.
+    expect(second.answersHoldUntil()).toBe(readAt + FRESH_MS - 1000)
   })
 })
