@@ -1,23 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { basename, sep } from 'node:path'
+import type { Problem, RecordFile } from '../lib/catalog'
 import { environValue } from '../lib/catalog/records'
 import { KINDS, kindPrefix } from '../lib/store/keys'
 import type { Kind } from '../lib/store/keys'
 
-/** A record file, read and parsed, with the key it is published under. */
-export interface RecordFile {
-  file: string
-  kind: Kind
-  key: string
-  value: unknown
-}
-
-/** Something wrong with a file: where in it (a JSON path, maybe with a template line and column), and what. */
-export interface Problem {
-  file: string
-  where?: string
-  message: string
-}
+export type { Problem, RecordFile } from '../lib/catalog'
 
 /** What reading found: the records, the files that are not records (errors), and doubtful readings (warnings). */
 export interface ReadFiles {

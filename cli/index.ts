@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { checkRecords } from './check'
+import { checkRecords } from '../lib/catalog'
 import { isRecordFile, readRecordFiles } from './files'
 import type { Problem } from './files'
 import { describeWrites, publish } from './publish'

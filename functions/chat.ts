@@ -5,7 +5,7 @@ import type { AppEnv } from '../lib/http'
 import { clientFor, complete, llmOptionsFrom, modelFor, routeFor, stream } from '../lib/llm'
 import { requestLog } from '../lib/log'
 import { renderRequested } from './rendering'
-import { Args, BODY_LIMITS, PromptId, RENDER_ERRORS } from './shapes'
+import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, servedHeaders } from './shapes'
 
 /** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, and the usual OpenAI parameters, passed through. */
 const ChatBody = z
@@ -40,6 +40,7 @@ const route = createRoute({
   middleware: jsonBody,
   request: {
     params: z.object({ prompt_id: PromptId }),
+    query: PromptQuery,
     body: { content: { 'application/json': { schema: ChatBody } } },
   },
   responses: {
@@ -87,11 +88,16 @@ export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         'server-timing': rendered.timing.header(),
+        ...servedHeaders(rendered.served),
       },
     })
   }
   const completion = await rendered.timing.measure('llm', () => complete(client, request, options))
   return new Response(completion, {
-    headers: { 'content-type': 'application/json', 'server-timing': rendered.timing.header() },
+    headers: {
+      'content-type': 'application/json',
+      'server-timing': rendered.timing.header(),
+      ...servedHeaders(rendered.served),
+    },
   })
 })

@@ -2,13 +2,14 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { getEnviron, listEnvironPaths } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { idParam } from './shapes'
+import { ReadQuery, idParam } from './shapes'
 
 const list = createRoute({
   method: 'get',
   path: '/',
   tags: ['environs'],
   summary: 'The paths of the shared variables',
+  request: { query: ReadQuery },
   responses: {
     200: json(
       'Every variable path, sorted',
@@ -27,6 +28,7 @@ const one = createRoute({
     params: z.object({
       environ_id: idParam('environ', 'A variable path, or a prefix of paths.', 'vscode.frameworks'),
     }),
+    query: ReadQuery,
   },
   responses: {
     200: json('Its value: any JSON', successOf('EnvironAnswer', z.unknown())),

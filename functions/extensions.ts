@@ -3,7 +3,7 @@ import { getExtension, listExtensions } from '../lib/catalog'
 import type { Extension } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { idParam } from './shapes'
+import { ReadQuery, idParam } from './shapes'
 
 const ExtensionSummary = z
   .object({
@@ -23,6 +23,7 @@ const list = createRoute({
   path: '/',
   tags: ['extensions'],
   summary: 'The prompt extensions',
+  request: { query: ReadQuery },
   responses: {
     200: json('Every prompt extension, by id', successOf('ExtensionList', z.array(ExtensionSummary))),
     ...errorsOf(...API_ERRORS),
@@ -36,6 +37,7 @@ const one = createRoute({
   summary: 'One prompt extension, as published',
   request: {
     params: z.object({ extension_id: idParam('extension', 'The extension key, `:` written as `.`.', 'evaluator') }),
+    query: ReadQuery,
   },
   responses: {
     200: json('The extension record', successOf('ExtensionAnswer', recordSchema('Extension'))),

@@ -6,14 +6,18 @@ import { docs } from './docs'
 import { environs } from './environs'
 import { extensions } from './extensions'
 import { health } from './health'
+import { labels } from './labels'
 import { prompts } from './prompts'
 import { tools } from './tools'
+import { versions } from './versions'
+import { writes } from './writes'
 
 /**
  * The Worker: one Hono app, one route group per module, each route declared
  * with its OpenAPI description. Every request gets one log line and an id;
  * CORS_ORIGINS, when set, answers preflights before authentication; /api
- * needs the bearer token when API_TOKEN is set. Handlers are thin: lib/
+ * needs the bearer token when API_TOKEN is set, and writes ADMIN_TOKEN's. Every
+ * route reads as `?label=` (or PROMPT_LABEL) sees the records. Handlers are thin: lib/
  * does the work, and onError turns every failure into the error body.
  */
 const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -28,6 +32,9 @@ app.route('/api/prompts', prompts)
 app.route('/api/prompts', chat)
 app.route('/api/environs', environs)
 app.route('/api/tools', tools)
+app.route('/api', versions)
+app.route('/api', writes)
+app.route('/api/labels', labels)
 app.route('/', docs)
 
 app.notFound(unroutedHandler(app))

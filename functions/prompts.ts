@@ -1,10 +1,20 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { getPrompt, listPrompts, normalizeParameters, promptKind } from '../lib/catalog'
+import { getServedPrompt, listPrompts, normalizeParameters, promptAt, promptKind } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { renderRequested } from './rendering'
-import { Args, BODY_LIMITS, Message, PromptId, RENDER_ERRORS } from './shapes'
+import {
+  Args,
+  BODY_LIMITS,
+  LabelQuery,
+  Message,
+  PromptId,
+  PromptQuery,
+  RENDER_ERRORS,
+  ServedHeaders,
+  servedHeaders,
+} from './shapes'
 
 const PromptSummary = z
   .object({
@@ -41,6 +51,7 @@ const list = createRoute({
           example: 'chat',
         }),
       extension: z.string().optional().openapi({ description: 'Only the prompts of this extension.' }),
+      label: LabelQuery,
     }),
   },
   responses: {
@@ -54,10 +65,10 @@ const one = createRoute({
   path: '/{prompt_id}',
   tags: ['prompts'],
   summary: 'One prompt, with its template and parameters',
-  request: { params: z.object({ prompt_id: PromptId }) },
+  request: { params: z.object({ prompt_id: PromptId }), query: PromptQuery },
   responses: {
-    200: json('The prompt', successOf('PromptAnswer', PromptDetail)),
-    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
+    200: { ...json('The prompt', successOf('PromptAnswer', PromptDetail)), headers: ServedHeaders },
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'VERSION_NOT_FOUND', 'CONFLICT'),
   },
 })
 
@@ -87,12 +98,13 @@ const render = createRoute({
   middleware: jsonBody,
   request: {
     params: z.object({ prompt_id: PromptId }),
+    query: PromptQuery,
     body: { content: { 'application/json': { schema: RenderBody } } },
   },
   responses: {
     200: {
       ...json('The rendered prompt', RenderAnswer),
-      headers: z.object({
+      headers: ServedHeaders.extend({
         'Server-Timing': z.string().openapi({ example: 'redis;dur=2, tools;dur=0, render;dur=1, total;dur=3' }),
       }),
     },
@@ -121,7 +133,13 @@ export const prompts = new OpenAPIHono<AppEnv>()
     return success(c, chosen.map(summary), skipped)
   })
   .openapi(one, async (c) => {
-    const prompt = await getPrompt(storeOf(c), c.req.valid('param').prompt_id)
+    const store = storeOf(c)
+    const id = c.req.valid('param').prompt_id
+    const { version } = c.req.valid('query')
+    const { prompt, served } = await (version === undefined
+      ? getServedPrompt(store, id)
+      : promptAt(store, id, Number(version)))
+    for (const [name, value] of Object.entries(servedHeaders(served))) c.header(name, value)
     return success(c, detail(prompt))
   })
   .openapi(render, async (c) => {

@@ -51,3 +51,45 @@ export const RENDER_ERRORS = [
   'RENDER_FAILED',
   'RENDER_TIMEOUT',
 ] as const satisfies readonly ErrorCode[]
+
+/** `?label=`: every route reads (and writes) as a label sees the records (lib/http/context.ts checks it). */
+export const LabelQuery = z.string().optional().openapi({
+  description:
+    "The label (branch) to read or write: its own records over the base's. Unset, the deployment's PROMPT_LABEL; empty, the base. 1 to 63 of a-z, 0-9 and '-', not starting with '-'.",
+  example: 'feat-login',
+})
+
+/** `?version=N`: exactly that version of the prompt's record. */
+export const VersionQuery = z
+  .string()
+  .regex(/^[1-9][0-9]{0,8}$/, 'must be a version number, 1 or more')
+  .optional()
+  .openapi({
+    description: "Serve exactly this version of the prompt's record (404 VERSION_NOT_FOUND when it is not kept).",
+    example: '3',
+  })
+
+/** The query of a route that reads a prompt: its label, and a version. */
+export const PromptQuery = z.object({ label: LabelQuery, version: VersionQuery })
+
+/** The query of every other reading route. */
+export const ReadQuery = z.object({ label: LabelQuery })
+
+/** The headers of an answer made from a prompt (servedHeaders), as OpenAPI shows them. */
+export const ServedHeaders = z.object({
+  'X-Prompt-Version': z.string().openapi({
+    description: "The version of the prompt's record served, or `unversioned` (written by other means).",
+    example: '3',
+  }),
+  'X-Prompt-Label': z
+    .string()
+    .optional()
+    .openapi({ description: "The label whose own record was served; absent for the base's.", example: 'feat-login' }),
+})
+
+/** The version a read served, as the answer's headers. */
+export function servedHeaders(served: { version: number | null; label?: string }): Record<string, string> {
+  const headers: Record<string, string> = { 'X-Prompt-Version': String(served.version ?? 'unversioned') }
+  if (served.label !== undefined) headers['X-Prompt-Label'] = served.label
+  return headers
+}

@@ -3,7 +3,7 @@ import { getTool, listTools } from '../lib/catalog'
 import type { Tool } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { idParam } from './shapes'
+import { ReadQuery, idParam } from './shapes'
 
 const ToolSummary = z
   .object({
@@ -21,6 +21,7 @@ const list = createRoute({
   path: '/',
   tags: ['tools'],
   summary: 'The tools templates can call',
+  request: { query: ReadQuery },
   responses: {
     200: json('Every tool, by function name', successOf('ToolList', z.array(ToolSummary))),
     ...errorsOf(...API_ERRORS),
@@ -32,7 +33,10 @@ const one = createRoute({
   path: '/{tool_id}',
   tags: ['tools'],
   summary: 'One tool, as published',
-  request: { params: z.object({ tool_id: idParam('tool', 'The template function name.', 'codebase_lookup_ref') }) },
+  request: {
+    params: z.object({ tool_id: idParam('tool', 'The template function name.', 'codebase_lookup_ref') }),
+    query: ReadQuery,
+  },
   responses: {
     200: json('The tool record', successOf('ToolAnswer', recordSchema('Tool'))),
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),

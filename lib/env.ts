@@ -27,8 +27,14 @@ export interface Env {
   LLM_DEFAULT_MODEL?: string
   /** JSON: {"<model>": {"baseURL": "...", "apiKeyVar": "<secret's name>"}} for models served elsewhere. */
   LLM_ROUTES?: string
-  /** When set (a secret), every /api request needs `Authorization: Bearer <API_TOKEN>`. */
+  /** When set (a secret), every /api request needs `Authorization: Bearer <API_TOKEN>` (or ADMIN_TOKEN). */
   API_TOKEN?: string
+  /** When set (a secret), writes are enabled, and need `Authorization: Bearer <ADMIN_TOKEN>`; unset, they answer 403. */
+  ADMIN_TOKEN?: string
+  /** The label every request reads and writes when it names none with `?label=`; unset, the base. */
+  PROMPT_LABEL?: string
+  /** Versions kept of each record (default 50). */
+  HISTORY_LIMIT?: string
   /** `true` or `1`: request log lines also carry the args, the rendered prompt and sensitive error messages. */
   LOG_DEBUG?: string
   /** Bound on the wait for a provider's response headers, and on a gap between streamed chunks, in ms (default 30000). */

@@ -21,3 +21,20 @@ export { MESSAGE_ROLES } from './types'
 export { schemaProblems } from './validate'
 export type { SchemaProblem } from './validate'
 export { validateExtension, validatePrompt, validateTool } from './validators.generated'
+export { parsePrompt } from './parse'
+export type { ParsedPrompt } from './parse'
+export { checkRecords } from './check'
+export type { Findings, Problem, RecordFile } from './check'
+export {
+  ID_KIND,
+  RECORD_KINDS,
+  STORED_AS,
+  getServedPrompt,
+  layerOf,
+  promptAt,
+  recordKey,
+  recordVersion,
+  recordVersions,
+} from './versions'
+export type { Layer, RecordKind, Served } from './versions'
+export { promptIn } from './prompts'

@@ -1,5 +1,5 @@
 import { notFound } from '../errors'
-import { keyToPath, pathToKey } from '../store'
+import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
 import { asPromptExtension, listExtensions } from './extensions'
 import type { Extension } from './extensions'
@@ -61,16 +61,36 @@ export async function listPrompts(store: Store): Promise<Listing<Prompt>> {
  * is checked first (ids.ts): its dots bound how many keys that read holds.
  */
 export async function getPrompt(store: Store, id: string): Promise<Prompt> {
+  return (await findPrompt(store, id, () => [])).prompt
+}
+
+/**
+ * getPrompt, reading in the same round trip the keys `also` names for the
+ * keys the prompt may be stored at (direct first, then by extension):
+ * their values come back beside the prompt and its record's text, in that order.
+ */
+export async function findPrompt(
+  store: Store,
+  id: string,
+  also: (candidates: readonly string[]) => readonly string[],
+): Promise<{ prompt: Prompt; text: string; also: (string | null)[] }> {
   checkId('prompt', id)
   const directKey = pathToKey('templates', id)
   const splits = extensionSplits(id)
-  const raws = await store.values([directKey, ...splits.map((s) => s.key)])
+  const candidates = [directKey, ...splits.map((s) => s.key)]
+  const extra = also(candidates)
+  const raws = await store.values([...candidates, ...extra])
+  const found = (prompt: Prompt, text: string) => ({
+    prompt,
+    text,
+    also: raws.slice(candidates.length).map((raw) => raw ?? null),
+  })
 
   let why: string | undefined
   const direct = raws[0] ?? null
   if (direct !== null) {
     const decoded = decodePrompt(direct)
-    if (decoded.ok) return { id, origin: 'direct', key: directKey, record: decoded.value }
+    if (decoded.ok) return found({ id, origin: 'direct', key: directKey, record: decoded.value }, direct)
     why = unusable(directKey, decoded.reason)
   }
   for (const [i, split] of splits.entries()) {
@@ -81,9 +101,25 @@ export async function getPrompt(store: Store, id: string): Promise<Prompt> {
       continue
     }
     const prompt = contributedPrompts(extension, []).find((p) => p.id === id)
-    if (prompt) return prompt
+    if (prompt) return found(prompt, raw as string)
   }
   throw notFound('prompt', id, why)
+}
+
+/**
+ * The prompt `id` as the text `raw` of the record at `key` holds it (a
+ * version of that record): a direct prompt, or one its extension
+ * contributes. A reason, worded to follow "the record", when it holds none.
+ */
+export function promptIn(id: string, key: string, raw: string): Prompt | string {
+  if (key.startsWith(kindPrefix('templates'))) {
+    const decoded = decodePrompt(raw)
+    return decoded.ok ? { id, origin: 'direct', key, record: decoded.value } : decoded.reason
+  }
+  const extensionId = keyToPath('extensions', key)
+  const extension = asPromptExtension(extensionId, key, raw)
+  if (typeof extension === 'string') return extension
+  return contributedPrompts(extension, []).find((p) => p.id === id) ?? `contributes no prompt '${id}'`
 }
 
 /** The prompts an extension contributes; a second prompt of the same name is skipped. */

@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
+import { ServiceError } from '../errors'
 import { log } from '../log'
 import type { AppEnv } from './context'
 import { HttpError } from './errors'
@@ -10,8 +11,9 @@ let openNoticeGiven = false
 
 /**
  * API_TOKEN, when set, guards what it is mounted on: the request needs
- * `Authorization: Bearer <API_TOKEN>`, else 401 UNAUTHORIZED. Unset, the API
- * is open, and the first request of each isolate says so in its log line.
+ * `Authorization: Bearer <API_TOKEN>` (ADMIN_TOKEN, which may write, may
+ * read too), else 401 UNAUTHORIZED. Unset, the API is open, and the first
+ * request of each isolate says so in its log line.
  */
 export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = c.env?.API_TOKEN
@@ -22,16 +24,34 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
     return next()
   }
+  await requireToken(c, 'this API', [expected, c.env.ADMIN_TOKEN])
+  return next()
+}
+
+/**
+ * Writes: enabled only when the secret ADMIN_TOKEN is set (else 403
+ * WRITES_DISABLED), and then only with `Authorization: Bearer <ADMIN_TOKEN>`
+ * (else 401, whatever API_TOKEN says).
+ */
+export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = c.env?.ADMIN_TOKEN
+  if (!expected) {
+    throw new ServiceError('WRITES_DISABLED', 'writes are disabled on this deployment: set the secret ADMIN_TOKEN')
+  }
+  await requireToken(c, 'writing', [expected])
+  return next()
+}
+
+/** Passes when the request's bearer token is one of `accepted` (unset ones accept nothing); else 401. */
+async function requireToken(c: Context, what: string, accepted: readonly (string | undefined)[]): Promise<void> {
   const header = c.req.header('authorization')
   const given = header === undefined ? undefined : /^Bearer +(.+)$/i.exec(header)?.[1]?.trim()
   if (given === undefined) {
     const why = header === undefined ? 'no Authorization header' : 'the Authorization header is not "Bearer <token>"'
-    throw new HttpError('UNAUTHORIZED', `this API needs a bearer token: ${why}`, CHALLENGE)
+    throw new HttpError('UNAUTHORIZED', `${what} needs a bearer token: ${why}`, CHALLENGE)
   }
-  if (!(await sameSecret(given, expected))) {
-    throw new HttpError('UNAUTHORIZED', 'the bearer token is not valid', CHALLENGE)
-  }
-  return next()
+  const matches = await Promise.all(accepted.map((secret) => (secret ? sameSecret(given, secret) : false)))
+  if (!matches.includes(true)) throw new HttpError('UNAUTHORIZED', 'the bearer token is not valid', CHALLENGE)
 }
 
 /**

@@ -29,37 +29,46 @@ const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
  * are worded here: 415 when the body is not sent as JSON, 400 naming the
  * fault when it does not parse or nests deeper than MAX_JSON_DEPTH (checked
  * before any validator or clone recurses into it). An empty body is `{}`
- * (every field of our bodies is optional).
+ * where every field of the body is optional, and 400 where the body is a
+ * record to write.
  */
-const jsonInput: MiddlewareHandler = async (c, next) => {
-  const type = c.req.header('content-type')
-  const text = await c.req.text()
-  const empty = text.trim() === ''
-  if (type ? !JSON_TYPE.test(type) : !empty) {
-    const sent = type ? `it was sent as ${type}` : 'it was sent without a Content-Type'
-    throw new ServiceError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `the body must be JSON with Content-Type: application/json; ${sent}`,
-    )
-  }
-  let body: unknown = {}
-  if (!empty) {
-    try {
-      body = JSON.parse(text)
-    } catch (e) {
-      throw new ServiceError('BAD_REQUEST', `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+const jsonInput =
+  (required: boolean): MiddlewareHandler =>
+  async (c, next) => {
+    const type = c.req.header('content-type')
+    const text = await c.req.text()
+    const empty = text.trim() === ''
+    if (empty && required) throw new ServiceError('BAD_REQUEST', 'the body is empty: send the record as JSON')
+    if (type ? !JSON_TYPE.test(type) : !empty) {
+      const sent = type ? `it was sent as ${type}` : 'it was sent without a Content-Type'
+      throw new ServiceError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `the body must be JSON with Content-Type: application/json; ${sent}`,
+      )
     }
+    let body: unknown = {}
+    if (!empty) {
+      try {
+        body = JSON.parse(text)
+      } catch (e) {
+        throw new ServiceError(
+          'BAD_REQUEST',
+          `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+        )
+      }
+    }
+    if (nestedDeeperThan(body)) {
+      throw new ServiceError('BAD_REQUEST', `the body is nested deeper than ${MAX_JSON_DEPTH} levels${whereDeep(body)}`)
+    }
+    // Hono's json() parses the body's text again on every call, the validator's included: it gets this parse.
+    c.req.json = <T>() => Promise.resolve(body as T)
+    return next()
   }
-  if (nestedDeeperThan(body)) {
-    throw new ServiceError('BAD_REQUEST', `the body is nested deeper than ${MAX_JSON_DEPTH} levels${whereDeep(body)}`)
-  }
-  // Hono's json() parses the body's text again on every call, the validator's included: it gets this parse.
-  c.req.json = <T>() => Promise.resolve(body as T)
-  return next()
-}
 
 /** Every route with a JSON body: its size limit, then its parse. */
-export const jsonBody: MiddlewareHandler<AppEnv>[] = [limitBody, jsonInput]
+export const jsonBody: MiddlewareHandler<AppEnv>[] = [limitBody, jsonInput(false)]
+/** A route whose body is a record to write: the same, and an empty body is refused. */
+export const recordBody: MiddlewareHandler<AppEnv>[] = [limitBody, jsonInput(true)]
 
 /** ` (in args)`: the member of a body too deep that is, when its name is short enough to quote. */
 function whereDeep(body: unknown): string {

@@ -1,18 +1,12 @@
-import { normalizeParameters } from '../catalog'
-import type { Message, Prompt, PromptRecord } from '../catalog'
+import { normalizeParameters, parsePrompt } from '../catalog'
+import type { ParsedPrompt, Prompt, PromptRecord } from '../catalog'
 import { ServiceError } from '../errors'
-import { ParseError, mergeAnalyses, parse } from '../template'
-import type { Analysis, Template } from '../template'
+import { ParseError } from '../template'
 import { argsChecker } from './args'
 import type { Args } from './args'
 
 /** A prompt made ready to render: its templates parsed, what they read, and its args checker. */
-export interface CompiledPrompt {
-  /** One template for a `prompt`; one per message, in one template set, for `messages`. */
-  readonly templates: readonly Template[]
-  /** The messages' roles; undefined for a `prompt`. */
-  readonly roles: readonly Message['role'][] | undefined
-  readonly analysis: Analysis
+export interface CompiledPrompt extends ParsedPrompt {
   readonly checkArgs: (args: Args) => Args
 }
 
@@ -45,32 +39,7 @@ export function compile(prompt: Prompt, functions: readonly string[]): CompiledP
   return entry
 }
 
-/**
- * Parses a prompt's templates and makes its args checker, uncached.
- * `functions` are the names templates may call besides the builtins;
- * undefined leaves calls unchecked (Go's SkipFuncCheck), for checking a
- * prompt before its tools are known.
- */
+/** Parses a prompt's templates (see parsePrompt) and makes its args checker, uncached. */
 export function compilePrompt(prompt: Prompt, functions?: readonly string[]): CompiledPrompt {
-  const { prompt: text, messages, parameters } = prompt.record
-  const checkArgs = argsChecker(normalizeParameters(parameters))
-  if (messages === undefined) {
-    const template = parse(prompt.id, text ?? '', { functions })
-    return { templates: [template], roles: undefined, analysis: template.analysis, checkArgs }
-  }
-  // All messages share one template set: a {{define}} in one is usable in the others, and, as in one
-  // text, a later definition wins. The last message is parsed last, so they are parsed in order.
-  const names = messages.map((_, i) => `${prompt.id}.messages[${i}]`)
-  const last = messages.length - 1
-  const set = parse(names[last] as string, messages[last]?.content ?? '', {
-    functions,
-    templates: Object.fromEntries(messages.slice(0, last).map((m, i) => [names[i], m.content])),
-  })
-  const templates = names.map((name) => set.lookup(name) as Template)
-  return {
-    templates,
-    roles: messages.map((m) => m.role),
-    analysis: mergeAnalyses(templates.map((t) => t.analysis)),
-    checkArgs,
-  }
+  return { ...parsePrompt(prompt, functions), checkArgs: argsChecker(normalizeParameters(prompt.record.parameters)) }
 }

@@ -1,6 +1,6 @@
 import { abortable } from '../abort'
-import { MAX_ENVIRON_SEGMENTS, getPrompt, listTools } from '../catalog'
-import type { Message, Skip, Tool } from '../catalog'
+import { MAX_ENVIRON_SEGMENTS, getServedPrompt, listTools, promptAt } from '../catalog'
+import type { Message, Served, Skip, Tool } from '../catalog'
 import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
 import { requestLog } from '../log'
@@ -40,6 +40,8 @@ export interface RenderOptions {
   deadlineMs: number
   /** How tool calls are made (the session's signal is the render's deadline). */
   tools: Omit<ToolSessionOptions, 'signal' | 'moduleBaseUrl'>
+  /** Render exactly this version of the prompt's record; unset, the record as stored now. */
+  version?: number | undefined
 }
 
 /** Something that degraded the render without failing it. */
@@ -54,11 +56,14 @@ export interface Rendered {
   prompt: string | Message[]
   warnings: Warning[]
   timing: Timing
+  /** The version of the prompt's record rendered, and the label whose own record it was. */
+  served: Served
 }
 
 /** What a render derives from the records it reads: kept while they hold (see keptPlan). */
 interface Plan {
   compiled: CompiledPrompt
+  served: Served
   /** The tools its templates call. */
   called: Tool[]
   /** The shared variables its templates read; the tree below the root is shared and frozen. */
@@ -89,14 +94,20 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
   const signal = () => (deadline ??= AbortSignal.timeout(Math.max(0, deadlineAt - Date.now())))
   let session: ToolSession | undefined
   try {
-    const kept = keptPlan(store, id)
+    const planId = `${id}\n${options.version ?? ''}`
+    const kept = keptPlan(store, planId)
     let args: Args
     let plan: Plan
     if (kept) {
       plan = kept
       args = plan.compiled.checkArgs(given)
     } else {
-      ;({ plan, args } = await makePlan(store, id, given, signal, timing))
+      // Taken before reading: a read that changes the store's cache makes the next render build again.
+      const generation = isGenerational(store) ? store.generation : undefined
+      ;({ plan, args } = await makePlan(store, id, options.version, given, signal, timing))
+      if (generation !== undefined && isGenerational(store)) {
+        plans.set(`${generation}\n${planId}`, { plan, until: store.answersHoldUntil() })
+      }
     }
     const { compiled, called, vars } = plan
     // Args are data: they enter the context as values, never as template text.
@@ -132,7 +143,7 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     const rendered = roles
       ? outputs.map((content, i) => ({ role: roles[i] as Message['role'], content }))
       : (outputs[0] as string)
-    return { prompt: rendered, warnings, timing }
+    return { prompt: rendered, warnings, timing, served: plan.served }
   } catch (e) {
     throw asServiceError(e, deadline, options.deadlineMs)
   } finally {
@@ -161,18 +172,23 @@ function keptPlan(store: Store, id: string): Plan | undefined {
   return plan
 }
 
-/** Reads and derives a prompt's plan (keeping it when the store allows), and checks the args on the way. */
+/** Reads and derives a prompt's plan, and checks the args on the way. */
 async function makePlan(
   store: Store,
   id: string,
+  version: number | undefined,
   given: Args,
   signal: () => AbortSignal,
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
-  // Taken before reading: a read that changes the store's cache makes the next render build again.
-  const generation = isGenerational(store) ? store.generation : undefined
-  const [prompt, tools] = await timing.measure('redis', () =>
-    abortable(Promise.all([getPrompt(store, id), listTools(store)]), signal()),
+  const [{ prompt, served }, tools] = await timing.measure('redis', () =>
+    abortable(
+      Promise.all([
+        version === undefined ? getServedPrompt(store, id) : promptAt(store, id, version),
+        listTools(store),
+      ]),
+      signal(),
+    ),
   )
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
@@ -185,14 +201,12 @@ async function makePlan(
   )
   const plan: Plan = {
     compiled,
+    served,
     called,
     vars,
     skipped,
     toolSkips: tools.skipped,
     answered: isGenerational(store) ? store.answered : 0,
-  }
-  if (generation !== undefined && isGenerational(store)) {
-    plans.set(`${generation}\n${id}`, { plan, until: store.answersHoldUntil() })
   }
   return { plan, args }
 }

@@ -25,6 +25,18 @@ const isolate = new Map<string, Entry<unknown> & { size: number }>()
 let isolateChars = 0
 /** Per namespace, a count of the changes to its entries: what a plan derived from them was built at. */
 const epochs = new Map<string, number>()
+/** Per namespace, when this isolate last wrote to its store: what was read before is no longer fresh here. */
+const writtenAt = new Map<string, number>()
+
+/**
+ * Says that this isolate just wrote to the store of `namespace`: its reads
+ * from before (here, in the location's cache, or in flight) are read again.
+ * Other isolates see the write when their entries expire, within FRESH_MS.
+ */
+export function forgetBefore(namespace: string): void {
+  writtenAt.set(namespace, Date.now())
+  epochs.set(namespace, (epochs.get(namespace) ?? 0) + 1)
+}
 
 /** Ids are `{namespace}/...`: a change to one is a change of its namespace. */
 function changed(id: string): void {
@@ -59,11 +71,14 @@ function sizeOf(value: unknown): number {
   return 8
 }
 
-/** Younger than 5 s. An entry from the future (another isolate's clock ahead of ours) is not trusted. */
-function fresh<T>(entry: Entry<T> | undefined): entry is Entry<T> {
+/**
+ * Younger than 5 s, and read after this isolate's last write. An entry from
+ * the future (another isolate's clock ahead of ours) is not trusted.
+ */
+function fresh<T>(entry: Entry<T> | undefined, since: number): entry is Entry<T> {
   if (entry === undefined) return false
   const age = Date.now() - entry.fetchedAt
-  return age >= 0 && age < FRESH_MS
+  return age >= 0 && age < FRESH_MS && entry.fetchedAt >= since
 }
 
 export interface CacheOptions {
@@ -121,20 +136,26 @@ export class CachedStore implements Store, Generational {
     )
   }
 
+  /** When this isolate last wrote to the store: entries read before are stale here. */
+  #since(): number {
+    return writtenAt.get(this.options.namespace) ?? -Infinity
+  }
+
   /**
    * The values of `ids`: fresh entries as they are, misses from a read in
    * flight or one new read of them all. `read` fetches some of the ids from
    * the inner store, in their order.
    */
   async #read<T>(ids: readonly string[], read: (ids: readonly string[]) => Promise<(T | undefined)[]>): Promise<T[]> {
-    const local = ids.map((id) => isolate.get(id) as Entry<T> | undefined).map((e) => (fresh(e) ? e : undefined))
+    const since = this.#since()
+    const local = ids.map((id) => isolate.get(id) as Entry<T> | undefined).map((e) => (fresh(e, since) ? e : undefined))
     // A render served from this isolate's cache (the usual case under load) waits for no lookup.
     const hits = local.every((e) => e !== undefined) ? local : await this.#lookup<T>(ids, local)
     const now = Date.now()
     // Entries about to expire are read again in the background, so that under steady load no render waits for Redis.
     const ageing = ids.filter((id, i) => {
       const hit = hits[i]
-      return hit !== undefined && now - hit.fetchedAt >= FRESH_MS - REFRESH_AHEAD_MS && !inFlight(id)
+      return hit !== undefined && now - hit.fetchedAt >= FRESH_MS - REFRESH_AHEAD_MS && !inFlight(id, since)
     })
     if (ageing.length > 0) this.options.waitUntil(Promise.all(this.#fly(ageing, read)).catch(() => undefined))
 
@@ -144,7 +165,7 @@ export class CachedStore implements Store, Generational {
       this.#holdsUntil = Math.min(this.#holdsUntil, (hit?.fetchedAt ?? now) + FRESH_MS - REFRESH_AHEAD_MS)
     const misses = ids.filter((_, i) => hits[i] === undefined)
     const answers = new Map<string, Promise<T>>()
-    for (const id of misses) if (!answers.has(id) && inFlight(id)) answers.set(id, this.#join(id, read))
+    for (const id of misses) if (!answers.has(id) && inFlight(id, since)) answers.set(id, this.#join(id, read))
     const joined = answers.size
     const unflown = [...new Set(misses.filter((id) => !answers.has(id)))]
     const record = requestLog()
@@ -202,7 +223,7 @@ export class CachedStore implements Store, Generational {
           // The shared cache is an optimisation: when it fails, Redis answers.
           return undefined
         }
-        if (!fresh(stored)) return undefined
+        if (!fresh(stored, this.#since())) return undefined
         remember(id, stored)
         return stored
       }),

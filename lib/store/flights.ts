@@ -13,6 +13,8 @@
  */
 interface Flight {
   promise: Promise<unknown>
+  /** Date.now() when the read was sent. */
+  started: number
   /** Date.now() after which the read has failed or been abandoned. */
   until: number
 }
@@ -27,10 +29,10 @@ export class AbandonedFlight extends Error {
   }
 }
 
-/** Whether a live read of `id` is in flight. */
-export function inFlight(id: string): boolean {
+/** Whether a live read of `id`, sent at `since` or later, is in flight. */
+export function inFlight(id: string, since = -Infinity): boolean {
   const flight = flights.get(id)
-  return flight !== undefined && Date.now() < flight.until
+  return flight !== undefined && Date.now() < flight.until && flight.started >= since
 }
 
 /**
@@ -57,11 +59,12 @@ export async function join<T>(id: string): Promise<T> {
  * later misses of any of them join it. `read` answers in the order of `ids`.
  */
 export function fly<T>(ids: readonly string[], limitMs: number, read: () => Promise<T[]>): Promise<T>[] {
+  const started = Date.now()
   const batch = read()
-  const until = Date.now() + limitMs
+  const until = started + limitMs
   return ids.map((id, i) => {
     const promise = batch.then((values) => values[i] as T)
-    const flight = { promise, until }
+    const flight = { promise, started, until }
     flights.set(id, flight)
     const land = () => {
       if (flights.get(id) === flight) flights.delete(id)

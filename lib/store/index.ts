@@ -2,17 +2,22 @@ import type { Env } from '../env'
 import { intVar } from '../env'
 import { misconfigured } from '../errors'
 import { log } from '../log'
-import { CachedStore, namespaceOf } from './cached'
+import { CachedStore, forgetBefore, namespaceOf } from './cached'
 import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
+import { LabeledStore } from './labeled'
 import { UpstashStore } from './upstash'
-import type { Store } from './types'
+import { runsCommands } from './types'
+import type { CommandStore, Store } from './types'
 
-export type { Generational, Store, StoreKind } from './types'
-export { isGenerational } from './types'
+export type { Command, CommandStore, Generational, Reply, Store, StoreKind } from './types'
+export { isGenerational, runsCommands } from './types'
 export { EmbeddedStore } from './embedded'
 export { CachedStore, FRESH_MS } from './cached'
+export { LabeledStore } from './labeled'
 export { UpstashStore } from './upstash'
+export { commit, digestOf, listVersions, readVersion, versionFrom } from './history'
+export type { Change, StoredVersion, VersionEntry } from './history'
 export * from './keys'
 
 const DEFAULT_REDIS_TIMEOUT_MS = 2000
@@ -59,6 +64,16 @@ export function openStore(env: Env): Store {
 /** Namespaces by endpoint and token, digested once per isolate. */
 const namespaces = new Map<string, Promise<string>>()
 
+function namespaceFor(store: UpstashStore): Promise<string> {
+  let namespace = namespaces.get(store.identity)
+  if (!namespace) {
+    const [url, token] = store.identity.split('\n') as [string, string]
+    namespace = namespaceOf(url, token)
+    namespaces.set(store.identity, namespace)
+  }
+  return namespace
+}
+
 /**
  * The store with 5-second freshness (see cached.ts), for the render path:
  * reads of prompts, tools and variables within 5 s of each other cost no
@@ -67,12 +82,23 @@ const namespaces = new Map<string, Promise<string>>()
 export async function openFreshStore(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<Store> {
   const store = openStore(env)
   if (!(store instanceof UpstashStore)) return store
-  const id = `${env.UPSTASH_REDIS_REST_URL}\n${env.UPSTASH_REDIS_REST_TOKEN}`
-  let namespace = namespaces.get(id)
-  if (!namespace) {
-    namespace = namespaceOf(env.UPSTASH_REDIS_REST_URL as string, env.UPSTASH_REDIS_REST_TOKEN as string)
-    namespaces.set(id, namespace)
-  }
   const shared = typeof caches === 'undefined' ? undefined : (caches as unknown as { default: Cache }).default
-  return new CachedStore(store, { namespace: await namespace, shared, waitUntil, flightLimitMs: store.readLimitMs })
+  const namespace = await namespaceFor(store)
+  return new CachedStore(store, { namespace, shared, waitUntil, flightLimitMs: store.readLimitMs })
+}
+
+/** After a write to `store`: this isolate's cached reads of it are read again (see forgetBefore). */
+export async function noteWrite(store: Store): Promise<void> {
+  if (store instanceof UpstashStore) forgetBefore(await namespaceFor(store))
+}
+
+/** `store` as `label` sees it (labeled.ts); the base when there is no label. */
+export function withLabel<S extends Store>(store: S, label: string | undefined): S | LabeledStore {
+  return label === undefined ? store : new LabeledStore(store, label)
+}
+
+/** The store below the caches and labels `store` reads through, when it runs commands (Redis does; the embedded store does not). */
+export function commandsOf(store: Store): (Store & CommandStore) | undefined {
+  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner) if (runsCommands(at)) return at
+  return undefined
 }

@@ -47,3 +47,59 @@ function requireSuffix(kind: Kind, key: string): string {
   if (suffix === undefined) throw new Error(`key '${key}' is not under ${kindPrefix(kind)}`)
   return suffix
 }
+
+/**
+ * A label (a branch): a DNS label, like the preview alias it usually is.
+ * Its records live in an overlay that mirrors the base layout:
+ * `shenma:labels:{label}:templates:a:b` is the label's `shenma:templates:a:b`.
+ */
+export const LABEL_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/
+export const LABEL_RULE = 'must be 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit'
+
+/** Every overlay key of `label` starts with this. */
+export function labelPrefix(label: string): string {
+  return `${ROOT}labels:${label}:`
+}
+
+/** The key `label` keeps its own version of `key` (a base key, or a base key prefix) at. */
+export function overlayKey(label: string, key: string): string {
+  return labelPrefix(label) + key.slice(ROOT.length)
+}
+
+/** The base key an overlay key of `label` stands for. */
+export function baseKeyOf(label: string, key: string): string {
+  return ROOT + key.slice(labelPrefix(label).length)
+}
+
+/**
+ * What a label stores where it deleted a base record: the record is hidden
+ * in that label. No record matches it (a JSON record has its schema's
+ * fields; an environ of this value is refused on write).
+ */
+export const TOMBSTONE = '{"$shenma":"tombstone"}'
+
+/**
+ * Where the history of the record at `key` (base or overlay) is kept, each
+ * under its own prefix so that no record key and no history key collide:
+ * - `seq`: the number of versions ever written (INCR), so version numbers survive trimming;
+ * - `head`: the SHA-256 of the newest version's text, or DELETED; a record whose text
+ *   does not match it was written by other means, and is served unversioned;
+ * - `log`: a list, newest first, of each version's `{created_at, message, deleted?}`;
+ * - `values`: a list in step with `log`, of each version's text.
+ * Version `seq - i` is at index `i` of both lists.
+ */
+export interface HistoryKeys {
+  seq: string
+  head: string
+  log: string
+  values: string
+}
+
+export function historyKeys(key: string): HistoryKeys {
+  const rest = key.slice(ROOT.length)
+  const at = (part: string) => `${ROOT}history:${part}:${rest}`
+  return { seq: at('seq'), head: at('head'), log: at('log'), values: at('values') }
+}
+
+/** `head` of a record whose newest version is its deletion. */
+export const DELETED = 'deleted'

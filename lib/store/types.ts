@@ -13,6 +13,31 @@ export interface Store {
   values(keys: readonly string[]): Promise<(string | null)[]>
 }
 
+/** A Redis command and its arguments, as the REST protocol takes it. */
+export type Command = [string, ...string[]]
+/** What Redis answered to one command: its result, or its error. */
+export type Reply = { result?: unknown; error?: string }
+
+/**
+ * A store that runs commands beyond reading keys and values: history lists,
+ * counters, and writes, each batch atomically.
+ */
+export interface CommandStore {
+  /** Tells this database from every other, for in-memory cache keys only: it may hold a secret. */
+  readonly identity: string
+  /**
+   * Runs `commands` in one MULTI/EXEC: none runs unless all were accepted
+   * (an error then fails the call), and each answers its result or its
+   * error. `writes` says whether the batch changes anything, so whether it
+   * may be sent again after a failed request.
+   */
+  transaction(commands: readonly Command[], writes: boolean): Promise<Reply[]>
+}
+
+export function runsCommands(store: Store): store is Store & CommandStore {
+  return typeof (store as Partial<CommandStore>).transaction === 'function'
+}
+
 /**
  * A store that can tell how long its answers hold, so that what is derived
  * from them (a render's plan: its prompt parsed, its tools, its variables)

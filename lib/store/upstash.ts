@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
-import type { Store } from './types'
+import type { Command, CommandStore, Reply, Store } from './types'
 
 /**
  * SCAN's COUNT is how many slots Redis visits per call, and a walk visits
@@ -23,18 +23,16 @@ export interface UpstashConfig {
   timeoutMs: number
 }
 
-type Command = [string, ...string[]]
-type Reply = { result?: unknown; error?: string }
-
 /**
  * The store on Upstash Redis, over its REST protocol: each read is one
  * `POST /pipeline` of its commands (a JSON array of them; the answer, one
- * `{result}` or `{error}` each). Two commands are all the Worker sends, so
- * this is a fetch rather than @upstash/redis, which bundles a class for every
- * command (~90 KiB minified). Values are JSON text, answered as they are
- * stored: the catalogue parses them, so that a corrupt one is reported as such.
+ * `{result}` or `{error}` each), each write one `POST /multi-exec`. A few
+ * commands are all the Worker sends, so this is a fetch rather than
+ * @upstash/redis, which bundles a class for every command (~90 KiB minified).
+ * Values are JSON text, answered as they are stored: the catalogue parses
+ * them, so that a corrupt one is reported as such.
  */
-export class UpstashStore implements Store {
+export class UpstashStore implements Store, CommandStore {
   readonly kind = 'upstash'
   /**
    * The longest one request takes before it fails, retries included. A SCAN
@@ -42,14 +40,14 @@ export class UpstashStore implements Store {
    * itself (see flights.ts).
    */
   readonly readLimitMs: number
-  readonly #pipeline: string
+  readonly #base: string
   readonly #token: string
 
   /** Throws when `url` is not http:// or https://. */
   constructor(config: UpstashConfig) {
     const url = new URL(config.url)
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not an http(s) URL')
-    this.#pipeline = `${url.href.replace(/\/+$/, '')}/pipeline`
+    this.#base = url.href.replace(/\/+$/, '')
     this.#token = config.token
     this.readLimitMs = config.timeoutMs
   }
@@ -77,8 +75,29 @@ export class UpstashStore implements Store {
     })
   }
 
+  /** In-memory cache keys only: tells this database from others, and holds the token. */
+  get identity(): string {
+    return `${this.#base}\n${this.#token}`
+  }
+
+  transaction(commands: readonly Command[], writes: boolean): Promise<Reply[]> {
+    return this.#call('MULTI/EXEC', () => this.#post('/multi-exec', commands, !writes))
+  }
+
   /** The results of `commands`, in order; any command's error fails them all. */
   async #send(commands: Command[]): Promise<unknown[]> {
+    return (await this.#post('/pipeline', commands, true)).map((reply) => {
+      if (reply.error !== undefined) throw new Error(reply.error)
+      return reply.result
+    })
+  }
+
+  /**
+   * One request of `commands`, answered with a reply each. A request that
+   * fails to reach Upstash is sent again only when `retry`: a write may have
+   * landed before its answer was lost, and is not made twice.
+   */
+  async #post(path: string, commands: readonly Command[], retry: boolean): Promise<Reply[]> {
     const signal = AbortSignal.timeout(this.readLimitMs)
     const init: RequestInit = {
       method: 'POST',
@@ -89,22 +108,19 @@ export class UpstashStore implements Store {
     let response: Response
     for (let attempt = 0; ; attempt++) {
       try {
-        response = await fetch(this.#pipeline, init)
+        response = await fetch(this.#base + path, init)
         break
       } catch (e) {
-        if (signal.aborted || attempt === RETRIES) throw signal.aborted ? signal.reason : e
+        if (signal.aborted || !retry || attempt === RETRIES) throw signal.aborted ? signal.reason : e
         await new Promise((resolve) => setTimeout(resolve, backoff(attempt)))
       }
     }
     const body = (await response.json().catch(() => undefined)) as Reply | Reply[] | undefined
     if (!response.ok || !Array.isArray(body)) {
       const error = Array.isArray(body) ? undefined : body?.error
-      throw new Error(error ?? `answered ${response.status} without a pipeline reply`)
+      throw new Error(error ?? `answered ${response.status} without a reply per command`)
     }
-    return body.map((reply) => {
-      if (reply.error !== undefined) throw new Error(reply.error)
-      return reply.result
-    })
+    return body
   }
 
   async #call<T>(command: string, run: () => Promise<T>): Promise<T> {

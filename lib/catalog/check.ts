@@ -1,10 +1,28 @@
-import { grpcProblems, schemaProblems, validateExtension, validatePrompt, validateTool } from '../lib/catalog'
-import type { GrpcToolRecord, Prompt, PromptRecord } from '../lib/catalog'
-import { compilePrompt } from '../lib/render'
-import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../lib/store/keys'
-import { ParseError } from '../lib/template'
 import type { ValidateFunction } from 'ajv'
-import type { Problem, RecordFile } from './files'
+import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../store/keys'
+import type { Kind } from '../store/keys'
+import { ParseError } from '../template'
+import { grpcProblems } from './grpc'
+import { parsePrompt } from './parse'
+import type { Prompt } from './prompts'
+import type { GrpcToolRecord, PromptRecord } from './types'
+import { schemaProblems } from './validate'
+import { validateExtension, validatePrompt, validateTool } from './validators.generated'
+
+/** A record to check, with the key it is published under, and where it came from (a file, a request body). */
+export interface RecordFile {
+  file: string
+  kind: Kind
+  key: string
+  value: unknown
+}
+
+/** Something wrong with a record: where in it (a JSON path, maybe with a template line and column), and what. */
+export interface Problem {
+  file: string
+  where?: string
+  message: string
+}
 
 /** What `validate` found: errors fail it, warnings only inform. */
 export interface Findings {
@@ -19,7 +37,8 @@ const SCHEMAS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
 }
 
 /**
- * Checks record files as the service would read them: each against its JSON
+ * Checks records as the service would read them (the CLI's `validate`, and
+ * every write through the API): each against its JSON
  * Schema (jsonschema/) and a grpc tool's descriptor, every template parsed by our engine, and the keys
  * and tool function names the service must be able to tell apart. A record
  * that fails its schema still has its templates parsed, so one run reports
@@ -155,7 +174,7 @@ function checkTemplates(
     [findings.warnings, functions],
   ] as const) {
     try {
-      compilePrompt(prompt, known)
+      parsePrompt(prompt, known)
     } catch (e) {
       if (!(e instanceof ParseError)) throw e
       const place = templatePath(path, prompt, e.templateName)

@@ -1,0 +1,124 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { ID_KIND, RECORD_KINDS } from '../lib/catalog'
+import type { RecordKind } from '../lib/catalog'
+import { intVar } from '../lib/env'
+import {
+  API_ERRORS,
+  adminAuth,
+  errorsOf,
+  json,
+  labelOf,
+  recordBody,
+  recordSchema,
+  success,
+  successOf,
+} from '../lib/http'
+import type { AppEnv } from '../lib/http'
+import { requestLog } from '../lib/log'
+import { DEFAULT_HISTORY_LIMIT, deleteRecord, putRecord } from '../lib/publish'
+import { openStore } from '../lib/store'
+import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
+
+/** How each kind's id is named in its path, its body's schema, and an example id. */
+export const KIND_ROUTES = {
+  extensions: { param: 'extension_id', schema: recordSchema('Extension'), example: 'evaluator' },
+  prompts: { param: 'prompt_id', schema: recordSchema('Prompt'), example: 'team.review' },
+  environs: {
+    param: 'environ_id',
+    schema: z.unknown().openapi({ description: 'The value: any JSON.' }),
+    example: 'vscode.rules',
+  },
+  tools: { param: 'tool_id', schema: recordSchema('Tool'), example: 'codebase_lookup_ref' },
+} as const satisfies Record<RecordKind, unknown>
+
+/** The longest `?message=` kept with a version. */
+const MAX_MESSAGE_CHARS = 500
+
+const WriteQuery = z.object({
+  label: LabelQuery,
+  message: z
+    .string()
+    .max(MAX_MESSAGE_CHARS)
+    .optional()
+    .openapi({ description: 'Kept with the version (at most 500 characters).', example: 'tighter wording' }),
+})
+
+const Written = z
+  .object({
+    id: z.string(),
+    key: z.string().openapi({
+      description: "The Redis key written: the base key, or the label's own.",
+      example: 'shenma:templates:team:review',
+    }),
+    version: z.number().int().openapi({ example: 3 }),
+    label: z.string().nullable(),
+  })
+  .openapi('Written')
+
+const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'] as const
+
+/** PUT and DELETE of one kind's records. */
+function writeRoutes(kind: RecordKind) {
+  const { param, schema, example } = KIND_ROUTES[kind]
+  const singular = ID_KIND[kind]
+  const params = z.object({ [param]: idParam(singular, `The ${singular} id.`, example) })
+  const put = createRoute({
+    method: 'put',
+    path: `/${kind}/{${param}}`,
+    tags: ['writes'],
+    summary: `Writes a ${singular}, as a new version`,
+    description: `Needs ADMIN_TOKEN. The body is checked as the catalogue reads ${kind} (templates parsed); nothing is written when it fails.${kind === 'tools' ? ' Its `{module}_{name}` must be the tool_id.' : ''} ${BODY_LIMITS}`,
+    middleware: [adminAuth, ...recordBody],
+    request: { params, query: WriteQuery, body: { content: { 'application/json': { schema } }, required: true } },
+    responses: {
+      200: json('Written', successOf('WriteAnswer', Written)),
+      ...errorsOf(...WRITE_ERRORS, 'TEMPLATE_SYNTAX', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'),
+    },
+  })
+  const del = createRoute({
+    method: 'delete',
+    path: `/${kind}/{${param}}`,
+    tags: ['writes'],
+    summary: `Deletes a ${singular}, as a new version (under a label: hides it there)`,
+    description: 'Needs ADMIN_TOKEN.',
+    middleware: [adminAuth],
+    request: { params, query: WriteQuery },
+    responses: {
+      200: json('Deleted', successOf('WriteAnswer', Written)),
+      ...errorsOf(...WRITE_ERRORS, 'NOT_FOUND'),
+    },
+  })
+  return { put, del, param }
+}
+
+function optionsOf(c: Context<AppEnv>) {
+  return {
+    label: labelOf(c),
+    message: c.req.query('message') || undefined,
+    historyLimit: intVar(c.env, 'HISTORY_LIMIT', DEFAULT_HISTORY_LIMIT),
+  }
+}
+
+/**
+ * PUT and DELETE /api/{extensions|prompts|environs|tools}/{id}: writes
+ * through the service, each a new version of the record (lib/publish),
+ * enabled by ADMIN_TOKEN. `?label=` writes the label's own records.
+ */
+export const writes = new OpenAPIHono<AppEnv>()
+
+for (const kind of RECORD_KINDS) {
+  const { put, del, param } = writeRoutes(kind)
+  writes.openapi(put, async (c) => {
+    const id = (c.req.valid('param') as Record<string, string>)[param] as string
+    const written = await putRecord(openStore(c.env), kind, id, await c.req.json(), optionsOf(c))
+    requestLog()?.set('written', { key: written.key, version: written.version })
+    return success(c, written)
+  })
+  writes.openapi(del, async (c) => {
+    const id = (c.req.valid('param') as Record<string, string>)[param] as string
+    const written = await deleteRecord(openStore(c.env), kind, id, optionsOf(c))
+    requestLog()?.set('written', { key: written.key, version: written.version })
+    return success(c, written)
+  })
+}

@@ -1,0 +1,82 @@
+import { RECORD_KINDS, STORED_AS } from '../catalog'
+import type { RecordKind } from '../catalog'
+import {
+  TOMBSTONE,
+  baseKeyOf,
+  commit,
+  historyKeys,
+  keyToFunc,
+  keyToPath,
+  kindPrefix,
+  labelPrefix,
+  noteWrite,
+  overlayKey,
+} from '../store'
+import type { Command, Store } from '../store'
+import { writable } from './write'
+
+/** One record a promotion changes on its target. */
+export interface Promotion {
+  kind: RecordKind
+  id: string
+  /** The key written on the target: the base key, or the target label's. */
+  key: string
+  /** The text before and after; null where there is no record. */
+  before: string | null
+  after: string | null
+}
+
+export interface PromoteOptions {
+  /** The target label; none for the base. */
+  to?: string | undefined
+  /** Only say what would change. */
+  dryRun?: boolean
+  message?: string | undefined
+  historyLimit: number
+}
+
+/**
+ * Copies every record of label `from` onto the target (the base, or label
+ * `to`), each as a new version there, and removes the label's overlay and
+ * its history, all in one transaction: a reader sees the label's records on
+ * the target, or none of them. A record the label deleted is deleted on the
+ * target. Records the target already holds as they are get no new version.
+ * The label's version counters stay, so that a version number of a label
+ * never names two texts.
+ */
+export async function promote(store: Store, from: string, options: PromoteOptions): Promise<Promotion[]> {
+  const commands = writable(store)
+  const overlay = (await commands.keys(labelPrefix(from))).filter((key) => kindOf(baseKeyOf(from, key)) !== undefined)
+  const raws = await commands.values(overlay)
+  const targets = overlay.map((key) =>
+    options.to === undefined ? baseKeyOf(from, key) : overlayKey(options.to, baseKeyOf(from, key)),
+  )
+  const befores = await commands.values(targets)
+  const promotions: Promotion[] = []
+  overlay.forEach((key, i) => {
+    const raw = raws[i] ?? null
+    if (raw === null) return
+    const base = baseKeyOf(from, key)
+    const kind = kindOf(base) as RecordKind
+    const before = befores[i] ?? null
+    const after = raw === TOMBSTONE && options.to === undefined ? null : raw
+    const gone = (text: string | null) => text === null || text === TOMBSTONE
+    if (before === after || (gone(before) && gone(after))) return
+    const id = kind === 'tools' ? keyToFunc(base) : keyToPath(STORED_AS[kind], base)
+    promotions.push({ kind, id, key: targets[i] as string, before, after })
+  })
+  if (options.dryRun) return promotions
+  const removals: Command[] = overlay.flatMap((key) => {
+    const h = historyKeys(key)
+    return [['DEL', key, h.head, h.log, h.values] as Command]
+  })
+  const message = options.message ?? `promoted from label ${from}`
+  const changes = promotions.map(({ key, after }) => ({ key, text: after, message }))
+  await commit(commands, changes, { historyLimit: options.historyLimit, also: removals })
+  await noteWrite(commands)
+  return promotions
+}
+
+function kindOf(key: string): RecordKind | undefined {
+  return RECORD_KINDS.find((kind) => key.startsWith(kindPrefix(STORED_AS[kind])))
+}

@@ -1,0 +1,135 @@
+import { ID_KIND, STORED_AS, checkId, checkRecords, recordKey } from '../catalog'
+import type { Problem, RecordKind } from '../catalog'
+import { ServiceError } from '../errors'
+import { isObject } from '../json'
+import {
+  LabeledStore,
+  TOMBSTONE,
+  commandsOf,
+  commit,
+  keyToFunc,
+  kindPrefix,
+  noteWrite,
+  overlayKey,
+  pathToKey,
+} from '../store'
+import type { CommandStore, Store } from '../store'
+
+/** Versions kept of each record unless HISTORY_LIMIT says otherwise. */
+export const DEFAULT_HISTORY_LIMIT = 50
+
+/** What a write answers. */
+export interface Written {
+  id: string
+  /** The key written: the base key, or the label's own. */
+  key: string
+  version: number
+  label: string | null
+}
+
+export interface WriteOptions {
+  /** The label written to; none for the base. */
+  label?: string | undefined
+  /** Kept with the version. */
+  message?: string | undefined
+  historyLimit: number
+}
+
+/**
+ * The key and text of a record about to be put, after checking it exactly
+ * as the catalogue reads records: its schema, a grpc tool's descriptor, and
+ * every template parsed. A record that would not be served is refused here
+ * (400, TEMPLATE_SYNTAX for a template that does not parse), before
+ * anything is written.
+ */
+export function checkedRecord(kind: RecordKind, id: string, value: unknown): { key: string; text: string } {
+  checkId(ID_KIND[kind], id)
+  const text = JSON.stringify(value)
+  if (kind === 'environs' && text === TOMBSTONE) {
+    throw new ServiceError('BAD_REQUEST', `the body ${TOMBSTONE} is how a label marks a deleted record`)
+  }
+  const key = kind === 'tools' ? toolKey(id, value) : pathToKey(STORED_AS[kind], id)
+  const { errors } = checkRecords([{ file: 'body', kind: STORED_AS[kind], key, value }])
+  if (errors.length > 0) throw invalidBody(kind, errors)
+  if (kind === 'tools' && keyToFunc(key) !== id) {
+    throw new ServiceError('BAD_REQUEST', `the tool's {module}_{name} is '${keyToFunc(key)}', not the tool_id '${id}'`)
+  }
+  return { key, text }
+}
+
+/** Writes a record checked by checkedRecord, with its version: under a label, to the label's own key. */
+export async function putRecord(store: Store, kind: RecordKind, id: string, value: unknown, options: WriteOptions) {
+  const { key, text } = checkedRecord(kind, id, value)
+  return write(store, id, key, text, options)
+}
+
+/**
+ * Deletes a record, with a version saying so. Under a label, the label hides
+ * it (a tombstone), from its reads and lists; the base keeps it. A prompt
+ * contributed by an extension is the extension's to change.
+ */
+export async function deleteRecord(store: Store, kind: RecordKind, id: string, options: WriteOptions) {
+  const view = options.label === undefined ? store : new LabeledStore(store, options.label)
+  const key = await recordKey(view, kind, id)
+  if (kind === 'prompts' && !key.startsWith(kindPrefix('templates'))) {
+    const extension = key.slice(kindPrefix('extensions').length).replaceAll(':', '.')
+    throw new ServiceError('CONFLICT', `prompt '${id}' is contributed by extension '${extension}': change that instead`)
+  }
+  const [current] = await view.values([key])
+  if (current === null || current === undefined) {
+    throw new ServiceError('NOT_FOUND', `${ID_KIND[kind]} '${id}' does not exist${labelled(options.label)}`)
+  }
+  return write(store, id, key, options.label === undefined ? null : TOMBSTONE, options)
+}
+
+async function write(
+  store: Store,
+  id: string,
+  key: string,
+  text: string | null,
+  options: WriteOptions,
+): Promise<Written> {
+  const commands = writable(store)
+  const target = options.label === undefined ? key : overlayKey(options.label, key)
+  const [version] = await commit(commands, [{ key: target, text, message: options.message }], options)
+  await noteWrite(commands)
+  return { id, key: target, version: version as number, label: options.label ?? null }
+}
+
+/** The store writes go to: Redis; the embedded store is read-only. */
+export function writable(store: Store): Store & CommandStore {
+  const commands = commandsOf(store)
+  if (!commands) {
+    throw new ServiceError(
+      'WRITES_DISABLED',
+      'the embedded store is read-only: writes need Redis (set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN)',
+    )
+  }
+  return commands
+}
+
+/** A tool's key from its own module and name; the id's when it has none (its schema then says what is missing). */
+function toolKey(id: string, value: unknown): string {
+  const { module, name } = isObject(value) ? value : {}
+  if (typeof module === 'string' && typeof name === 'string' && module !== '' && name !== '') {
+    return `${kindPrefix('tools')}${module}:${name}`
+  }
+  return pathToKey('tools', id)
+}
+
+function invalidBody(kind: RecordKind, errors: readonly Problem[]): ServiceError {
+  const template = errors.some((e) => /:\d+:\d+$/.test(e.where ?? ''))
+  const details = errors.map(({ where, message }) => (where ? { where, message } : { message }))
+  const said = errors.map(({ where, message }) => (where ? `${where}: ${message}` : message)).join('; ')
+  return new ServiceError(
+    template ? 'TEMPLATE_SYNTAX' : 'BAD_REQUEST',
+    `the body is not a valid ${ID_KIND[kind]} record: ${said}`,
+    {
+      extra: { details },
+    },
+  )
+}
+
+function labelled(label: string | undefined): string {
+  return label === undefined ? '' : ` in label '${label}'`
+}
