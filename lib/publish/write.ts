@@ -82,6 +82,24 @@ export async function deleteRecord(store: Store, kind: RecordKind, id: string, o
   return write(store, id, key, options.label === undefined ? null : TOMBSTONE, options)
 }
 
+/**
+ * Writes records already checked (the CLI's `publish` checks its files
+ * first), each with its version, in one transaction: under a label, to the
+ * label's own keys. Answers each record's key written and new version.
+ */
+export async function putTexts(
+  store: Store,
+  records: readonly { key: string; text: string }[],
+  options: WriteOptions,
+): Promise<{ key: string; version: number }[]> {
+  const commands = writable(store)
+  const keys = records.map(({ key }) => (options.label === undefined ? key : overlayKey(options.label, key)))
+  const changes = records.map(({ text }, i) => ({ key: keys[i] as string, text, message: options.message }))
+  const versions = await commit(commands, changes, options)
+  await noteWrite(commands)
+  return keys.map((key, i) => ({ key, version: versions[i] as number }))
+}
+
 async function write(
   store: Store,
   id: string,
