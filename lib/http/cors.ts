@@ -33,7 +33,7 @@ function corsFor(origins: string): MiddlewareHandler | undefined {
     origin: listed.includes('*') ? '*' : listed,
     allowMethods: ['GET', 'HEAD', 'POST'],
     allowHeaders: ['Authorization', 'Content-Type'],
-    exposeHeaders: ['X-Request-Id', 'Server-Timing'],
+    exposeHeaders: ['X-Request-Id', 'Server-Timing', 'X-Prompt-Version', 'X-Prompt-Label'],
     maxAge: PREFLIGHT_MAX_AGE_S,
   })
 }

@@ -164,15 +164,16 @@ describe('tools', () => {
 
 describe('methods and routes', () => {
   it('answers 405 METHOD_NOT_ALLOWED with Allow on every known route', async () => {
-    for (const path of [
-      '/api/extensions',
-      '/api/prompts/evaluator.evaluate_quality',
-      '/api/environs',
-      '/api/tools/x',
-    ]) {
+    for (const [path, allow] of [
+      ['/api/extensions', 'GET, HEAD'],
+      ['/api/prompts/evaluator.evaluate_quality', 'GET, HEAD, PUT, DELETE'],
+      ['/api/environs', 'GET, HEAD'],
+      ['/api/tools/x', 'GET, HEAD, PUT, DELETE'],
+      ['/api/tools/x/versions', 'GET, HEAD'],
+    ] as const) {
       const { status, headers, body } = await call(db.env, 'POST', path, {})
       expect(status).toBe(405)
-      expect(headers.get('allow')).toBe('GET, HEAD')
+      expect(headers.get('allow')).toBe(allow)
       expect(body.code).toBe('METHOD_NOT_ALLOWED')
     }
   })

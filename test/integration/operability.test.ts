@@ -95,6 +95,7 @@ describe('the log', () => {
       status: 200,
       duration_ms: expect.any(Number),
       prompt_id: 'ops.greet',
+      prompt_version: null,
       cache: { hits: expect.any(Number), misses: expect.any(Number), joined: expect.any(Number) },
       tools: [{ tool: 'ops_echo', outcome: 'ok', ms: expect.any(Number) }],
     })

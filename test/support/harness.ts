@@ -23,6 +23,8 @@ export interface TestRedis {
   resetRequests(): Promise<void>
   /** While stalled, Redis takes requests and never answers them. */
   stall(stalled: boolean): Promise<void>
+  /** The next transaction holding `command` has Redis refuse that command, so none of it runs. */
+  failNext(command: string): Promise<void>
   release(): Promise<void>
 }
 
@@ -48,6 +50,9 @@ export async function freshRedis(): Promise<TestRedis> {
     },
     async stall(stalled) {
       await fetch(`${admin}/stall`, { method: stalled ? 'POST' : 'DELETE' })
+    },
+    async failNext(command) {
+      await fetch(`${admin}/fail-next/${encodeURIComponent(command)}`, { method: 'POST' })
     },
     async release() {
       await fetch(admin, { method: 'DELETE' })

@@ -34,6 +34,12 @@ interface Database {
   client?: Redis
   /** While set, Upstash requests with this token wait for it: a Redis that stopped answering. */
   stall?: { until: Promise<void>; release: () => void }
+  /**
+   * The name of a command that fails in the next transaction holding it: its first one is sent
+   * without arguments, so Redis refuses to queue it and runs none of the transaction (EXECABORT),
+   * as it does with a command refused for memory.
+   */
+  failNext?: string
 }
 
 // redis-server is started with --databases 256; 0 is left alone so that a
@@ -131,6 +137,10 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
         database.stall ??= { until, release }
         return { ok: true }
       }
+      if (method === 'POST' && sub.startsWith('fail-next/')) {
+        lookup(token).failNext = sub.slice('fail-next/'.length).toUpperCase()
+        return { ok: true }
+      }
       if (method === 'DELETE' && sub === 'stall') {
         const database = lookup(token)
         database.stall?.release()
@@ -172,7 +182,9 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
 
     // ioredis sends a whole pipeline (or MULTI..EXEC) in one write: one round trip.
     const batch = path === '/multi-exec' ? client.multi() : client.pipeline()
-    for (const command of commands) batch.callBuffer(...command)
+    const failing = path === '/multi-exec' ? commands.findIndex(([name]) => name === database.failNext) : -1
+    if (failing !== -1) database.failNext = undefined
+    commands.forEach((command, i) => (i === failing ? batch.callBuffer(command[0]) : batch.callBuffer(...command)))
     let replies: [Error | null, unknown][] | null
     try {
       replies = await batch.exec()

@@ -98,7 +98,7 @@ describe('the limits and codes of issue 12 in the document', () => {
     const ids = Object.values(paths)
       .flatMap((operations) => Object.values(operations))
       .flatMap((operation) => operation.parameters ?? [])
-      .filter((parameter) => parameter.in === 'path')
+      .filter((parameter) => parameter.in === 'path' && parameter.name.endsWith('_id'))
     expect(new Set(ids.map((p) => p.name))).toEqual(new Set(['prompt_id', 'extension_id', 'environ_id', 'tool_id']))
     for (const { name, schema } of ids) {
       expect(schema.maxLength, name).toBe(256)
