@@ -1,7 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import { misconfigured } from '../lib/errors'
 import { errorsOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import document from './openapi.generated.json'
 
 const documentRoute = createRoute({
   method: 'get',
@@ -14,7 +14,7 @@ const documentRoute = createRoute({
       description: 'The OpenAPI document',
       content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
     },
-    ...errorsOf(),
+    ...errorsOf('MISCONFIGURED'),
   },
 })
 
@@ -69,9 +69,17 @@ const PAGE = `<!doctype html>
 
 /**
  * GET /openapi.json, GET /docs and GET /. The document is generated at build
- * time from every route's declaration (functions/openapi.ts).
+ * time from every route's declaration (functions/openapi.ts) into the static
+ * assets, public/openapi.json: answered from there through the ASSETS
+ * binding, it costs the bundle nothing, and the request still has its log
+ * line, id and CORS headers.
  */
 export const docs = new OpenAPIHono<AppEnv>()
-  .openapi(documentRoute, (c) => c.json(document, 200))
+  .openapi(documentRoute, async (c) => {
+    if (!c.env.ASSETS) throw misconfigured('ASSETS', "is not bound: wrangler.toml's [assets] names it")
+    const asset = await c.env.ASSETS.fetch(new URL('/openapi.json', c.req.url))
+    // Streamed as stored: the route's typing expects a body made by c.json.
+    return new Response(asset.body, { headers: { 'content-type': 'application/json; charset=UTF-8' } }) as never
+  })
   .openapi(pageRoute, (c) => c.html(PAGE, 200))
   .openapi(rootRoute, (c) => c.redirect('/docs', 302))

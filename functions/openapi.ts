@@ -7,8 +7,8 @@ import type { AppEnv } from '../lib/http'
  * The OpenAPI 3.1 document of `app`, generated from its routes' own
  * declarations (their zod schemas are the ones that validate requests).
  * It depends on nothing at run time, so scripts/generate.mjs builds it at
- * build time into functions/openapi.generated.json, which GET /openapi.json
- * serves: the generator stays out of the Worker. Adds the record schemas
+ * build time into public/openapi.json, a static asset GET /openapi.json
+ * answers with: neither the generator nor the document is in the Worker. Adds the record schemas
  * and the bearer scheme to `app`'s registry first.
  */
 export function openapiDocument(app: OpenAPIHono<AppEnv>) {

@@ -5,6 +5,8 @@ import { misconfigured } from './errors'
  * locally. Everything is optional; unset, the service runs on its embedded store.
  */
 export interface Env {
+  /** The static assets (wrangler.toml's [assets]): /openapi.json is one. */
+  ASSETS?: Fetcher
   /** Upstash REST endpoint, e.g. https://eu1-xyz.upstash.io. Both this and the token, or neither. */
   UPSTASH_REDIS_REST_URL?: string
   /** Upstash REST token (a secret). */
@@ -60,7 +62,10 @@ const QUOTED_CHARS = 40
  * A positive integer from a variable, or the default when unset. A bad value
  * is MISCONFIGURED naming the variable: the operator's fault, not a bug.
  */
-export function intVar(env: Env, name: keyof Env, fallback: number): number {
+/** The settings that are text: every variable but the bindings. */
+type Setting = Exclude<keyof Env, 'ASSETS'>
+
+export function intVar(env: Env, name: Setting, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
@@ -74,7 +79,7 @@ export function intVar(env: Env, name: keyof Env, fallback: number): number {
  * Comma-separated integers of at least 0, from 1 to `maxItems` of them, from
  * a variable, or the default when unset; a bad value is MISCONFIGURED.
  */
-export function intListVar(env: Env, name: keyof Env, fallback: readonly number[], maxItems: number): number[] {
+export function intListVar(env: Env, name: Setting, fallback: readonly number[], maxItems: number): number[] {
   const raw = env[name]
   if (raw === undefined || raw === '') return [...fallback]
   const values = raw.split(',').map((item) => (item.trim() === '' ? NaN : Number(item)))

@@ -4,7 +4,7 @@
 // left out of the bundle keeps it small:
 //   lib/catalog/validators.generated.js (+ .d.ts): Ajv standalone validators of jsonschema/
 //   lib/store/embedded-records.generated.ts: the examples/ records, keyed as in Redis
-//   functions/openapi.generated.json: the OpenAPI document GET /openapi.json serves (scripts/openapi-document.mjs)
+//   public/openapi.json: the OpenAPI document GET /openapi.json serves, a static asset (scripts/openapi-document.mjs)
 // and, being wrangler's build step, fills the git-ignored public/swagger-ui/
 // that /docs loads (scripts/swagger-ui-assets.mjs).
 // `--check` writes nothing and exits 1 when a committed file is stale.
@@ -35,9 +35,6 @@ function validatorsModule() {
   const ajv = new Ajv({
     schemas,
     allErrors: true,
-    // verbose puts each failing keyword's schema on its error, which the
-    // catalogue reads to word oneOf failures as "exactly one of ...".
-    verbose: true,
     // Unknown keywords and formats are errors; the type-placement checks are
     // off because oneOf/allOf branches that only say `required` are the point.
     strict: true,
@@ -47,14 +44,49 @@ function validatorsModule() {
     inlineRefs: false,
     code: { source: true, esm: true, lines: true },
   })
-  const js = banner + '/* eslint-disable */\n' + inlineRuntime(standaloneCode(ajv, VALIDATORS))
+  const js =
+    banner +
+    '/* eslint-disable */\n' +
+    inlineRuntime(standaloneCode(ajv, VALIDATORS)) +
+    `\nexport const ONE_OF_REQUIRED = ${JSON.stringify(oneOfRequired(schemas))}\n`
   const dts =
     banner +
     "import type { ValidateFunction } from 'ajv'\n" +
     Object.keys(VALIDATORS)
       .map((name) => `export declare const ${name}: ValidateFunction\n`)
-      .join('')
+      .join('') +
+    '/** Per schemaPath of a oneOf whose branches each require one property, those properties. */\n' +
+    'export declare const ONE_OF_REQUIRED: Readonly<Record<string, readonly string[]>>\n'
   return { js, dts }
+}
+
+/**
+ * The properties of each `oneOf: [{required: [a]}, {required: [b]}]`, by the
+ * schemaPath ajv gives its error (relative to the schema or definition that
+ * holds it: each is a function of its own). An error with no branch errors
+ * beside it (more than one branch matched) is worded from this; ajv's
+ * `verbose` would say it too, at the cost of a copy of every schema in every error.
+ */
+function oneOfRequired(schemas) {
+  const found = {}
+  const visit = (node, path) => {
+    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${path}/${i}`))
+    if (typeof node !== 'object' || node === null) return
+    const branches = node.oneOf
+    if (Array.isArray(branches) && branches.every((b) => Array.isArray(b.required) && b.required.length === 1)) {
+      const names = branches.map((b) => b.required[0])
+      if (found[path] && JSON.stringify(found[path]) !== JSON.stringify(names))
+        throw new Error(`two oneOf of required properties at ${path}: word them apart in lib/catalog/validate.ts`)
+      found[path] = names
+    }
+    for (const [key, value] of Object.entries(node)) {
+      // A definition is compiled as a function of its own: paths inside it start again at #.
+      if (key === 'definitions') for (const [, d] of Object.entries(value)) visit(d, '#')
+      else visit(value, `${path}/${key}`)
+    }
+  }
+  for (const schema of schemas) visit(schema, '#')
+  return Object.fromEntries(Object.entries(found).map(([path, names]) => [`${path}/oneOf`, names]))
 }
 
 /**
@@ -106,26 +138,31 @@ function recordsModule() {
 }
 
 const { js, dts } = validatorsModule()
-const outputs = {
+const check = process.argv.includes('--check')
+let stale = 0
+
+/** Writes each output that changed; with --check, counts them instead. */
+function emit(outputs) {
+  for (const [file, text] of Object.entries(outputs)) {
+    const path = join(root, file)
+    const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined
+    if (current === text) continue
+    if (check) {
+      console.error(`${file} is stale: run npm run generate`)
+      stale++
+    } else {
+      writeFileSync(path, text)
+      console.log(`wrote ${file}`)
+    }
+  }
+}
+
+emit({
   'lib/catalog/validators.generated.js': js,
   'lib/catalog/validators.generated.d.ts': dts,
   'lib/store/embedded-records.generated.ts': recordsModule(),
-  [OPENAPI_DOCUMENT_FILE]: await openapiDocumentText(),
-}
-
-const check = process.argv.includes('--check')
-let stale = 0
-for (const [file, text] of Object.entries(outputs)) {
-  const path = join(root, file)
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined
-  if (current === text) continue
-  if (check) {
-    console.error(`${file} is stale: run npm run generate`)
-    stale++
-  } else {
-    writeFileSync(path, text)
-    console.log(`wrote ${file}`)
-  }
-}
+})
+// The document is made by running the app, which imports what was just written.
+emit({ [OPENAPI_DOCUMENT_FILE]: await openapiDocumentText() })
 if (!check) copySwaggerUi()
 process.exit(stale ? 1 : 0)

@@ -1,4 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv'
+import { ONE_OF_REQUIRED } from './validators.generated'
 
 /**
  * Runs a generated validator and words its failure for a person: one clause
@@ -32,7 +33,7 @@ export function schemaProblems(validate: ValidateFunction, value: unknown): Sche
 function problemsOf(errors: readonly ErrorObject[]): SchemaProblem[] {
   const problems = new Map<string, SchemaProblem>()
   for (const error of relevant(errors)) {
-    const problem = { path: jsonPath(error.instancePath), problem: describe(error) }
+    const problem = { path: jsonPath(error.instancePath), problem: describe(error, errors) }
     problems.set(`${problem.path} ${problem.problem}`, problem)
   }
   return [...problems.values()]
@@ -53,12 +54,12 @@ function relevant(errors: readonly ErrorObject[]): ErrorObject[] {
   })
 }
 
-function describe(error: ErrorObject): string {
+function describe(error: ErrorObject, errors: readonly ErrorObject[]): string {
   const params = error.params as Record<string, unknown>
   switch (error.keyword) {
     case 'oneOf':
     case 'anyOf': {
-      const names = requiredAlternatives(error.schema)
+      const names = requiredAlternatives(error, errors)
       if (names) return `must have ${error.keyword === 'oneOf' ? 'exactly' : 'at least'} one of ${names}`
       return `must match ${error.keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the allowed shapes`
     }
@@ -71,16 +72,24 @@ function describe(error: ErrorObject): string {
   }
 }
 
-/** For `oneOf: [{required: [a]}, {required: [b]}]`, the words "'a' or 'b'". */
-function requiredAlternatives(branches: unknown): string | undefined {
-  if (!Array.isArray(branches)) return undefined
-  const names: string[] = []
-  for (const branch of branches) {
-    const required = (branch as { required?: unknown }).required
-    if (!Array.isArray(required) || required.length !== 1) return undefined
-    names.push(`'${String(required[0])}'`)
-  }
-  return names.join(' or ')
+/**
+ * For `oneOf: [{required: [a]}, {required: [b]}]` (or anyOf), the words
+ * "'a' or 'b'": from the branches' own errors, each a missing property, or,
+ * when branches matched rather than failed, from the schemas (ONE_OF_REQUIRED).
+ */
+function requiredAlternatives(error: ErrorObject, errors: readonly ErrorObject[]): string | undefined {
+  const branches = errors.filter(
+    (e) => e !== error && e.instancePath === error.instancePath && e.schemaPath.startsWith(`${error.schemaPath}/`),
+  )
+  const missing = branches.map((b) =>
+    b.keyword === 'required' && b.schemaPath === `${error.schemaPath}/${b.schemaPath.split('/').at(-2)}/required`
+      ? String((b.params as { missingProperty: unknown }).missingProperty)
+      : undefined,
+  )
+  const names =
+    branches.length > 0 ? missing : error.keyword === 'oneOf' ? ONE_OF_REQUIRED[error.schemaPath] : undefined
+  if (!names || names.length === 0 || names.some((n) => n === undefined)) return undefined
+  return names.map((n) => `'${n}'`).join(' or ')
 }
 
 /** `/contributes/prompts/0/name` is `$.contributes.prompts[0].name`. */

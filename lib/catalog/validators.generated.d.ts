@@ -3,3 +3,5 @@ import type { ValidateFunction } from 'ajv'
 export declare const validateExtension: ValidateFunction
 export declare const validatePrompt: ValidateFunction
 export declare const validateTool: ValidateFunction
+/** Per schemaPath of a oneOf whose branches each require one property, those properties. */
+export declare const ONE_OF_REQUIRED: Readonly<Record<string, readonly string[]>>

@@ -12,7 +12,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.role === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'",schema:schema8.required,parentSchema:schema8,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -22,7 +22,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.content === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'",schema:schema8.required,parentSchema:schema8,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -34,7 +34,7 @@ errors++;
 if(data.role !== undefined){
 let data0 = data.role;
 if(!(((data0 === "system") || (data0 === "user")) || (data0 === "assistant"))){
-const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema8.properties.role.enum},message:"must be equal to one of the allowed values",schema:schema8.properties.role.enum,parentSchema:schema8.properties.role,data:data0};
+const err2 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema8.properties.role.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -45,9 +45,8 @@ errors++;
 }
 }
 if(data.content !== undefined){
-let data1 = data.content;
-if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema8.properties.content.type,parentSchema:schema8.properties.content,data:data1};
+if(typeof data.content !== "string"){
+const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -59,7 +58,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema8.type,parentSchema:schema8,data};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -80,9 +79,8 @@ let errors = 0;
 if(Array.isArray(data)){
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
-let data0 = data[i0];
-if(typeof data0 !== "string"){
-const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema9.items.type,parentSchema:schema9.items,data:data0};
+if(typeof data[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -94,7 +92,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema9.type,parentSchema:schema9,data};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -119,7 +117,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.name === undefined){
-const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.items.required,parentSchema:schema11.items,data:data0};
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -132,7 +130,7 @@ if(data0.name !== undefined){
 let data1 = data0.name;
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-const err1 = {instancePath:instancePath+"/" + i0+"/name",schemaPath:"#/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.items.properties.name,data:data1};
+const err1 = {instancePath:instancePath+"/" + i0+"/name",schemaPath:"#/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -143,7 +141,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/" + i0+"/name",schemaPath:"#/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.items.properties.name.type,parentSchema:schema11.items.properties.name,data:data1};
+const err2 = {instancePath:instancePath+"/" + i0+"/name",schemaPath:"#/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -154,9 +152,8 @@ errors++;
 }
 }
 if(data0.type !== undefined){
-let data2 = data0.type;
-if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/" + i0+"/type",schemaPath:"#/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.items.properties.type.type,parentSchema:schema11.items.properties.type,data:data2};
+if(typeof data0.type !== "string"){
+const err3 = {instancePath:instancePath+"/" + i0+"/type",schemaPath:"#/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -167,9 +164,8 @@ errors++;
 }
 }
 if(data0.description !== undefined){
-let data3 = data0.description;
-if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/" + i0+"/description",schemaPath:"#/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.items.properties.description.type,parentSchema:schema11.items.properties.description,data:data3};
+if(typeof data0.description !== "string"){
+const err4 = {instancePath:instancePath+"/" + i0+"/description",schemaPath:"#/items/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -180,9 +176,8 @@ errors++;
 }
 }
 if(data0.required !== undefined){
-let data4 = data0.required;
-if(typeof data4 !== "boolean"){
-const err5 = {instancePath:instancePath+"/" + i0+"/required",schemaPath:"#/items/properties/required/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.items.properties.required.type,parentSchema:schema11.items.properties.required,data:data4};
+if(typeof data0.required !== "boolean"){
+const err5 = {instancePath:instancePath+"/" + i0+"/required",schemaPath:"#/items/properties/required/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -193,9 +188,8 @@ errors++;
 }
 }
 if(data0.enum !== undefined){
-let data5 = data0.enum;
-if(!(Array.isArray(data5))){
-const err6 = {instancePath:instancePath+"/" + i0+"/enum",schemaPath:"#/items/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.items.properties.enum.type,parentSchema:schema11.items.properties.enum,data:data5};
+if(!(Array.isArray(data0.enum))){
+const err6 = {instancePath:instancePath+"/" + i0+"/enum",schemaPath:"#/items/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -207,7 +201,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.items.type,parentSchema:schema11.items,data:data0};
+const err7 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -219,7 +213,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.type,parentSchema:schema11,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -239,7 +233,7 @@ function validate31(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((!(data && typeof data == "object" && !Array.isArray(data))) && (typeof data !== "boolean")){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema13.type},message:"must be object,boolean",schema:schema13.type,parentSchema:schema13,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema13.type},message:"must be object,boolean"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -261,7 +255,7 @@ let valid0 = false;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema12.anyOf[0].required,parentSchema:schema12.anyOf[0],data};
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -277,7 +271,7 @@ if(!valid0){
 const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.$schema === undefined){
-const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "$schema"},message:"must have required property '"+"$schema"+"'",schema:schema12.anyOf[1].required,parentSchema:schema12.anyOf[1],data};
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "$schema"},message:"must have required property '"+"$schema"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -293,7 +287,7 @@ if(!valid0){
 const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.properties === undefined){
-const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'",schema:schema12.anyOf[2].required,parentSchema:schema12.anyOf[2],data};
+const err2 = {instancePath,schemaPath:"#/anyOf/2/required",keyword:"required",params:{missingProperty: "properties"},message:"must have required property '"+"properties"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -308,7 +302,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.anyOf,parentSchema:schema12,data};
+const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -330,9 +324,8 @@ vErrors = null;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.$schema !== undefined){
-let data0 = data.$schema;
-if(typeof data0 !== "string"){
-const err4 = {instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.$schema.type,parentSchema:schema12.properties.$schema,data:data0};
+if(typeof data.$schema !== "string"){
+const err4 = {instancePath:instancePath+"/$schema",schemaPath:"#/properties/%24schema/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -343,9 +336,8 @@ errors++;
 }
 }
 if(data.type !== undefined){
-let data1 = data.type;
-if("object" !== data1){
-const err5 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant",schema:"object",parentSchema:schema12.properties.type,data:data1};
+if("object" !== data.type){
+const err5 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "object"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -366,7 +358,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.properties.type,parentSchema:schema12.properties.properties,data:data2};
+const err6 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -381,9 +373,8 @@ let data4 = data.required;
 if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-if(typeof data5 !== "string"){
-const err7 = {instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.required.items.type,parentSchema:schema12.properties.required.items,data:data5};
+if(typeof data4[i0] !== "string"){
+const err7 = {instancePath:instancePath+"/required/" + i0,schemaPath:"#/properties/required/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -395,7 +386,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.required.type,parentSchema:schema12.properties.required,data:data4};
+const err8 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -407,7 +398,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.type,parentSchema:schema12,data};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -434,7 +425,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -480,7 +471,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema10.anyOf,parentSchema:schema10,data};
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -515,7 +506,7 @@ let passing0 = null;
 const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.prompt === undefined){
-const err0 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: "prompt"},message:"must have required property '"+"prompt"+"'",schema:schema7.oneOf[0].required,parentSchema:schema7.oneOf[0],data};
+const err0 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: "prompt"},message:"must have required property '"+"prompt"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -533,7 +524,7 @@ passing0 = 0;
 const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.messages === undefined){
-const err1 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "messages"},message:"must have required property '"+"messages"+"'",schema:schema7.oneOf[1].required,parentSchema:schema7.oneOf[1],data};
+const err1 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "messages"},message:"must have required property '"+"messages"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -555,7 +546,7 @@ passing0 = 1;
 }
 }
 if(!valid0){
-const err2 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema7.oneOf,parentSchema:schema7,data};
+const err2 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -580,7 +571,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema7.properties.name,data:data0};
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -591,7 +582,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema7.properties.name.type,parentSchema:schema7.properties.name,data:data0};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -602,9 +593,8 @@ errors++;
 }
 }
 if(data.description !== undefined){
-let data1 = data.description;
-if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema7.properties.description.type,parentSchema:schema7.properties.description,data:data1};
+if(typeof data.description !== "string"){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -615,9 +605,8 @@ errors++;
 }
 }
 if(data.prompt !== undefined){
-let data2 = data.prompt;
-if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema7.properties.prompt.type,parentSchema:schema7.properties.prompt,data:data2};
+if(typeof data.prompt !== "string"){
+const err6 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -631,7 +620,7 @@ if(data.messages !== undefined){
 let data3 = data.messages;
 if(Array.isArray(data3)){
 if(data3.length < 1){
-const err7 = {instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema7.properties.messages,data:data3};
+const err7 = {instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -649,7 +638,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema7.properties.messages.type,parentSchema:schema7.properties.messages,data:data3};
+const err8 = {instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -673,7 +662,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema7.type,parentSchema:schema7,data};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -693,7 +682,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema6.required,parentSchema:schema6,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -703,7 +692,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'",schema:schema6.required,parentSchema:schema6,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -713,7 +702,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.extensionType === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "extensionType"},message:"must have required property '"+"extensionType"+"'",schema:schema6.required,parentSchema:schema6,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "extensionType"},message:"must have required property '"+"extensionType"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -723,7 +712,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.contributes === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contributes"},message:"must have required property '"+"contributes"+"'",schema:schema6.required,parentSchema:schema6,data};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contributes"},message:"must have required property '"+"contributes"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -736,7 +725,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema6.properties.name,data:data0};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -747,7 +736,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.name.type,parentSchema:schema6.properties.name,data:data0};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -758,9 +747,8 @@ errors++;
 }
 }
 if(data.publisher !== undefined){
-let data1 = data.publisher;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/publisher",schemaPath:"#/properties/publisher/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.publisher.type,parentSchema:schema6.properties.publisher,data:data1};
+if(typeof data.publisher !== "string"){
+const err6 = {instancePath:instancePath+"/publisher",schemaPath:"#/properties/publisher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -771,9 +759,8 @@ errors++;
 }
 }
 if(data.displayName !== undefined){
-let data2 = data.displayName;
-if(typeof data2 !== "string"){
-const err7 = {instancePath:instancePath+"/displayName",schemaPath:"#/properties/displayName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.displayName.type,parentSchema:schema6.properties.displayName,data:data2};
+if(typeof data.displayName !== "string"){
+const err7 = {instancePath:instancePath+"/displayName",schemaPath:"#/properties/displayName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -784,9 +771,8 @@ errors++;
 }
 }
 if(data.icon !== undefined){
-let data3 = data.icon;
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.icon.type,parentSchema:schema6.properties.icon,data:data3};
+if(typeof data.icon !== "string"){
+const err8 = {instancePath:instancePath+"/icon",schemaPath:"#/properties/icon/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -797,9 +783,8 @@ errors++;
 }
 }
 if(data.description !== undefined){
-let data4 = data.description;
-if(typeof data4 !== "string"){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.description.type,parentSchema:schema6.properties.description,data:data4};
+if(typeof data.description !== "string"){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -813,7 +798,7 @@ if(data.version !== undefined){
 let data5 = data.version;
 if(typeof data5 === "string"){
 if(func2(data5) < 1){
-const err10 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema6.properties.version,data:data5};
+const err10 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -824,7 +809,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.version.type,parentSchema:schema6.properties.version,data:data5};
+const err11 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -838,7 +823,7 @@ if(data.extensionType !== undefined){
 let data6 = data.extensionType;
 if(typeof data6 === "string"){
 if(func2(data6) < 1){
-const err12 = {instancePath:instancePath+"/extensionType",schemaPath:"#/properties/extensionType/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema6.properties.extensionType,data:data6};
+const err12 = {instancePath:instancePath+"/extensionType",schemaPath:"#/properties/extensionType/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -849,7 +834,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/extensionType",schemaPath:"#/properties/extensionType/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.extensionType.type,parentSchema:schema6.properties.extensionType,data:data6};
+const err13 = {instancePath:instancePath+"/extensionType",schemaPath:"#/properties/extensionType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -860,9 +845,8 @@ errors++;
 }
 }
 if(data.license !== undefined){
-let data7 = data.license;
-if(typeof data7 !== "string"){
-const err14 = {instancePath:instancePath+"/license",schemaPath:"#/properties/license/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.license.type,parentSchema:schema6.properties.license,data:data7};
+if(typeof data.license !== "string"){
+const err14 = {instancePath:instancePath+"/license",schemaPath:"#/properties/license/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -876,9 +860,8 @@ if(data.engines !== undefined){
 let data8 = data.engines;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.name !== undefined){
-let data9 = data8.name;
-if(typeof data9 !== "string"){
-const err15 = {instancePath:instancePath+"/engines/name",schemaPath:"#/properties/engines/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.engines.properties.name.type,parentSchema:schema6.properties.engines.properties.name,data:data9};
+if(typeof data8.name !== "string"){
+const err15 = {instancePath:instancePath+"/engines/name",schemaPath:"#/properties/engines/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -889,9 +872,8 @@ errors++;
 }
 }
 if(data8.version !== undefined){
-let data10 = data8.version;
-if(typeof data10 !== "string"){
-const err16 = {instancePath:instancePath+"/engines/version",schemaPath:"#/properties/engines/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.engines.properties.version.type,parentSchema:schema6.properties.engines.properties.version,data:data10};
+if(typeof data8.version !== "string"){
+const err16 = {instancePath:instancePath+"/engines/version",schemaPath:"#/properties/engines/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -903,7 +885,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/engines",schemaPath:"#/properties/engines/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema6.properties.engines.type,parentSchema:schema6.properties.engines,data:data8};
+const err17 = {instancePath:instancePath+"/engines",schemaPath:"#/properties/engines/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -928,7 +910,7 @@ errors = vErrors.length;
 }
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.name === undefined){
-const err18 = {instancePath:instancePath+"/contributes/prompts/" + i0,schemaPath:"#/properties/contributes/properties/prompts/items/allOf/1/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema6.properties.contributes.properties.prompts.items.allOf[1].required,parentSchema:schema6.properties.contributes.properties.prompts.items.allOf[1],data:data13};
+const err18 = {instancePath:instancePath+"/contributes/prompts/" + i0,schemaPath:"#/properties/contributes/properties/prompts/items/allOf/1/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -941,7 +923,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/contributes/prompts",schemaPath:"#/properties/contributes/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema6.properties.contributes.properties.prompts.type,parentSchema:schema6.properties.contributes.properties.prompts,data:data12};
+const err19 = {instancePath:instancePath+"/contributes/prompts",schemaPath:"#/properties/contributes/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -956,9 +938,8 @@ let data14 = data11.languages;
 if(Array.isArray(data14)){
 const len1 = data14.length;
 for(let i1=0; i1<len1; i1++){
-let data15 = data14[i1];
-if(typeof data15 !== "string"){
-const err20 = {instancePath:instancePath+"/contributes/languages/" + i1,schemaPath:"#/properties/contributes/properties/languages/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.contributes.properties.languages.items.type,parentSchema:schema6.properties.contributes.properties.languages.items,data:data15};
+if(typeof data14[i1] !== "string"){
+const err20 = {instancePath:instancePath+"/contributes/languages/" + i1,schemaPath:"#/properties/contributes/properties/languages/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -970,7 +951,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/contributes/languages",schemaPath:"#/properties/contributes/properties/languages/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema6.properties.contributes.properties.languages.type,parentSchema:schema6.properties.contributes.properties.languages,data:data14};
+const err21 = {instancePath:instancePath+"/contributes/languages",schemaPath:"#/properties/contributes/properties/languages/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -988,7 +969,7 @@ for(let i2=0; i2<len2; i2++){
 let data17 = data16[i2];
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.name === undefined){
-const err22 = {instancePath:instancePath+"/contributes/dependences/" + i2,schemaPath:"#/properties/contributes/properties/dependences/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema6.properties.contributes.properties.dependences.items.required,parentSchema:schema6.properties.contributes.properties.dependences.items,data:data17};
+const err22 = {instancePath:instancePath+"/contributes/dependences/" + i2,schemaPath:"#/properties/contributes/properties/dependences/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -998,9 +979,8 @@ vErrors.push(err22);
 errors++;
 }
 if(data17.name !== undefined){
-let data18 = data17.name;
-if(typeof data18 !== "string"){
-const err23 = {instancePath:instancePath+"/contributes/dependences/" + i2+"/name",schemaPath:"#/properties/contributes/properties/dependences/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.contributes.properties.dependences.items.properties.name.type,parentSchema:schema6.properties.contributes.properties.dependences.items.properties.name,data:data18};
+if(typeof data17.name !== "string"){
+const err23 = {instancePath:instancePath+"/contributes/dependences/" + i2+"/name",schemaPath:"#/properties/contributes/properties/dependences/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1011,9 +991,8 @@ errors++;
 }
 }
 if(data17.version !== undefined){
-let data19 = data17.version;
-if(typeof data19 !== "string"){
-const err24 = {instancePath:instancePath+"/contributes/dependences/" + i2+"/version",schemaPath:"#/properties/contributes/properties/dependences/items/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema6.properties.contributes.properties.dependences.items.properties.version.type,parentSchema:schema6.properties.contributes.properties.dependences.items.properties.version,data:data19};
+if(typeof data17.version !== "string"){
+const err24 = {instancePath:instancePath+"/contributes/dependences/" + i2+"/version",schemaPath:"#/properties/contributes/properties/dependences/items/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1026,7 +1005,7 @@ errors++;
 if(data17.failStrategy !== undefined){
 let data20 = data17.failStrategy;
 if(!((data20 === "abort") || (data20 === "ignore"))){
-const err25 = {instancePath:instancePath+"/contributes/dependences/" + i2+"/failStrategy",schemaPath:"#/properties/contributes/properties/dependences/items/properties/failStrategy/enum",keyword:"enum",params:{allowedValues: schema6.properties.contributes.properties.dependences.items.properties.failStrategy.enum},message:"must be equal to one of the allowed values",schema:schema6.properties.contributes.properties.dependences.items.properties.failStrategy.enum,parentSchema:schema6.properties.contributes.properties.dependences.items.properties.failStrategy,data:data20};
+const err25 = {instancePath:instancePath+"/contributes/dependences/" + i2+"/failStrategy",schemaPath:"#/properties/contributes/properties/dependences/items/properties/failStrategy/enum",keyword:"enum",params:{allowedValues: schema6.properties.contributes.properties.dependences.items.properties.failStrategy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1038,7 +1017,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/contributes/dependences/" + i2,schemaPath:"#/properties/contributes/properties/dependences/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema6.properties.contributes.properties.dependences.items.type,parentSchema:schema6.properties.contributes.properties.dependences.items,data:data17};
+const err26 = {instancePath:instancePath+"/contributes/dependences/" + i2,schemaPath:"#/properties/contributes/properties/dependences/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1050,7 +1029,7 @@ errors++;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/contributes/dependences",schemaPath:"#/properties/contributes/properties/dependences/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema6.properties.contributes.properties.dependences.type,parentSchema:schema6.properties.contributes.properties.dependences,data:data16};
+const err27 = {instancePath:instancePath+"/contributes/dependences",schemaPath:"#/properties/contributes/properties/dependences/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1062,7 +1041,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/contributes",schemaPath:"#/properties/contributes/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema6.properties.contributes.type,parentSchema:schema6.properties.contributes,data:data11};
+const err28 = {instancePath:instancePath+"/contributes",schemaPath:"#/properties/contributes/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1074,7 +1053,7 @@ errors++;
 }
 }
 else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema6.type,parentSchema:schema6,data};
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1098,9 +1077,8 @@ let errors = 0;
 if(Array.isArray(data)){
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
-let data0 = data[i0];
-if(typeof data0 !== "string"){
-const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema9.items.type,parentSchema:schema9.items,data:data0};
+if(typeof data[i0] !== "string"){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1112,7 +1090,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema9.type,parentSchema:schema9,data};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1174,7 +1152,7 @@ if(_valid0){
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.restful === undefined){
-const err2 = {instancePath,schemaPath:"#/allOf/0/then/required",keyword:"required",params:{missingProperty: "restful"},message:"must have required property '"+"restful"+"'",schema:schema15.allOf[0].then.required,parentSchema:schema15.allOf[0].then,data};
+const err2 = {instancePath,schemaPath:"#/allOf/0/then/required",keyword:"required",params:{missingProperty: "restful"},message:"must have required property '"+"restful"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1188,7 +1166,7 @@ var _valid0 = _errs5 === errors;
 valid1 = _valid0;
 }
 if(!valid1){
-const err3 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[0].if,parentSchema:schema15.allOf[0],data};
+const err3 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1241,7 +1219,7 @@ if(_valid1){
 const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.mcp === undefined){
-const err6 = {instancePath,schemaPath:"#/allOf/1/then/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'",schema:schema15.allOf[1].then.required,parentSchema:schema15.allOf[1].then,data};
+const err6 = {instancePath,schemaPath:"#/allOf/1/then/required",keyword:"required",params:{missingProperty: "mcp"},message:"must have required property '"+"mcp"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1255,7 +1233,7 @@ var _valid1 = _errs10 === errors;
 valid3 = _valid1;
 }
 if(!valid3){
-const err7 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[1].if,parentSchema:schema15.allOf[1],data};
+const err7 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1308,7 +1286,7 @@ if(_valid2){
 const _errs15 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.grpc === undefined){
-const err10 = {instancePath,schemaPath:"#/allOf/2/then/required",keyword:"required",params:{missingProperty: "grpc"},message:"must have required property '"+"grpc"+"'",schema:schema15.allOf[2].then.required,parentSchema:schema15.allOf[2].then,data};
+const err10 = {instancePath,schemaPath:"#/allOf/2/then/required",keyword:"required",params:{missingProperty: "grpc"},message:"must have required property '"+"grpc"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1322,7 +1300,7 @@ var _valid2 = _errs15 === errors;
 valid5 = _valid2;
 }
 if(!valid5){
-const err11 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[2].if,parentSchema:schema15.allOf[2],data};
+const err11 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1420,7 +1398,7 @@ if(data.grpc !== undefined){
 let data6 = data.grpc;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.descriptor === undefined){
-const err16 = {instancePath:instancePath+"/grpc",schemaPath:"#/allOf/3/then/properties/grpc/required",keyword:"required",params:{missingProperty: "descriptor"},message:"must have required property '"+"descriptor"+"'",schema:schema15.allOf[3].then.properties.grpc.required,parentSchema:schema15.allOf[3].then.properties.grpc,data:data6};
+const err16 = {instancePath:instancePath+"/grpc",schemaPath:"#/allOf/3/then/properties/grpc/required",keyword:"required",params:{missingProperty: "descriptor"},message:"must have required property '"+"descriptor"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1436,7 +1414,7 @@ var _valid3 = _errs22 === errors;
 valid7 = _valid3;
 }
 if(!valid7){
-const err17 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema15.allOf[3].if,parentSchema:schema15.allOf[3],data};
+const err17 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1447,7 +1425,7 @@ errors++;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema15.required,parentSchema:schema15,data};
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1457,7 +1435,7 @@ vErrors.push(err18);
 errors++;
 }
 if(data.module === undefined){
-const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "module"},message:"must have required property '"+"module"+"'",schema:schema15.required,parentSchema:schema15,data};
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "module"},message:"must have required property '"+"module"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1467,7 +1445,7 @@ vErrors.push(err19);
 errors++;
 }
 if(data.type === undefined){
-const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema15.required,parentSchema:schema15,data};
+const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1477,7 +1455,7 @@ vErrors.push(err20);
 errors++;
 }
 if(data.description === undefined){
-const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'",schema:schema15.required,parentSchema:schema15,data};
+const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1487,7 +1465,7 @@ vErrors.push(err21);
 errors++;
 }
 if(data.parameters === undefined){
-const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'",schema:schema15.required,parentSchema:schema15,data};
+const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1500,7 +1478,7 @@ if(data.name !== undefined){
 let data7 = data.name;
 if(typeof data7 === "string"){
 if(func2(data7) < 1){
-const err23 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.name,data:data7};
+const err23 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1511,7 +1489,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.name.type,parentSchema:schema15.properties.name,data:data7};
+const err24 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1525,7 +1503,7 @@ if(data.module !== undefined){
 let data8 = data.module;
 if(typeof data8 === "string"){
 if(func2(data8) < 1){
-const err25 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.module,data:data8};
+const err25 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1536,7 +1514,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.module.type,parentSchema:schema15.properties.module,data:data8};
+const err26 = {instancePath:instancePath+"/module",schemaPath:"#/properties/module/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1549,7 +1527,7 @@ errors++;
 if(data.type !== undefined){
 let data9 = data.type;
 if(!(((data9 === "restful") || (data9 === "grpc")) || (data9 === "mcp"))){
-const err27 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.type.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.type.enum,parentSchema:schema15.properties.type,data:data9};
+const err27 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema15.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1560,9 +1538,8 @@ errors++;
 }
 }
 if(data.description !== undefined){
-let data10 = data.description;
-if(typeof data10 !== "string"){
-const err28 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.description.type,parentSchema:schema15.properties.description,data:data10};
+if(typeof data.description !== "string"){
+const err28 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1576,7 +1553,7 @@ if(data.restful !== undefined){
 let data11 = data.restful;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.url === undefined){
-const err29 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.restful.required,parentSchema:schema15.properties.restful,data:data11};
+const err29 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1589,7 +1566,7 @@ if(data11.url !== undefined){
 let data12 = data11.url;
 if(typeof data12 === "string"){
 if(func2(data12) < 1){
-const err30 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.restful.properties.url,data:data12};
+const err30 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1600,7 +1577,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.restful.properties.url.type,parentSchema:schema15.properties.restful.properties.url,data:data12};
+const err31 = {instancePath:instancePath+"/restful/url",schemaPath:"#/properties/restful/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1613,7 +1590,7 @@ errors++;
 if(data11.method !== undefined){
 let data13 = data11.method;
 if(!((((data13 === "GET") || (data13 === "POST")) || (data13 === "PUT")) || (data13 === "DELETE"))){
-const err32 = {instancePath:instancePath+"/restful/method",schemaPath:"#/properties/restful/properties/method/enum",keyword:"enum",params:{allowedValues: schema15.properties.restful.properties.method.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.restful.properties.method.enum,parentSchema:schema15.properties.restful.properties.method,data:data13};
+const err32 = {instancePath:instancePath+"/restful/method",schemaPath:"#/properties/restful/properties/method/enum",keyword:"enum",params:{allowedValues: schema15.properties.restful.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1625,7 +1602,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.restful.type,parentSchema:schema15.properties.restful,data:data11};
+const err33 = {instancePath:instancePath+"/restful",schemaPath:"#/properties/restful/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1651,7 +1628,7 @@ if(data.mcp !== undefined){
 let data16 = data.mcp;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 if(data16.url === undefined){
-const err34 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.mcp.required,parentSchema:schema15.properties.mcp,data:data16};
+const err34 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1664,7 +1641,7 @@ if(data16.url !== undefined){
 let data17 = data16.url;
 if(typeof data17 === "string"){
 if(func2(data17) < 1){
-const err35 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.url,data:data17};
+const err35 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1675,7 +1652,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.url.type,parentSchema:schema15.properties.mcp.properties.url,data:data17};
+const err36 = {instancePath:instancePath+"/mcp/url",schemaPath:"#/properties/mcp/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1689,7 +1666,7 @@ if(data16.tool !== undefined){
 let data18 = data16.tool;
 if(typeof data18 === "string"){
 if(func2(data18) < 1){
-const err37 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.mcp.properties.tool,data:data18};
+const err37 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1700,7 +1677,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.mcp.properties.tool.type,parentSchema:schema15.properties.mcp.properties.tool,data:data18};
+const err38 = {instancePath:instancePath+"/mcp/tool",schemaPath:"#/properties/mcp/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1712,7 +1689,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.mcp.type,parentSchema:schema15.properties.mcp,data:data16};
+const err39 = {instancePath:instancePath+"/mcp",schemaPath:"#/properties/mcp/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1726,7 +1703,7 @@ if(data.grpc !== undefined){
 let data19 = data.grpc;
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 if(data19.url === undefined){
-const err40 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.grpc.required,parentSchema:schema15.properties.grpc,data:data19};
+const err40 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1736,7 +1713,7 @@ vErrors.push(err40);
 errors++;
 }
 if(data19.service === undefined){
-const err41 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "service"},message:"must have required property '"+"service"+"'",schema:schema15.properties.grpc.required,parentSchema:schema15.properties.grpc,data:data19};
+const err41 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "service"},message:"must have required property '"+"service"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1746,7 +1723,7 @@ vErrors.push(err41);
 errors++;
 }
 if(data19.method === undefined){
-const err42 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'",schema:schema15.properties.grpc.required,parentSchema:schema15.properties.grpc,data:data19};
+const err42 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1759,7 +1736,7 @@ if(data19.url !== undefined){
 let data20 = data19.url;
 if(typeof data20 === "string"){
 if(func2(data20) < 1){
-const err43 = {instancePath:instancePath+"/grpc/url",schemaPath:"#/properties/grpc/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.url,data:data20};
+const err43 = {instancePath:instancePath+"/grpc/url",schemaPath:"#/properties/grpc/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1770,7 +1747,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/grpc/url",schemaPath:"#/properties/grpc/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.url.type,parentSchema:schema15.properties.grpc.properties.url,data:data20};
+const err44 = {instancePath:instancePath+"/grpc/url",schemaPath:"#/properties/grpc/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1784,7 +1761,7 @@ if(data19.service !== undefined){
 let data21 = data19.service;
 if(typeof data21 === "string"){
 if(func2(data21) < 1){
-const err45 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/properties/grpc/properties/service/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.service,data:data21};
+const err45 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/properties/grpc/properties/service/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1795,7 +1772,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/properties/grpc/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.service.type,parentSchema:schema15.properties.grpc.properties.service,data:data21};
+const err46 = {instancePath:instancePath+"/grpc/service",schemaPath:"#/properties/grpc/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1809,7 +1786,7 @@ if(data19.method !== undefined){
 let data22 = data19.method;
 if(typeof data22 === "string"){
 if(func2(data22) < 1){
-const err47 = {instancePath:instancePath+"/grpc/method",schemaPath:"#/properties/grpc/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.method,data:data22};
+const err47 = {instancePath:instancePath+"/grpc/method",schemaPath:"#/properties/grpc/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1820,7 +1797,7 @@ errors++;
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/grpc/method",schemaPath:"#/properties/grpc/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.method.type,parentSchema:schema15.properties.grpc.properties.method,data:data22};
+const err48 = {instancePath:instancePath+"/grpc/method",schemaPath:"#/properties/grpc/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1833,7 +1810,7 @@ errors++;
 if(data19.protocol !== undefined){
 let data23 = data19.protocol;
 if(!((data23 === "connect") || (data23 === "grpc-web"))){
-const err49 = {instancePath:instancePath+"/grpc/protocol",schemaPath:"#/properties/grpc/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema15.properties.grpc.properties.protocol.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.grpc.properties.protocol.enum,parentSchema:schema15.properties.grpc.properties.protocol,data:data23};
+const err49 = {instancePath:instancePath+"/grpc/protocol",schemaPath:"#/properties/grpc/properties/protocol/enum",keyword:"enum",params:{allowedValues: schema15.properties.grpc.properties.protocol.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1847,7 +1824,7 @@ if(data19.descriptor !== undefined){
 let data24 = data19.descriptor;
 if(typeof data24 === "string"){
 if(func2(data24) < 1){
-const err50 = {instancePath:instancePath+"/grpc/descriptor",schemaPath:"#/properties/grpc/properties/descriptor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.grpc.properties.descriptor,data:data24};
+const err50 = {instancePath:instancePath+"/grpc/descriptor",schemaPath:"#/properties/grpc/properties/descriptor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1858,7 +1835,7 @@ errors++;
 }
 }
 else {
-const err51 = {instancePath:instancePath+"/grpc/descriptor",schemaPath:"#/properties/grpc/properties/descriptor/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.grpc.properties.descriptor.type,parentSchema:schema15.properties.grpc.properties.descriptor,data:data24};
+const err51 = {instancePath:instancePath+"/grpc/descriptor",schemaPath:"#/properties/grpc/properties/descriptor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1870,7 +1847,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.grpc.type,parentSchema:schema15.properties.grpc,data:data19};
+const err52 = {instancePath:instancePath+"/grpc",schemaPath:"#/properties/grpc/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1882,7 +1859,7 @@ errors++;
 }
 }
 else {
-const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
+const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1894,3 +1871,5 @@ errors++;
 validate39.errors = vErrors;
 return errors === 0;
 }
+
+export const ONE_OF_REQUIRED = {"#/oneOf":["prompt","messages"]}

@@ -1,6 +1,6 @@
 // Runs inside workerd: calls the real Worker with an environment pointing at
 // a database of its own on the test Redis, reached through the bridge.
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
+import { createExecutionContext, env as bindings, waitOnExecutionContext } from 'cloudflare:test'
 import { Redis } from '@upstash/redis/cloudflare'
 import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
@@ -66,10 +66,11 @@ export interface Answer {
   body: Record<string, unknown>
 }
 
-/** One request to the Worker, as it answers it (waiting for the work it left running). */
+/** One request to the Worker, as it answers it (waiting for the work it left running), with wrangler.toml's bindings. */
 export async function fetchWorker(env: Env, path: string, init: RequestInit = {}): Promise<Response> {
   const ctx = createExecutionContext()
-  const res = await worker.fetch(new Request(`http://shell.test${path}`, init), env, ctx)
+  const { ASSETS } = bindings as Env
+  const res = await worker.fetch(new Request(`http://shell.test${path}`, init), { ASSETS, ...env }, ctx)
   await waitOnExecutionContext(ctx)
   return res
 }

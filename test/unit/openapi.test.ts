@@ -2,6 +2,7 @@
 // document that lists every route the app serves. Runs on Node, where the
 // validator (which compiles JSON Schemas to code) may run.
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import app from '../../functions/index'
 
@@ -14,7 +15,9 @@ type Operation = {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> }
 
 async function openapiDocument(): Promise<Document> {
-  const res = await app.request('/openapi.json', {}, {})
+  // The static assets, as workerd's ASSETS binding answers them.
+  const ASSETS = { fetch: (url: URL) => new Response(readFileSync(`public${url.pathname}`)) }
+  const res = await app.request('/openapi.json', {}, { ASSETS })
   expect(res.status).toBe(200)
   return (await res.json()) as Document
 }
