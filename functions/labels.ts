@@ -1,10 +1,9 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { intVar } from '../lib/env'
 import { ServiceError } from '../lib/errors'
 import { API_ERRORS, adminAuth, errorsOf, json, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { DEFAULT_HISTORY_LIMIT, promote } from '../lib/publish'
+import { historyLimitOf, promote } from '../lib/publish'
 import { LABEL_PATTERN, LABEL_RULE, openStore } from '../lib/store'
 
 const Label = z.string().regex(LABEL_PATTERN, LABEL_RULE).openapi({ example: 'feat-login' })
@@ -46,7 +45,7 @@ export const labels = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
   const { label } = c.req.valid('param')
   const { to, dry_run, message } = c.req.valid('query')
   if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
-  const historyLimit = intVar(c.env, 'HISTORY_LIMIT', DEFAULT_HISTORY_LIMIT)
+  const historyLimit = historyLimitOf(c.env)
   const promotions = await promote(openStore(c.env), label, { to, dryRun: dry_run === 'true', message, historyLimit })
   requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: dry_run === 'true' })
   return success(c, promotions)

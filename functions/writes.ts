@@ -2,7 +2,6 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { ID_KIND, RECORD_KINDS } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
-import { intVar } from '../lib/env'
 import {
   API_ERRORS,
   adminAuth,
@@ -16,7 +15,7 @@ import {
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { DEFAULT_HISTORY_LIMIT, deleteRecord, putRecord } from '../lib/publish'
+import { deleteRecord, historyLimitOf, putRecord } from '../lib/publish'
 import { openStore } from '../lib/store'
 import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
 
@@ -96,7 +95,7 @@ function optionsOf(c: Context<AppEnv>) {
   return {
     label: labelOf(c),
     message: c.req.query('message') || undefined,
-    historyLimit: intVar(c.env, 'HISTORY_LIMIT', DEFAULT_HISTORY_LIMIT),
+    historyLimit: historyLimitOf(c.env),
   }
 }
 

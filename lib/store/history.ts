@@ -32,6 +32,9 @@ export interface Change {
   message?: string | undefined
 }
 
+/** The most versions kept of a record, whatever HISTORY_LIMIT says: a listing reads them all. */
+export const MAX_HISTORY = 1000
+
 /** What the next write records of a record found changed by other means. */
 const FOUND_MESSAGE = 'found changed in Redis by other means'
 

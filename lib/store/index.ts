@@ -16,7 +16,7 @@ export { EmbeddedStore } from './embedded'
 export { CachedStore, FRESH_MS } from './cached'
 export { LabeledStore } from './labeled'
 export { UpstashStore } from './upstash'
-export { commit, digestOf, listVersions, readVersion, versionFrom } from './history'
+export { MAX_HISTORY, commit, digestOf, listVersions, readVersion, versionFrom } from './history'
 export type { Change, StoredVersion, VersionEntry } from './history'
 export * from './keys'
 
