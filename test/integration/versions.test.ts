@@ -32,6 +32,18 @@ const put = (path: string, body: unknown, over: Env = {}) => send('PUT', path, b
 const render = (path: string, args: Record<string, unknown> = {}, over: Env = {}) =>
   call({ ...env, ...over }, 'POST', path, { args })
 
+/** A REST tool record; its URL is never called here. */
+function restTool(module: string, name: string) {
+  return {
+    name,
+    module,
+    type: 'restful',
+    description: `${module} ${name}`,
+    parameters: [{ name: 'q', type: 'string' }],
+    restful: { url: `http://127.0.0.1:1/${name}` },
+  }
+}
+
 /** Every key of the test's database matching `pattern`, sorted. */
 async function keys(pattern = '*'): Promise<string[]> {
   return (await db.redis.keys(pattern)).sort()
@@ -116,14 +128,7 @@ describe('the write API', () => {
     expect(schema.status).toBe(400)
     expect(schema.body.code).toBe('BAD_REQUEST')
     expect(schema.body.message).toMatch(/\$: must have required property 'description'/)
-    const named = await put('/api/tools/other_name', {
-      name: 'tool',
-      module: 'bad',
-      type: 'restful',
-      description: 'd',
-      parameters: [],
-      restful: { url: 'http://127.0.0.1:1/x' },
-    })
+    const named = await put('/api/tools/other_name', restTool('bad', 'tool'))
     expect(named.status).toBe(400)
     expect(named.body.message).toBe("the tool's {module}_{name} is 'bad_tool', not the tool_id 'other_name'")
     const extension = await put('/api/extensions/bad', { name: 'bad', version: '1', extensionType: 'prompt' })
@@ -144,14 +149,7 @@ describe('the write API', () => {
   })
 
   it('writes and deletes each kind, with a version for the deletion', async () => {
-    const tool = {
-      name: 'lookup',
-      module: 'kinds',
-      type: 'restful',
-      description: 'looks up',
-      parameters: [{ name: 'q', type: 'string' }],
-      restful: { url: 'http://127.0.0.1:1/lookup' },
-    }
+    const tool = restTool('kinds', 'lookup')
     const extension = {
       name: 'kindsext',
       version: '1.0.0',
@@ -320,14 +318,7 @@ describe('labels', () => {
   })
 
   it('keep their own versions and tools', async () => {
-    const tool = {
-      name: 'echo',
-      module: 'lab',
-      type: 'restful',
-      description: 'echo',
-      parameters: [],
-      restful: { url: 'http://127.0.0.1:1/echo' },
-    }
+    const tool = restTool('lab', 'echo')
     await put('/api/tools/lab_echo?label=feat', tool)
     expect(((await get(env, '/api/tools?label=feat')).body.data as { id: string }[]).map((t) => t.id)).toContain(
       'lab_echo',
