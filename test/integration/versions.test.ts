@@ -192,6 +192,20 @@ describe('the write API', () => {
     expect((await get(env, '/api/environs/kinds.list/versions/1')).body.data).toMatchObject({ value: [1, 2] })
   })
 
+  it('numbers concurrent writes apart: each its own version, none lost from the history', async () => {
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((i) => put('/api/environs/race.value', i)))
+    const versions = answers.map((a) => (a.body.data as { version: number }).version)
+    expect([...versions].sort()).toEqual([1, 2, 3, 4, 5])
+    const { body } = await get(env, '/api/environs/race.value/versions')
+    expect((body.data as { version: number }[]).map((v) => v.version)).toEqual([5, 4, 3, 2, 1])
+    // Each version holds what its write sent, and the newest is what is stored.
+    for (const [i, version] of versions.entries()) {
+      expect((await get(env, `/api/environs/race.value/versions/${version}`)).body.data).toMatchObject({ value: i + 1 })
+    }
+    const newest = versions.indexOf(5) + 1
+    expect(await db.redis.get('shenma:environs:race:value')).toBe(newest)
+  })
+
   it('keeps only HISTORY_LIMIT versions, numbered on', async () => {
     const over = { HISTORY_LIMIT: '3' }
     for (let i = 1; i <= 5; i++)
