@@ -1,32 +1,67 @@
-import { Redis } from '@upstash/redis'
+import { overlayKey } from '../lib/store'
+import { PartlyPublished } from './backend'
+import type { Published } from './backend'
+import { connect } from './connect'
 import type { RecordFile } from './files'
-
-export interface PublishTarget {
-  url: string
-  token: string
-}
+import { DONE, FAILED, MISUSED, describeFailure } from './io'
+import type { Io, Options } from './io'
+import { checkLabels } from './labels'
+import { plural, validated } from './validate'
 
 /**
- * Writes the records under their keys in one MULTI/EXEC transaction: one
- * HTTP request, and a reader never sees half an extension's records.
- * Values are stored as compact JSON text, as the service reads them.
+ * `publish <files...> [--label NAME] [--message M] [--dry-run]`: validates
+ * the files, then writes every record with a new version: directly, in one
+ * MULTI/EXEC (lib/publish putTexts); through a deployment's API, one PUT per
+ * record. Under a label, to the label's own keys.
  */
-export async function publish(records: readonly RecordFile[], target: PublishTarget): Promise<void> {
-  const redis = new Redis({
-    url: target.url,
-    token: target.token,
-    enableTelemetry: false,
-    automaticDeserialization: false,
-  })
-  const transaction = redis.multi()
-  for (const { key, value } of records) transaction.set(key, JSON.stringify(value))
-  await transaction.exec()
+export async function publishCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
+  const misuse = checkLabels('publish', { label: values.label }, io)
+  if (misuse !== undefined) return misuse
+  const records = await validated('publish', operands, io)
+  if (!records) return FAILED
+  if (values['dry-run']) {
+    for (const line of describeWrites(records, values.label)) io.out(line)
+    return DONE
+  }
+  const backend = connect(values, io)
+  if ('misuse' in backend) {
+    io.err(`publish: ${backend.misuse}`)
+    return MISUSED
+  }
+  let written: Published[]
+  try {
+    written = await backend.publish(records, { label: values.label, message: values.message })
+  } catch (e) {
+    if (e instanceof PartlyPublished) {
+      for (const line of describeWritten(e.written)) io.out(line)
+      io.err(
+        `publish failed at ${e.failedAt}: ${describeFailure(e.cause)}\n` +
+          `${plural(e.written.length, 'record')} before it ${e.written.length === 1 ? 'was' : 'were'} written ` +
+          `(through the API each record is its own write, not one transaction)`,
+      )
+      return FAILED
+    }
+    io.err(`publish failed, nothing was written: ${describeFailure(e)}`)
+    return FAILED
+  }
+  for (const line of describeWritten(written)) io.out(line)
+  const label = values.label === undefined ? '' : ` in label ${values.label}`
+  io.out(`published ${plural(written.length, 'record')}${label} to ${backend.where}`)
+  return DONE
 }
 
-/** `SET key  (N bytes)  from file`, one line per record: what a publish would write. */
-export function describeWrites(records: readonly RecordFile[]): string[] {
-  const width = Math.max(0, ...records.map((r) => r.key.length))
+/** `SET key  version N  from file`, one line per record written. */
+function describeWritten(written: readonly Published[]): string[] {
+  const width = Math.max(0, ...written.map((w) => w.key.length))
+  return written.map(({ key, version, file }) => `SET ${key.padEnd(width)}  version ${version}  from ${file}`)
+}
+
+/** `SET key  (N bytes)  from file`, one line per record: what a publish would write (under a label, the label's keys). */
+export function describeWrites(records: readonly RecordFile[], label?: string): string[] {
+  const keys = records.map(({ key }) => (label === undefined ? key : overlayKey(label, key)))
+  const width = Math.max(0, ...keys.map((key) => key.length))
   return records.map(
-    ({ key, value, file }) => `SET ${key.padEnd(width)}  ${JSON.stringify(value).length} bytes  from ${file}`,
+    ({ value, file }, i) =>
+      `SET ${(keys[i] as string).padEnd(width)}  ${JSON.stringify(value).length} bytes  from ${file}`,
   )
 }

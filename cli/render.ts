@@ -1,4 +1,32 @@
 import type { Message } from '../lib/catalog'
+import { DONE, FAILED, MISUSED } from './io'
+import type { Io, Options } from './io'
+
+/** `render <prompt_id> [--args JSON] [--url URL] [--token TOKEN]`: renders through a running service. */
+export async function renderCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
+  const [id, ...extra] = operands
+  if (id === undefined || extra.length > 0) {
+    io.err('render: name one prompt id, e.g. render evaluator.quick_review --args \'{"code": "..."}\'')
+    return MISUSED
+  }
+  let args: unknown = {}
+  try {
+    if (values.args !== undefined) args = JSON.parse(values.args)
+  } catch (e) {
+    io.err(`render: --args is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+    return MISUSED
+  }
+  const base = values.url ?? io.env.AI_PROMPT_SHELL_URL ?? 'http://127.0.0.1:8787'
+  try {
+    const result = await renderRemote(base, id, args, values.token ?? io.env.API_TOKEN)
+    for (const warning of result.warnings) io.err(`warning: ${warning}`)
+    ;(result.ok ? io.out : io.err)(result.text)
+    return result.ok ? DONE : FAILED
+  } catch (e) {
+    io.err(`render: cannot reach ${base}: ${e instanceof Error ? e.message : String(e)}`)
+    return FAILED
+  }
+}
 
 /** What `render` prints: the rendered prompt, or the service's error. */
 export interface RenderResult {

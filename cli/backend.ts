@@ -1,0 +1,61 @@
+import type { RecordKind } from '../lib/catalog'
+import type { Promotion } from '../lib/publish'
+import type { VersionEntry } from '../lib/store'
+import type { RecordFile } from './files'
+
+/** One record a publish wrote: the key (the label's own under a label) and its new version. */
+export interface Published {
+  file: string
+  key: string
+  version: number
+}
+
+/** A record's versions, newest first, and the label whose own record has them (none: the base's). */
+export interface Versions {
+  label?: string | undefined
+  versions: VersionEntry[]
+}
+
+/** One version and the record it stored (null for a deletion). */
+export interface OneVersion {
+  entry: VersionEntry
+  value: unknown
+  /** The base key of the record holding the version, when the backend knows it (an extension's, for its prompts). */
+  baseKey?: string | undefined
+}
+
+export interface WriteTo {
+  label?: string | undefined
+  message?: string | undefined
+}
+
+/**
+ * Where the commands go: Upstash directly (direct.ts), or a deployment's
+ * write API (remote.ts). Both answer alike, and fail with an Error carrying
+ * the service's `code`.
+ */
+export interface Backend {
+  /** For messages: the URL, and how it is reached. */
+  readonly where: string
+  /** Whether a publish is one transaction (directly) or one request per record (the API). */
+  readonly transactional: boolean
+  publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]>
+  versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions>
+  version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion>
+  put(kind: RecordKind, id: string, value: unknown, to: WriteTo): Promise<{ key: string; version: number }>
+  promote(
+    from: string,
+    options: { to?: string | undefined; dryRun: boolean; message?: string | undefined },
+  ): Promise<Promotion[]>
+}
+
+/** A publish through the API that failed part way: the records written before the failure stay written. */
+export class PartlyPublished extends Error {
+  constructor(
+    readonly written: Published[],
+    readonly failedAt: string,
+    override readonly cause: unknown,
+  ) {
+    super(`failed at ${failedAt}`)
+  }
+}

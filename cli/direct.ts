@@ -1,0 +1,57 @@
+import { recordVersion, recordVersions } from '../lib/catalog'
+import type { RecordKind } from '../lib/catalog'
+import { promote, putRecord, putTexts } from '../lib/publish'
+import { UpstashStore, baseKeyOf, withLabel } from '../lib/store'
+import type { Backend, OneVersion, Published, Versions, WriteTo } from './backend'
+import type { RecordFile } from './files'
+
+/** How long one Redis request may take, retries included: a CLI can wait longer than a render. */
+const TIMEOUT_MS = 10_000
+
+/**
+ * Upstash directly, through lib/'s own store and write code: what the
+ * service does on a write, done from here. A publish is one MULTI/EXEC.
+ */
+export class RedisBackend implements Backend {
+  readonly transactional = true
+  readonly where: string
+  readonly #store: UpstashStore
+  readonly #historyLimit: number
+
+  /** Throws a TypeError when `url` is not http(s). */
+  constructor(url: string, token: string, historyLimit: number) {
+    try {
+      this.#store = new UpstashStore({ url, token, timeoutMs: TIMEOUT_MS })
+    } catch {
+      throw new TypeError(`the Upstash URL '${url}' is not an http(s) URL`)
+    }
+    this.#historyLimit = historyLimit
+    this.where = `${url} (Redis)`
+  }
+
+  async publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]> {
+    const texts = records.map(({ key, value }) => ({ key, text: JSON.stringify(value) }))
+    const written = await putTexts(this.#store, texts, { ...to, historyLimit: this.#historyLimit })
+    return written.map(({ key, version }, i) => ({ file: (records[i] as RecordFile).file, key, version }))
+  }
+
+  async versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions> {
+    const { layer, versions } = await recordVersions(withLabel(this.#store, label), kind, id)
+    return { label: layer.label, versions }
+  }
+
+  async version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion> {
+    const { layer, version, value } = await recordVersion(withLabel(this.#store, label), kind, id, n)
+    const { text: _, ...entry } = version
+    const baseKey = layer.label === undefined ? layer.key : baseKeyOf(layer.label, layer.key)
+    return { entry, value, baseKey }
+  }
+
+  put(kind: RecordKind, id: string, value: unknown, to: WriteTo) {
+    return putRecord(this.#store, kind, id, value, { ...to, historyLimit: this.#historyLimit })
+  }
+
+  promote(from: string, options: { to?: string | undefined; dryRun: boolean; message?: string | undefined }) {
+    return promote(this.#store, from, { ...options, historyLimit: this.#historyLimit })
+  }
+}

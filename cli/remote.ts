@@ -1,0 +1,157 @@
+import type { RecordKind } from '../lib/catalog'
+import type { Promotion } from '../lib/publish'
+import { keyToFunc, keyToPath } from '../lib/store'
+import type { Kind, VersionEntry } from '../lib/store'
+import { PartlyPublished } from './backend'
+import type { Backend, OneVersion, Published, Versions, WriteTo } from './backend'
+import type { RecordFile } from './files'
+
+/** A request to the service may take this long before the CLI gives up on it. */
+const TIMEOUT_MS = 30_000
+
+/** The API's name of each stored kind. */
+const API_KIND: Readonly<Record<Kind, RecordKind>> = {
+  extensions: 'extensions',
+  templates: 'prompts',
+  environs: 'environs',
+  tools: 'tools',
+}
+
+/** An error answer of the service (`code` as it answered), or a request that got no answer. */
+export class RemoteError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message)
+  }
+}
+
+/** The service's JSON answers, `{"status": "success", "data": ...}`, over fetch. */
+export class ApiClient {
+  readonly #base: URL
+  readonly #token: string | undefined
+
+  /** Throws a TypeError when `base` is not an http(s) URL. */
+  constructor(base: string, token: string | undefined) {
+    let url: URL | undefined
+    try {
+      url = new URL(base.endsWith('/') ? base : `${base}/`)
+    } catch {
+      url = undefined
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new TypeError(`the deployment's URL '${base}' is not an http(s) URL`)
+    }
+    this.#base = url
+    this.#token = token
+  }
+
+  get origin(): string {
+    return this.#base.href.replace(/\/$/, '')
+  }
+
+  /** `data` of a success, and the answer's headers; a RemoteError for anything else. */
+  async call<T>(
+    method: string,
+    path: string,
+    query: Record<string, string | undefined>,
+    body?: unknown,
+  ): Promise<{ data: T; headers: Headers }> {
+    const url = new URL(path, this.#base)
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value)
+    const headers: Record<string, string> = {}
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    let res: Response
+    try {
+      res = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      })
+    } catch (e) {
+      const why = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)
+      throw new RemoteError('UNREACHABLE', `cannot reach ${this.origin}: ${why}`, 0)
+    }
+    const text = await res.text()
+    let answer: { status?: string; code?: string; message?: string; data?: unknown }
+    try {
+      answer = JSON.parse(text) as typeof answer
+    } catch {
+      const what = `${method} ${url.pathname} answered ${res.status} with something that is not JSON`
+      throw new RemoteError(`HTTP_${res.status}`, `${what}: ${text.slice(0, 200)}`, res.status)
+    }
+    if (!res.ok || answer.status !== 'success') {
+      throw new RemoteError(answer.code ?? `HTTP_${res.status}`, answer.message ?? text.slice(0, 200), res.status)
+    }
+    return { data: answer.data as T, headers: res.headers }
+  }
+}
+
+/**
+ * A deployment's write API (PUT and DELETE of records, their versions,
+ * promote), enabled there by ADMIN_TOKEN. Without a label, requests say
+ * `?label=` (empty): the base, whatever the deployment's PROMPT_LABEL.
+ */
+export class ApiBackend implements Backend {
+  readonly transactional = false
+  readonly where: string
+  readonly #api: ApiClient
+
+  constructor(base: string, token: string | undefined) {
+    this.#api = new ApiClient(base, token)
+    this.where = `${this.#api.origin} (write API)`
+  }
+
+  /** One PUT per record, in order; a failure stops there, and what was written before stays. */
+  async publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]> {
+    const written: Published[] = []
+    for (const { file, kind, key, value } of records) {
+      const apiKind = API_KIND[kind]
+      const id = kind === 'tools' ? keyToFunc(key) : keyToPath(kind, key)
+      try {
+        const answer = await this.put(apiKind, id, value, to)
+        written.push({ file, key: answer.key, version: answer.version })
+      } catch (e) {
+        throw new PartlyPublished(written, key, e)
+      }
+    }
+    return written
+  }
+
+  async versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions> {
+    const { data, headers } = await this.#api.call<VersionEntry[]>('GET', recordPath(kind, id, 'versions'), {
+      label: label ?? '',
+    })
+    return { label: headers.get('x-prompt-label') ?? undefined, versions: data }
+  }
+
+  async version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion> {
+    const { data } = await this.#api.call<VersionEntry & { value: unknown }>(
+      'GET',
+      recordPath(kind, id, `versions/${n}`),
+      { label: label ?? '' },
+    )
+    const { value, ...entry } = data
+    return { entry, value }
+  }
+
+  async put(kind: RecordKind, id: string, value: unknown, to: WriteTo) {
+    const query = { label: to.label ?? '', message: to.message }
+    const { data } = await this.#api.call<{ key: string; version: number }>('PUT', recordPath(kind, id), query, value)
+    return data
+  }
+
+  async promote(from: string, options: { to?: string | undefined; dryRun: boolean; message?: string | undefined }) {
+    const query = { to: options.to, dry_run: options.dryRun ? 'true' : undefined, message: options.message }
+    const { data } = await this.#api.call<Promotion[]>('POST', `api/labels/${encodeURIComponent(from)}/promote`, query)
+    return data
+  }
+}
+
+function recordPath(kind: RecordKind, id: string, rest?: string): string {
+  return `api/${kind}/${encodeURIComponent(id)}${rest === undefined ? '' : `/${rest}`}`
+}
