@@ -1,22 +1,34 @@
 #!/usr/bin/env node
 // `npm run preview [-- --dry-run]`: uploads this branch's Worker as a preview
-// version, `wrangler versions upload --preview-alias <alias>`, where the alias
-// comes from the branch (GITHUB_HEAD_REF or GITHUB_REF_NAME in Actions, else
-// the checked-out branch). The preview answers at
-// https://<alias>-<worker>.<subdomain>.workers.dev. Extra arguments go to wrangler.
+// version, `wrangler versions upload --preview-alias <alias> --var PROMPT_LABEL:<alias>`,
+// where the alias comes from the branch (GITHUB_HEAD_REF or GITHUB_REF_NAME in
+// Actions, else the checked-out branch). The preview answers at
+// https://<alias>-<worker>.<subdomain>.workers.dev and reads label <alias>: its
+// own records over the base's. Before uploading, the branch's record files
+// (RECORDS_DIR, `records/` at the repository's root) are published into that
+// label (`ai-prompt-shell publish records/ --label <alias>`, which needs
+// UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN); without the folder,
+// nothing is published. With --dry-run nothing is published or uploaded: the
+// records are validated and their keys listed, and the Worker is built.
+// Extra arguments go to wrangler. `npm run preview -- --alias [BRANCH]` prints
+// the alias (of the current branch, or of BRANCH) and does nothing else.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 /** A DNS label holds at most 63 characters, and the preview host is `<alias>-<worker>`. */
 const LABEL = 63
 
+/** The folder of record files a preview publishes into its label, as README.md documents. */
+export const RECORDS_DIR = 'records'
+
 /**
  * The preview alias of a branch: lowercase letters, digits and hyphens,
  * starting with a letter, short enough that `<alias>-<worker>` is one DNS
  * label. A branch that had to be changed to fit gets a short hash of its
- * name, so that `feature/a` and `feature-a` keep different previews.
+ * name, so that `feature/a` and `feature-a` keep different previews. It is
+ * also the preview's label (lib/store/keys.ts LABEL_PATTERN).
  */
 export function previewAlias(branch, worker) {
   const room = LABEL - worker.length - 1
@@ -32,6 +44,22 @@ export function previewAlias(branch, worker) {
   return `${alias.slice(0, room - hash.length - 1).replace(/-+$/, '')}-${hash}`
 }
 
+/**
+ * The commands a preview runs, in order: publishing the records into the
+ * label (none without the folder), then the upload. `dryRun` publishes
+ * nothing and uploads nothing.
+ */
+export function previewCommands({ alias, args, dryRun, recordsExist, message }) {
+  const commands = []
+  if (recordsExist) {
+    const publish = ['bin/ai-prompt-shell.mjs', 'publish', `${RECORDS_DIR}/`, '--label', alias]
+    commands.push(['node', dryRun ? [...publish, '--dry-run'] : [...publish, '--message', message]])
+  }
+  const upload = ['wrangler', 'versions', 'upload', '--minify', '--preview-alias', alias]
+  commands.push(['npx', [...upload, '--var', `PROMPT_LABEL:${alias}`, ...args]])
+  return commands
+}
+
 function currentBranch() {
   const fromActions = process.env.GITHUB_HEAD_REF || process.env.GITHUB_REF_NAME
   if (fromActions) return fromActions
@@ -39,10 +67,23 @@ function currentBranch() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = fileURLToPath(new URL('..', import.meta.url))
   const worker = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8'))?.[1]
-  const alias = previewAlias(currentBranch(), worker ?? 'ai-prompt-shell')
-  const args = ['wrangler', 'versions', 'upload', '--minify', '--preview-alias', alias, ...process.argv.slice(2)]
-  console.log(`npx ${args.join(' ')}`)
-  const { status } = spawnSync('npx', args, { stdio: 'inherit' })
-  process.exit(status ?? 1)
+  const args = process.argv.slice(2)
+  if (args[0] === '--alias') {
+    console.log(previewAlias(args[1] ?? currentBranch(), worker ?? 'ai-prompt-shell'))
+    process.exit(0)
+  }
+  const branch = currentBranch()
+  const alias = previewAlias(branch, worker ?? 'ai-prompt-shell')
+  const recordsExist = existsSync(new URL(`../${RECORDS_DIR}`, import.meta.url))
+  if (!recordsExist) console.log(`no ${RECORDS_DIR}/ folder: no records to publish into label ${alias}`)
+  const sha = process.env.GITHUB_SHA
+  const message = `preview of branch ${branch}${sha ? ` at ${sha.slice(0, 12)}` : ''}`
+  const dryRun = args.includes('--dry-run')
+  for (const [command, commandArgs] of previewCommands({ alias, args, dryRun, recordsExist, message })) {
+    console.log([command, ...commandArgs].map((a) => (/[\s'"]/.test(a) ? `'${a}'` : a)).join(' '))
+    const { status } = spawnSync(command, commandArgs, { stdio: 'inherit', cwd: root })
+    if (status !== 0) process.exit(status ?? 1)
+  }
 }
