@@ -1,6 +1,7 @@
 import { RECORD_KINDS, STORED_AS } from '../catalog'
 import type { RecordKind } from '../catalog'
 import {
+  LabeledStore,
   TOMBSTONE,
   baseKeyOf,
   commit,
@@ -21,7 +22,7 @@ export interface Promotion {
   id: string
   /** The key written on the target: the base key, or the target label's. */
   key: string
-  /** The text before and after; null where there is no record. */
+  /** The text the target sees before, and the text written (TOMBSTONE: hidden in the target label); null where there is no record. */
   before: string | null
   after: string | null
 }
@@ -51,7 +52,9 @@ export async function promote(store: Store, from: string, options: PromoteOption
   const targets = overlay.map((key) =>
     options.to === undefined ? baseKeyOf(from, key) : overlayKey(options.to, baseKeyOf(from, key)),
   )
-  const befores = await commands.values(targets)
+  // What the target sees now: a label sees the base where it has no record of its own.
+  const target = options.to === undefined ? commands : new LabeledStore(commands, options.to)
+  const befores = await target.values(overlay.map((key) => baseKeyOf(from, key)))
   const promotions: Promotion[] = []
   overlay.forEach((key, i) => {
     const raw = raws[i] ?? null
@@ -60,8 +63,7 @@ export async function promote(store: Store, from: string, options: PromoteOption
     const kind = kindOf(base) as RecordKind
     const before = befores[i] ?? null
     const after = raw === TOMBSTONE && options.to === undefined ? null : raw
-    const gone = (text: string | null) => text === null || text === TOMBSTONE
-    if (before === after || (gone(before) && gone(after))) return
+    if (before === after || (before === null && (after === null || after === TOMBSTONE))) return
     const id = kind === 'tools' ? keyToFunc(base) : keyToPath(STORED_AS[kind], base)
     promotions.push({ kind, id, key: targets[i] as string, before, after })
   })

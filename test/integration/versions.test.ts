@@ -371,6 +371,33 @@ describe('labels', () => {
     await res.body?.cancel()
   })
 
+  it('promote onto another label: what the source deleted is hidden in the target, which then reads as the source did', async () => {
+    await put('/api/environs/hop.kept', 'base')
+    await put('/api/environs/hop.dropped', 'base')
+    await put('/api/environs/hop.kept?label=one', 'from one')
+    await send('DELETE', '/api/environs/hop.dropped?label=one')
+    const { body } = await send('POST', '/api/labels/one/promote?to=two')
+    expect(body.data).toEqual([
+      {
+        kind: 'environs',
+        id: 'hop.dropped',
+        key: 'shenma:labels:two:environs:hop:dropped',
+        before: '"base"',
+        after: '{"$shenma":"tombstone"}',
+      },
+      {
+        kind: 'environs',
+        id: 'hop.kept',
+        key: 'shenma:labels:two:environs:hop:kept',
+        before: '"base"',
+        after: '"from one"',
+      },
+    ])
+    expect((await get(env, '/api/environs/hop?label=two')).body.data).toEqual({ kept: 'from one' })
+    expect((await get(env, '/api/environs/hop')).body.data).toEqual({ dropped: 'base', kept: 'base' })
+    expect(await keys('shenma:labels:one:*')).toEqual([])
+  })
+
   it('promote: --dry-run says what would change; then the base renders what the label rendered, and the label is gone', async () => {
     const labelled = (await render('/api/prompts/lab.greet/render?label=feat')).body.rendered_prompt
     const dry = await send('POST', '/api/labels/feat/promote?dry_run=true')
