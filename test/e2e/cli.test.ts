@@ -382,13 +382,22 @@ describe("versions, rollback and promote through the Worker's write API", () => 
     expect(dry.stdout).toMatch(/would change 1 record of the base; nothing was written/)
     expect(await snapshot(served)).toEqual(before)
 
+    const renderOf = async (query: string) => {
+      const res = await fetch(`${dev.url}/api/prompts/team.api/render${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+      return { label: res.headers.get('x-prompt-label'), body: (await res.json()) as { rendered_prompt?: string } }
+    }
+    const labelled = await renderOf('?label=feat-api')
+    expect(labelled).toEqual({ label: 'feat-api', body: { status: 'success', rendered_prompt: 'from the branch' } })
     const promoted = await cli(['promote', '--from', 'feat-api', ...api()])
     expect(promoted.code, promoted.stderr).toBe(0)
     expect(promoted.stdout).toMatch(/promoted label feat-api onto the base: 1 record changed/)
     expect(await served.keys('shenma:labels:feat-api:')).toEqual([])
-    const base = await fetch(`${dev.url}/api/prompts/team.api`)
-    expect(base.status).toBe(200)
-    expect(base.headers.get('x-prompt-label')).toBeNull()
+    // The base now renders what the label rendered.
+    expect(await renderOf('')).toEqual({ label: null, body: labelled.body })
   })
 
   it('fails with the API error, exit 1, on a wrong admin token, and says which records were written', async () => {
