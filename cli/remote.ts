@@ -1,21 +1,14 @@
+import { RECORD_KIND } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
 import type { Promotion } from '../lib/publish'
-import { keyToFunc, keyToPath } from '../lib/store'
-import type { Kind, VersionEntry } from '../lib/store'
+import { keyToId } from '../lib/store'
+import type { VersionEntry } from '../lib/store'
 import { PartlyPublished } from './backend'
 import type { Backend, OneVersion, Published, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
 /** A request to the service may take this long before the CLI gives up on it. */
 const TIMEOUT_MS = 30_000
-
-/** The API's name of each stored kind. */
-const API_KIND: Readonly<Record<Kind, RecordKind>> = {
-  extensions: 'extensions',
-  templates: 'prompts',
-  environs: 'environs',
-  tools: 'tools',
-}
 
 /** An error answer of the service (`code` as it answered), or a request that got no answer. */
 export class RemoteError extends Error {
@@ -110,8 +103,8 @@ export class ApiBackend implements Backend {
   async publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]> {
     const written: Published[] = []
     for (const { file, kind, key, value } of records) {
-      const apiKind = API_KIND[kind]
-      const id = kind === 'tools' ? keyToFunc(key) : keyToPath(kind, key)
+      const apiKind = RECORD_KIND[kind]
+      const id = keyToId(kind, key)
       try {
         const answer = await this.put(apiKind, id, value, to)
         written.push({ file, key: answer.key, version: answer.version })

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors'
-import { keyToFunc, keyToPath, pathToKey } from '../store'
+import { keyToId, pathToKey } from '../store'
 import type { Kind } from '../store'
 
 /**
@@ -73,7 +73,7 @@ const MAX_KEY_SEGMENTS: Readonly<Partial<Record<Kind, number>>> = {
  * their length counts.
  */
 export function unnamable(kind: Kind, key: string): string | undefined {
-  const id = kind === 'tools' ? keyToFunc(key) : keyToPath(kind, key)
+  const id = keyToId(kind, key)
   if (kind !== 'tools' && pathToKey(kind, id) !== key) return "has a '.' inside a key segment, so no id can name it"
   if (id.length > MAX_ID_LENGTH) return `has an id longer than ${MAX_ID_LENGTH} characters, so no id can name it`
   if (kind === 'tools') return undefined

@@ -27,6 +27,7 @@ export { checkRecords } from './check'
 export type { Findings, Problem, RecordFile } from './check'
 export {
   ID_KIND,
+  RECORD_KIND,
   RECORD_KINDS,
   STORED_AS,
   getServedPrompt,

@@ -29,6 +29,14 @@ export const STORED_AS: Readonly<Record<RecordKind, Kind>> = {
   tools: 'tools',
 }
 
+/** The API's name of each stored kind: STORED_AS turned round. */
+export const RECORD_KIND: Readonly<Record<Kind, RecordKind>> = {
+  extensions: 'extensions',
+  templates: 'prompts',
+  environs: 'environs',
+  tools: 'tools',
+}
+
 export const ID_KIND: Readonly<Record<RecordKind, IdKind>> = {
   extensions: 'extension',
   prompts: 'prompt',

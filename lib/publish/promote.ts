@@ -1,19 +1,19 @@
-import { RECORD_KINDS, STORED_AS } from '../catalog'
+import { RECORD_KIND } from '../catalog'
 import type { RecordKind } from '../catalog'
 import {
+  KINDS,
   LabeledStore,
   TOMBSTONE,
   baseKeyOf,
   commit,
   historyKeys,
-  keyToFunc,
-  keyToPath,
+  keyToId,
   kindPrefix,
   labelPrefix,
   noteWrite,
   overlayKey,
 } from '../store'
-import type { Command, Store } from '../store'
+import type { Command, Kind, Store } from '../store'
 import { writable } from './write'
 
 /** One record a promotion changes on its target. */
@@ -60,12 +60,11 @@ export async function promote(store: Store, from: string, options: PromoteOption
     const raw = raws[i] ?? null
     if (raw === null) return
     const base = baseKeyOf(from, key)
-    const kind = kindOf(base) as RecordKind
+    const kind = kindOf(base) as Kind
     const before = befores[i] ?? null
     const after = raw === TOMBSTONE && options.to === undefined ? null : raw
     if (before === after || (before === null && (after === null || after === TOMBSTONE))) return
-    const id = kind === 'tools' ? keyToFunc(base) : keyToPath(STORED_AS[kind], base)
-    promotions.push({ kind, id, key: targets[i] as string, before, after })
+    promotions.push({ kind: RECORD_KIND[kind], id: keyToId(kind, base), key: targets[i] as string, before, after })
   })
   if (options.dryRun) return promotions
   const removals: Command[] = overlay.flatMap((key) => {
@@ -79,6 +78,6 @@ export async function promote(store: Store, from: string, options: PromoteOption
   return promotions
 }
 
-function kindOf(key: string): RecordKind | undefined {
-  return RECORD_KINDS.find((kind) => key.startsWith(kindPrefix(STORED_AS[kind])))
+function kindOf(key: string): Kind | undefined {
+  return KINDS.find((kind) => key.startsWith(kindPrefix(kind)))
 }

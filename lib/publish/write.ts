@@ -94,12 +94,12 @@ export async function deleteRecord(store: Store, kind: RecordKind, id: string, o
 
 /**
  * Writes records already checked (the CLI's `publish` checks its files
- * first), each with its version, in one transaction: under a label, to the
- * label's own keys. Answers each record's key written and new version.
+ * first; null deletes), each with its version, in one transaction: under a
+ * label, to the label's own keys. Answers each record's key written and new version.
  */
 export async function putTexts(
   store: Store,
-  records: readonly { key: string; text: string }[],
+  records: readonly { key: string; text: string | null }[],
   options: WriteOptions,
 ): Promise<{ key: string; version: number }[]> {
   const commands = writable(store)
@@ -110,6 +110,7 @@ export async function putTexts(
   return keys.map((key, i) => ({ key, version: versions[i] as number }))
 }
 
+/** One record's putTexts, answered as the write routes answer. */
 async function write(
   store: Store,
   id: string,
@@ -117,11 +118,13 @@ async function write(
   text: string | null,
   options: WriteOptions,
 ): Promise<Written> {
-  const commands = writable(store)
-  const target = options.label === undefined ? key : overlayKey(options.label, key)
-  const [version] = await commit(commands, [{ key: target, text, message: options.message }], options)
-  await noteWrite(commands)
-  return { id, key: target, version: version as number, label: options.label ?? null }
+  const [written] = await putTexts(store, [{ key, text }], options)
+  return {
+    id,
+    key: (written as { key: string }).key,
+    version: (written as { version: number }).version,
+    label: options.label ?? null,
+  }
 }
 
 /** The store writes go to: Redis; the embedded store is read-only. */

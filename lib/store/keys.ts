@@ -37,6 +37,11 @@ export function keyToFunc(key: string): string {
   return requireSuffix('tools', key).replaceAll(':', '_')
 }
 
+/** The id the API and templates name a key by: its function name for a tool, its path for the others. */
+export function keyToId(kind: Kind, key: string): string {
+  return kind === 'tools' ? keyToFunc(key) : keyToPath(kind, key)
+}
+
 /** A SCAN MATCH pattern for every key under `prefix`, with glob characters in it escaped. */
 export function matchUnder(prefix: string): string {
   return prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`) + '*'
