@@ -20,6 +20,9 @@ const route = createRoute({
           store: z.enum(['embedded', 'upstash']).openapi({
             description: '`embedded` when UPSTASH_REDIS_REST_URL and _TOKEN are unset (the bundled examples).',
           }),
+          llm: z
+            .boolean()
+            .openapi({ description: 'Whether chats have a provider (LLM_BASE_URL or LLM_ROUTES is set).' }),
         }),
       ),
     ),
@@ -29,5 +32,10 @@ const route = createRoute({
 
 /** GET /health: answers from configuration alone, without a Redis request. */
 export const health = new OpenAPIHono<AppEnv>().openapi(route, (c) =>
-  success(c, { service: 'ai-prompt-shell' as const, version, store: storeOf(c).kind }),
+  success(c, {
+    service: 'ai-prompt-shell' as const,
+    version,
+    store: storeOf(c).kind,
+    llm: Boolean(c.env.LLM_BASE_URL || c.env.LLM_ROUTES),
+  }),
 )

@@ -3,6 +3,7 @@ import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler, valid
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
 import { docs } from './docs'
+import { drafts } from './drafts'
 import { environs } from './environs'
 import { extensions } from './extensions'
 import { health } from './health'
@@ -30,6 +31,7 @@ app.route('/', health)
 app.route('/api/extensions', extensions)
 app.route('/api/prompts', prompts)
 app.route('/api/prompts', chat)
+app.route('/api/render', drafts)
 app.route('/api/environs', environs)
 app.route('/api/tools', tools)
 app.route('/api', versions)

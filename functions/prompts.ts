@@ -3,15 +3,18 @@ import { getServedPrompt, listPrompts, normalizeParameters, promptAt, promptKind
 import type { Prompt } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { renderRequested } from './rendering'
+import { renderAnswer, renderRequested } from './rendering'
 import {
   Args,
   BODY_LIMITS,
+  ExplainQuery,
   LabelQuery,
   Message,
   PromptId,
   PromptQuery,
   RENDER_ERRORS,
+  RenderAnswer,
+  RenderHeaders,
   ServedHeaders,
   servedHeaders,
 } from './shapes'
@@ -74,22 +77,6 @@ const one = createRoute({
 
 const RenderBody = z.object({ args: Args.optional() }).openapi('RenderRequest', { description: BODY_LIMITS })
 
-const RenderAnswer = z
-  .object({
-    status: z.literal('success'),
-    rendered_prompt: z.union([z.string(), z.array(Message)]).openapi({
-      description: 'A string for a prompt of kind `prompt`; the messages, rendered, for kind `messages`.',
-    }),
-    warnings: z
-      .array(z.object({ code: z.string(), message: z.string() }).catchall(z.unknown()))
-      .optional()
-      .openapi({
-        description:
-          'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).',
-      }),
-  })
-  .openapi('RenderAnswer')
-
 const render = createRoute({
   method: 'post',
   path: '/{prompt_id}/render',
@@ -98,15 +85,13 @@ const render = createRoute({
   middleware: jsonBody,
   request: {
     params: z.object({ prompt_id: PromptId }),
-    query: PromptQuery,
+    query: PromptQuery.extend({ explain: ExplainQuery }),
     body: { content: { 'application/json': { schema: RenderBody } } },
   },
   responses: {
     200: {
       ...json('The rendered prompt', RenderAnswer),
-      headers: ServedHeaders.extend({
-        'Server-Timing': z.string().openapi({ example: 'redis;dur=2, tools;dur=0, render;dur=1, total;dur=3' }),
-      }),
+      headers: ServedHeaders.extend(RenderHeaders),
     },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),
   },
@@ -145,9 +130,7 @@ export const prompts = new OpenAPIHono<AppEnv>()
   .openapi(render, async (c) => {
     const { args = {} } = c.req.valid('json')
     const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args)
-    c.header('Server-Timing', rendered.timing.header())
-    const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
-    return c.json({ status: 'success' as const, rendered_prompt: rendered.prompt, ...warnings }, 200)
+    return c.json(renderAnswer(c, rendered, c.req.valid('query').explain === 'true'), 200)
   })
 
 function summary(prompt: Prompt) {

@@ -1,3 +1,4 @@
+import type { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { freshStoreOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
@@ -5,6 +6,7 @@ import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
 import type { Args, Rendered } from '../lib/render'
 import { servedHeaders } from './shapes'
+import type { RenderAnswer } from './shapes'
 
 /**
  * A prompt rendered for a route, /render or /chat: the same store, options
@@ -17,8 +19,27 @@ export async function renderRequested(c: Context<AppEnv>, id: string, args: Args
   const version = c.req.query('version')
   const options = { ...renderOptionsFrom(c.env), version: version === undefined ? undefined : Number(version) }
   const rendered = await renderPrompt(await freshStoreOf(c), id, args, options)
-  requestLog()?.set('prompt_version', rendered.served.version)
+  requestLog()?.set('prompt_version', rendered.served?.version ?? null)
   for (const [name, value] of Object.entries(servedHeaders(rendered.served))) c.header(name, value)
   requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
   return rendered
+}
+
+/**
+ * A render's answer, and its Server-Timing header. Explained, it also says
+ * what the templates read and call (their static analysis) and where the
+ * time went, tool call by tool call.
+ */
+export function renderAnswer(c: Context<AppEnv>, rendered: Rendered, explain: boolean): z.infer<typeof RenderAnswer> {
+  c.header('Server-Timing', rendered.timing.header())
+  const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
+  const answer = { status: 'success' as const, rendered_prompt: rendered.prompt, ...warnings }
+  if (!explain) return answer
+  const { paths, functions } = rendered.analysis
+  const analysis = {
+    reads: paths.map((p) => (p.length === 0 ? '.' : p.join('.'))),
+    tools: rendered.tools,
+    functions: [...functions],
+  }
+  return { ...answer, analysis, timing: rendered.timing.report() }
 }

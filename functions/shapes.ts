@@ -72,6 +72,12 @@ export const VersionQuery = z
 /** The query of a route that reads a prompt: its label, and a version. */
 export const PromptQuery = z.object({ label: LabelQuery, version: VersionQuery })
 
+/** `?explain=true`: the answer says what the templates read and call, and where the time went. */
+export const ExplainQuery = z
+  .enum(['true', 'false'])
+  .optional()
+  .openapi({ description: 'Also answer with `analysis` and `timing`.', example: 'true' })
+
 /** The query of every other reading route. */
 export const ReadQuery = z.object({ label: LabelQuery })
 
@@ -87,9 +93,64 @@ export const ServedHeaders = z.object({
     .openapi({ description: "The label whose own record was served; absent for the base's.", example: 'feat-login' }),
 })
 
-/** The version a read served, as the answer's headers. */
-export function servedHeaders(served: { version: number | null; label?: string }): Record<string, string> {
+/** The version a read served, as the answer's headers; none for a draft, which no record served. */
+export function servedHeaders(served: { version: number | null; label?: string } | undefined): Record<string, string> {
+  if (served === undefined) return {}
   const headers: Record<string, string> = { 'X-Prompt-Version': String(served.version ?? 'unversioned') }
   if (served.label !== undefined) headers['X-Prompt-Label'] = served.label
   return headers
+}
+
+const Explanation = {
+  analysis: z
+    .object({
+      reads: z.array(z.string()).openapi({
+        description:
+          'The variable paths its templates may read, dotted (`args.code`, `vscode.rules`; `.` is the whole root), sorted.',
+        example: ['args.code', 'vscode'],
+      }),
+      tools: z.array(z.string()).openapi({ description: 'The tools its templates call.' }),
+      functions: z
+        .array(z.string())
+        .openapi({ description: 'Every function its templates call: builtins, helpers, tools.' }),
+    })
+    .openapi('RenderAnalysis'),
+  timing: z
+    .object({
+      total_ms: z.number(),
+      phases: z.record(z.string(), z.number()).openapi({ description: 'Milliseconds in `redis`, `tools`, `render`.' }),
+      calls: z.array(
+        z.object({
+          tool: z.string(),
+          start_ms: z.number().openapi({ description: "When the call started, from the request's start." }),
+          ms: z.number(),
+          outcome: z.enum(['ok', 'failed']),
+        }),
+      ),
+    })
+    .openapi('RenderTiming', { description: 'Where the time went: per phase, and per tool call (a waterfall).' }),
+}
+
+/** A rendered prompt; explained (`?explain=true`, and every draft render), with what it read and where the time went. */
+export const RenderAnswer = z
+  .object({
+    status: z.literal('success'),
+    rendered_prompt: z.union([z.string(), z.array(Message)]).openapi({
+      description: 'A string for a prompt of kind `prompt`; the messages, rendered, for kind `messages`.',
+    }),
+    warnings: z
+      .array(z.object({ code: z.string(), message: z.string() }).catchall(z.unknown()))
+      .optional()
+      .openapi({
+        description:
+          'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).',
+      }),
+    analysis: Explanation.analysis.optional(),
+    timing: Explanation.timing.optional(),
+  })
+  .openapi('RenderAnswer')
+
+/** The Server-Timing header of a render's answer. */
+export const RenderHeaders = {
+  'Server-Timing': z.string().openapi({ example: 'redis;dur=2, tools;dur=0, render;dur=1, total;dur=3' }),
 }

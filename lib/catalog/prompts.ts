@@ -1,10 +1,11 @@
-import { notFound } from '../errors'
+import { ServiceError, notFound } from '../errors'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
 import { asPromptExtension, listExtensions } from './extensions'
 import type { Extension } from './extensions'
 import { checkId, idProblem } from './ids'
 import { jsonRecord, readKind, skip, unusable } from './records'
+import { schemaProblems } from './validate'
 import type { Listing, PromptRecord, Skip } from './types'
 import { validatePrompt } from './validators.generated'
 
@@ -104,6 +105,23 @@ export async function findPrompt(
     if (prompt) return found(prompt, raw as string)
   }
   throw notFound('prompt', id, why)
+}
+
+/** What a draft is named in its errors: `template: draft:1:7: ...`. */
+export const DRAFT_ID = 'draft'
+
+/**
+ * A prompt given in a request rather than read from Redis (a draft), its
+ * record checked by the schema a stored prompt's is; its templates are
+ * parsed when it renders. 400 BAD_REQUEST names what is wrong, by JSON path.
+ */
+export function draftPrompt(record: unknown): Prompt {
+  const problems = schemaProblems(validatePrompt, record)
+  if (problems.length > 0) {
+    const said = problems.map((p) => `${p.path} ${p.problem}`).join('; ')
+    throw new ServiceError('BAD_REQUEST', `the draft is not a valid prompt: ${said}`)
+  }
+  return { id: DRAFT_ID, origin: 'direct', key: DRAFT_ID, record: record as PromptRecord }
 }
 
 /**

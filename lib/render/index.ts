@@ -2,7 +2,7 @@
  * The render pipeline: a prompt, the request's args and the shared variables
  * in; the rendered prompt out. See pipeline.ts.
  */
-export { renderPrompt } from './pipeline'
+export { renderDraft, renderPrompt } from './pipeline'
 export { renderOptionsFrom } from './options'
 export { compilePrompt } from './compile'
 export type { Rendered, RenderOptions, Warning } from './pipeline'

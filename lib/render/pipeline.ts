@@ -1,6 +1,6 @@
 import { abortable } from '../abort'
 import { MAX_ENVIRON_SEGMENTS, getServedPrompt, listTools, promptAt } from '../catalog'
-import type { Message, Served, Skip, Tool } from '../catalog'
+import type { Message, Prompt, Served, Skip, Tool } from '../catalog'
 import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
 import { requestLog } from '../log'
@@ -10,7 +10,7 @@ import type { JsonObject } from '../json'
 import { isGenerational } from '../store'
 import type { Store } from '../store'
 import { ExecError, LimitError } from '../template'
-import type { ExecuteOptions, Template, TemplateFunction } from '../template'
+import type { Analysis, ExecuteOptions, Template, TemplateFunction } from '../template'
 import { ToolSession, dict } from '../tools'
 import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
@@ -56,14 +56,18 @@ export interface Rendered {
   prompt: string | Message[]
   warnings: Warning[]
   timing: Timing
-  /** The version of the prompt's record rendered, and the label whose own record it was. */
-  served: Served
+  /** The version of the prompt's record rendered, and the label whose own record it was; none for a draft. */
+  served: Served | undefined
+  /** What its templates read and call, without running them. */
+  analysis: Analysis
+  /** The ids of the tools its templates call. */
+  tools: string[]
 }
 
 /** What a render derives from the records it reads: kept while they hold (see keptPlan). */
 interface Plan {
   compiled: CompiledPrompt
-  served: Served
+  served: Served | undefined
   /** The tools its templates call. */
   called: Tool[]
   /** The shared variables its templates read; the tree below the root is shared and frozen. */
@@ -74,6 +78,12 @@ interface Plan {
   /** The values and listings the store answered to build it, for the log line of a render that keeps it. */
   answered: number
 }
+
+/** The prompt to render, as read (with the version served) or as a draft gave it. */
+type Found = { prompt: Prompt; served: Served | undefined }
+
+/** Makes a render's plan, reading what it must under the render's deadline, and checks the args on the way. */
+type Planner = (signal: () => AbortSignal, timing: Timing) => Promise<{ plan: Plan; args: Args }>
 
 /** Plans kept, one per store generation and prompt: a catalogue's worth, in one isolate. */
 const plans = new Lru<string, { plan: Plan; until: number }>(200)
@@ -86,7 +96,37 @@ const plans = new Lru<string, { plan: Plan; until: number }>(200)
  * cache reads, parses and looks up nothing again. Every failure leaves as a
  * ServiceError carrying the service's code.
  */
-export async function renderPrompt(store: Store, id: string, given: Args, options: RenderOptions): Promise<Rendered> {
+export function renderPrompt(store: Store, id: string, given: Args, options: RenderOptions): Promise<Rendered> {
+  const planId = `${id}\n${options.version ?? ''}`
+  return render(options, async (signal, timing) => {
+    const kept = keptPlan(store, planId)
+    if (kept) return { plan: kept, args: kept.compiled.checkArgs(given) }
+    // Taken before reading: a read that changes the store's cache makes the next render build again.
+    const generation = isGenerational(store) ? store.generation : undefined
+    const find = () =>
+      options.version === undefined ? getServedPrompt(store, id) : promptAt(store, id, options.version)
+    const made = await makePlan(store, find, given, signal, timing)
+    if (generation !== undefined && isGenerational(store)) {
+      plans.set(`${generation}\n${planId}`, { plan: made.plan, until: store.answersHoldUntil() })
+    }
+    return made
+  })
+}
+
+/**
+ * Renders a prompt that is not stored (a draft: its record checked as a
+ * stored one is, see draftPrompt) exactly as a stored one renders: the same
+ * shared variables, tools, deadline and limits. Nothing is kept: a draft is
+ * parsed for each request.
+ */
+export function renderDraft(store: Store, draft: Prompt, given: Args, options: RenderOptions): Promise<Rendered> {
+  return render(options, (signal, timing) =>
+    makePlan(store, async () => ({ prompt: draft, served: undefined }), given, signal, timing),
+  )
+}
+
+/** Executes the plan `planner` makes, under the deadline, and calls its tools. */
+async function render(options: RenderOptions, planner: Planner): Promise<Rendered> {
   const timing = new Timing()
   const deadlineAt = Date.now() + options.deadlineMs
   // Made when something is to wait: a render served whole from a kept plan sets no timer.
@@ -94,21 +134,7 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
   const signal = () => (deadline ??= AbortSignal.timeout(Math.max(0, deadlineAt - Date.now())))
   let session: ToolSession | undefined
   try {
-    const planId = `${id}\n${options.version ?? ''}`
-    const kept = keptPlan(store, planId)
-    let args: Args
-    let plan: Plan
-    if (kept) {
-      plan = kept
-      args = plan.compiled.checkArgs(given)
-    } else {
-      // Taken before reading: a read that changes the store's cache makes the next render build again.
-      const generation = isGenerational(store) ? store.generation : undefined
-      ;({ plan, args } = await makePlan(store, id, options.version, given, signal, timing))
-      if (generation !== undefined && isGenerational(store)) {
-        plans.set(`${generation}\n${planId}`, { plan, until: store.answersHoldUntil() })
-      }
-    }
+    const { plan, args } = await planner(signal, timing)
     const { compiled, called, vars } = plan
     // Args are data: they enter the context as values, never as template text.
     const data: JsonObject = { ...vars }
@@ -134,7 +160,7 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     const outputs = rendering.every((o) => typeof o === 'string')
       ? rendering
       : await timing.measure('render', () => Promise.all(rendering))
-    timing.add('tools', session?.busyMs ?? 0)
+    if (session) timing.addTools(session.busyMs, session.calls)
     const warnings: Warning[] = [
       ...plan.skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
       ...(session?.warnings ?? []),
@@ -143,7 +169,14 @@ export async function renderPrompt(store: Store, id: string, given: Args, option
     const rendered = roles
       ? outputs.map((content, i) => ({ role: roles[i] as Message['role'], content }))
       : (outputs[0] as string)
-    return { prompt: rendered, warnings, timing, served: plan.served }
+    return {
+      prompt: rendered,
+      warnings,
+      timing,
+      served: plan.served,
+      analysis: compiled.analysis,
+      tools: called.map((t) => t.id),
+    }
   } catch (e) {
     throw asServiceError(e, deadline, options.deadlineMs)
   } finally {
@@ -175,20 +208,13 @@ function keptPlan(store: Store, id: string): Plan | undefined {
 /** Reads and derives a prompt's plan, and checks the args on the way. */
 async function makePlan(
   store: Store,
-  id: string,
-  version: number | undefined,
+  find: () => Promise<Found>,
   given: Args,
   signal: () => AbortSignal,
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
   const [{ prompt, served }, tools] = await timing.measure('redis', () =>
-    abortable(
-      Promise.all([
-        version === undefined ? getServedPrompt(store, id) : promptAt(store, id, version),
-        listTools(store),
-      ]),
-      signal(),
-    ),
+    abortable(Promise.all([find(), listTools(store)]), signal()),
   )
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))

@@ -1,6 +1,16 @@
+import type { ToolCall } from '../tools'
+
 /** The metrics of the Server-Timing header, in the order they are reported. */
 const METRICS = ['redis', 'tools', 'render', 'llm', 'total'] as const
 export type Metric = (typeof METRICS)[number]
+
+/** Where a render's time went, as `?explain=true` and draft renders answer it. */
+export interface TimingReport {
+  total_ms: number
+  phases: Partial<Record<Exclude<Metric, 'total'>, number>>
+  /** Each tool call, its start counted from the request's: a waterfall. */
+  calls: { tool: string; start_ms: number; ms: number; outcome: ToolCall['outcome'] }[]
+}
 
 /**
  * Where a request's time went, for the `Server-Timing` header. In production
@@ -10,6 +20,7 @@ export type Metric = (typeof METRICS)[number]
 export class Timing {
   readonly #started = Date.now()
   readonly #spent: Partial<Record<Metric, number>> = { redis: 0, tools: 0, render: 0 }
+  #calls: readonly ToolCall[] = []
 
   async measure<T>(metric: Metric, work: () => Promise<T>): Promise<T> {
     const start = Date.now()
@@ -29,9 +40,10 @@ export class Timing {
     }
   }
 
-  /** Time measured elsewhere, such as tool calls overlapping the render. */
-  add(metric: Metric, ms: number): void {
-    this.#spent[metric] = (this.#spent[metric] ?? 0) + ms
+  /** Time measured elsewhere: the tool calls, overlapping the render, and the calls themselves. */
+  addTools(busyMs: number, calls: readonly ToolCall[]): void {
+    this.#spent.tools = (this.#spent.tools ?? 0) + busyMs
+    this.#calls = calls
   }
 
   header(): string {
@@ -40,5 +52,19 @@ export class Timing {
       const ms = this.#spent[m]
       return ms === undefined ? [] : [`${m};dur=${ms}`]
     }).join(', ')
+  }
+
+  report(): TimingReport {
+    const { total: _, ...phases } = this.#spent
+    return {
+      total_ms: Date.now() - this.#started,
+      phases,
+      calls: this.#calls.map((c) => ({
+        tool: c.tool,
+        start_ms: c.started - this.#started,
+        ms: c.ms,
+        outcome: c.outcome,
+      })),
+    }
   }
 }

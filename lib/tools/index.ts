@@ -4,5 +4,5 @@
  * calling convention, and lib/egress for where their requests may go.
  */
 export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './session'
-export type { ToolSessionOptions, ToolWarning } from './session'
+export type { ToolCall, ToolSessionOptions, ToolWarning } from './session'
 export { dict } from './dict'

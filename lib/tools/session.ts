@@ -37,6 +37,14 @@ export interface ToolSessionOptions {
   signal: AbortSignal
 }
 
+/** One call as the render saw it: when it started (epoch ms), how long it took, how it ended. */
+export interface ToolCall {
+  tool: string
+  started: number
+  ms: number
+  outcome: 'ok' | 'failed'
+}
+
 export type ToolWarning =
   | { code: 'TOOL_FAILED'; tool: string; message: string }
   | { code: 'TOOL_CALLS_REFUSED'; refused: number; message: string }
@@ -49,11 +57,14 @@ export type ToolWarning =
  * an answer too big or that does not parse) becomes a warning and returns
  * EMPTY: the render goes on. Past maxCalls distinct calls, the rest are
  * refused without a request, and one warning counts them. Every call and
- * its outcome goes into the request's log line.
+ * its outcome goes into the request's log line, and into `calls` (a render
+ * asked to explain itself answers with them).
  */
 export class ToolSession {
   /** Time during which at least one call was in flight, for Server-Timing's `tools`. */
   busyMs = 0
+  /** The distinct calls made, at most maxCalls, in the order they ended (a repeated call is the first one). */
+  readonly calls: ToolCall[] = []
 
   readonly #warnings: ToolWarning[] = []
   readonly #calls = new Map<string, Promise<Value> | Value>()
@@ -132,6 +143,7 @@ export class ToolSession {
       return true
     }
     this.#refused++
+    // Not in `calls`: a template can refuse itself without end; TOOL_CALLS_REFUSED counts them.
     requestLog()?.append('tools', { tool: tool.id, outcome: 'refused' })
     return false
   }
@@ -149,7 +161,7 @@ export class ToolSession {
         const value = (await send(signal)) as Value
         // Printed, a value deeper than any request or record may be would fail the whole render: fail the call.
         if (nestedDeeperThan(value)) throw new ToolError(`answered JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
-        requestLog()?.append('tools', { tool: tool.id, outcome: 'ok', ms: Date.now() - started })
+        this.#record(tool, 'ok', started)
         return value
       } finally {
         this.#busy(-1)
@@ -187,10 +199,16 @@ export class ToolSession {
   /** The log gets the reason; the caller's warning also a short reason the tool gave, if any. */
   #fail(tool: Tool, e: unknown, started: number): Value {
     const reason = reasonOf(e, this.options.timeoutMs)
-    requestLog()?.append('tools', { tool: tool.id, outcome: 'failed', reason, ms: Date.now() - started })
+    this.#record(tool, 'failed', started, reason)
     const excerpt = e instanceof ToolError && e.excerpt ? `: ${e.excerpt}` : ''
     this.#warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
     return EMPTY
+  }
+
+  #record(tool: Tool, outcome: ToolCall['outcome'], started: number, reason?: string): void {
+    const ms = Date.now() - started
+    this.calls.push({ tool: tool.id, started, ms, outcome })
+    requestLog()?.append('tools', { tool: tool.id, outcome, ...(reason === undefined ? {} : { reason }), ms })
   }
 
   /** Takes a slot now (undefined), or a promise of one when all six are taken. */

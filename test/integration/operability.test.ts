@@ -169,7 +169,7 @@ describe('/health', () => {
     await db.resetRequests()
     const { status, body } = await call(db.env, 'GET', '/health')
     expect(status).toBe(200)
-    expect(body.data).toEqual({ service: 'ai-prompt-shell', version: expect.any(String), store: 'upstash' })
+    expect(body.data).toEqual({ service: 'ai-prompt-shell', version: expect.any(String), store: 'upstash', llm: false })
     expect(await db.requests()).toBe(0)
   })
 })

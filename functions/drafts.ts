@@ -1,0 +1,55 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import { draftPrompt } from '../lib/catalog'
+import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+import { requestLog } from '../lib/log'
+import { renderDraft, renderOptionsFrom } from '../lib/render'
+import { renderAnswer } from './rendering'
+import { Args, BODY_LIMITS, Message, RENDER_ERRORS, ReadQuery, RenderAnswer, RenderHeaders } from './shapes'
+
+const DraftBody = z
+  .object({
+    prompt: z.string().optional().openapi({ description: 'A text template (or `messages`).' }),
+    messages: z.array(Message).optional().openapi({ description: 'Message templates (or `prompt`).' }),
+    parameters: z
+      .unknown()
+      .optional()
+      .openapi({
+        description:
+          'Its args, in any shape a stored prompt may have: a JSON Schema object, an array of `{name, type, default, description}`, or a map from name to schema.',
+        example: { code: { type: 'string' } },
+      }),
+    args: Args.optional(),
+  })
+  .openapi('DraftRenderRequest', {
+    description: `A prompt not stored, with its args. ${BODY_LIMITS}`,
+    example: { prompt: '{{toJson .vscode}} {{fence "go" .args.code}}', args: { code: 'package main' } },
+  })
+
+const draft = createRoute({
+  method: 'post',
+  path: '/',
+  tags: ['prompts'],
+  summary: 'Renders a draft: a template given in the body, exactly as a stored prompt renders, storing nothing',
+  middleware: jsonBody,
+  request: { query: ReadQuery, body: { content: { 'application/json': { schema: DraftBody } } } },
+  responses: {
+    200: { ...json('The rendered draft, explained', RenderAnswer), headers: z.object(RenderHeaders) },
+    ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),
+  },
+})
+
+/**
+ * POST /api/render: what an author sees before publishing. The draft is
+ * checked as a stored prompt record is (400 naming what is wrong, a template
+ * that does not parse 400 TEMPLATE_SYNTAX at `draft:LINE:COL`), then renders
+ * with the shared variables and tools that `?label=` sees, under the same
+ * deadline and limits. The answer is always explained.
+ */
+export const drafts = new OpenAPIHono<AppEnv>().openapi(draft, async (c) => {
+  const { args = {}, prompt, messages, parameters } = c.req.valid('json')
+  const record = Object.fromEntries(Object.entries({ prompt, messages, parameters }).filter(([, v]) => v !== undefined))
+  const rendered = await renderDraft(await freshStoreOf(c), draftPrompt(record), args, renderOptionsFrom(c.env))
+  requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
+  return c.json(renderAnswer(c, rendered, true), 200)
+})
