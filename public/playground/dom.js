@@ -1,0 +1,35 @@
+// Small DOM helpers. Text goes in as text nodes or textContent, never as HTML.
+
+/** The element of an id. */
+export const $ = (id) => document.getElementById(id)
+
+/**
+ * An element: `props` set as properties when the element has them (value,
+ * checked, type, ...), else as attributes (data-*, aria-*); `on<event>`
+ * props become listeners; children are nodes or strings (as text).
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag)
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue
+    if (name.startsWith('on')) el.addEventListener(name.slice(2), value)
+    else if (name in el && !name.includes('-')) el[name] = value
+    else el.setAttribute(name, value === true ? '' : String(value))
+  }
+  append(el, children)
+  return el
+}
+
+/** Replaces an element's children with these. */
+export function fill(el, ...children) {
+  el.replaceChildren()
+  append(el, children)
+  return el
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue
+    el.append(child instanceof Node ? child : String(child))
+  }
+}

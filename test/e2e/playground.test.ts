@@ -1,0 +1,305 @@
+// The playground (/playground, public/playground/) in a real browser: Debian's
+// chromium, driven by playwright-core, against `npm run dev` on the embedded
+// store (examples/). An author picks a prompt, types args and sees the
+// rendered text; edits the template and sees the draft rendered, storing
+// nothing; breaks it and sees where. A second server with API_TOKEN makes the
+// page ask for the token; the first one points at the LLM stand-in for a chat.
+// A screenshot of the rendered state is written to .ci/artifacts/playground.png.
+import { mkdir } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import { chromium } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startDev } from '../support/wrangler-dev'
+import type { DevServer } from '../support/wrangler-dev'
+import { startLlmServer } from '../support/llm-server'
+import type { LlmServer } from '../support/llm-server'
+import { startToolServer } from '../support/tool-server'
+import type { ToolServer } from '../support/tool-server'
+
+/** The page's document, as the functions run in the browser use it (the tests' types have no DOM). */
+declare const document: {
+  querySelector(selector: string): { textContent: string | null } | null
+  querySelectorAll(selector: string): { length: number }
+}
+
+const ROOT = join(import.meta.dirname, '../..')
+const SCREENSHOT = join(ROOT, '.ci/artifacts/playground.png')
+const TOKEN = 'playground-test-token'
+const PROMPT = 'evaluator.quick_review'
+const CODE = 'fmt.Println("hi")'
+/** What examples/ make of quick_review with CODE (the environs vscode.programming_language and .frameworks). */
+/** How long the tool server takes to answer a REST tool (TOOLS_BASE_URL goes through its /delay/). */
+const TOOL_DELAY_MS = 40
+const RENDERED = `Review this go code (frameworks: gin, gorm, gin-swagger) in one paragraph:\n${CODE}`
+
+let llm: LlmServer
+let tools: ToolServer
+/** No token; tools on the tool server, chat through the LLM stand-in. */
+let open: DevServer
+/** API_TOKEN set; no LLM. */
+let guarded: DevServer
+let browser: Browser
+
+beforeAll(async () => {
+  ;[llm, tools] = await Promise.all([startLlmServer(), startToolServer()])
+  // One after the other: two wrangler devs starting at once can pick the same inspector port.
+  open = await startDev({
+    LLM_BASE_URL: llm.url,
+    LLM_DEFAULT_MODEL: 'ok',
+    TOOLS_BASE_URL: `${tools.url}/delay/${TOOL_DELAY_MS}`,
+  })
+  guarded = await startDev({ API_TOKEN: TOKEN })
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}, 90_000)
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all([open?.stop(), guarded?.stop(), llm?.stop(), tools?.stop()])
+})
+
+/** A page with its own session storage, recording what went wrong and which requests it made. */
+async function newPage(): Promise<{ context: BrowserContext; page: Page; problems: string[]; requests: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+  // Below the test's own timeout, so that a wait that fails says what it waited for.
+  context.setDefaultTimeout(15_000)
+  const page = await context.newPage()
+  const problems: string[] = []
+  const requests: string[] = []
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  // Chromium logs every 4xx as a console error: the answers themselves are checked below, the 400s are expected.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(`console: ${message.text()}`)
+  })
+  page.on('response', (response) => {
+    if (response.status() === 404 || response.status() >= 500) problems.push(`${response.status()} ${response.url()}`)
+  })
+  page.on('requestfailed', (request) => {
+    // A render the page cancelled for a newer one is not a problem.
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${request.url()}`)
+  })
+  page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`))
+  return { context, page, problems, requests }
+}
+
+/** Resolves once the text of `[data-testid=testid]` includes each of `parts`. */
+async function textOf(page: Page, testid: string, parts: string[]): Promise<string> {
+  const handle = await shown(
+    page,
+    testid,
+    page.waitForFunction(
+      ([id, wanted]) => {
+        const text = document.querySelector(`[data-testid="${id}"]`)?.textContent ?? ''
+        return wanted.every((part) => text.includes(part)) ? text : false
+      },
+      [testid, parts] as const,
+    ),
+  )
+  return (await handle.jsonValue()) as string
+}
+
+/** Resolves once the rendered text shown is exactly `expected`. */
+async function renderedText(page: Page, expected: string): Promise<void> {
+  await shown(
+    page,
+    'render-output',
+    page.waitForFunction(
+      (wanted) =>
+        document.querySelector('[data-testid="render-output"] pre')?.textContent === wanted &&
+        !document.querySelector('[data-testid="render-output"] .error'),
+      expected,
+    ),
+  )
+}
+
+/** `waiting`, or its failure with what the element shows instead. */
+async function shown<T>(page: Page, testid: string, waiting: Promise<T>): Promise<T> {
+  try {
+    return await waiting
+  } catch (error) {
+    const text = await page
+      .getByTestId(testid)
+      .textContent({ timeout: 1000 })
+      .catch(() => '(absent)')
+    throw new Error(`${(error as Error).message}\n[data-testid=${testid}] shows: ${JSON.stringify(text)}`)
+  }
+}
+
+describe('the playground', () => {
+  let page: Page
+  let context: BrowserContext
+  let problems: string[]
+  let requests: string[]
+
+  beforeAll(async () => {
+    ;({ page, context, problems, requests } = await newPage())
+  })
+  afterAll(() => context?.close())
+
+  it('is served at /playground from the static assets, and lists the prompts', async () => {
+    const response = await page.goto(`${open.url}/playground`)
+    expect(response?.status()).toBe(200)
+    expect(page.url()).toBe(`${open.url}/playground`)
+    const items = page.getByTestId('prompt-item')
+    await items.first().waitFor()
+    expect(await items.evaluateAll((all) => all.map((item) => item.getAttribute('data-id')))).toEqual([
+      'evaluator.evaluate_quality',
+      'evaluator.quick_review',
+    ])
+    // The text filter narrows the list.
+    await page.getByPlaceholder('Filter prompts').fill('one-paragraph')
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 1)
+    expect(await items.getAttribute('data-id')).toBe(PROMPT)
+    await page.getByPlaceholder('Filter prompts').fill('')
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 2)
+  })
+
+  it('renders the selected prompt with the args typed, with what it reads and how long it took', async () => {
+    await page.locator(`[data-testid="prompt-item"][data-id="${PROMPT}"]`).click()
+    // Selecting fills the editors (the args with the parameters' defaults): type after that.
+    await page.locator('#prompt-id', { hasText: PROMPT }).waitFor()
+    expect(await page.getByTestId('template-editor').inputValue()).toContain('{{.args.code}}')
+    await page.getByTestId('args-editor').fill(JSON.stringify({ code: CODE }))
+    await renderedText(page, RENDERED)
+    // The form follows the JSON; the stored prompt was rendered with ?explain=true.
+    expect(await page.locator('#param-code').inputValue()).toBe(CODE)
+    expect(requests).toContain(`POST ${open.url}/api/prompts/${PROMPT}/render?explain=true`)
+    expect(await page.locator('#reads').textContent()).toContain('vscode')
+    expect(await page.locator('#arg-reads').textContent()).toContain('args.code')
+    expect(await page.locator('#tools').textContent()).toBe('none')
+    expect(await page.getByTestId('timing').textContent()).toMatch(/^total \d/)
+    expect(await page.getByTestId('warnings').textContent()).toBe('none')
+
+    // And the JSON follows the form.
+    await page.locator('#param-code').fill('x := 1')
+    await renderedText(page, RENDERED.replace(CODE, 'x := 1'))
+    expect(JSON.parse(await page.getByTestId('args-editor').inputValue())).toEqual({ code: 'x := 1' })
+    await page.locator('#param-code').fill(CODE)
+    await renderedText(page, RENDERED)
+    expect(problems).toEqual([])
+  })
+
+  it('renders an edited template as a draft through POST /api/render, and the stored one again after a reset', async () => {
+    await page.getByTestId('template-editor').fill('Draft: {{.args.code}} in {{.vscode.programming_language}}')
+    await renderedText(page, `Draft: ${CODE} in go`)
+    expect(requests).toContain(`POST ${open.url}/api/render`)
+    expect(await page.locator('#draft-badge').isVisible()).toBe(true)
+
+    await page.getByRole('button', { name: 'Back to the stored template' }).click()
+    await renderedText(page, RENDERED)
+    expect(await page.locator('#draft-badge').isVisible()).toBe(false)
+    expect(problems).toEqual([])
+  })
+
+  it("shows the tools a draft calls, the failed call's warning, and a waterfall of the calls", async () => {
+    await page
+      .getByTestId('template-editor')
+      .fill('Refs: {{(codebase_lookup_ref "CreateObject").method}}; [{{translate_zh_en (dict "nope" 1)}}]')
+    // translate_zh_en refuses those arguments: it renders as nothing, with a warning.
+    await renderedText(page, 'Refs: GET; []')
+    await mkdir(dirname(SCREENSHOT), { recursive: true })
+    await page.screenshot({ path: SCREENSHOT, fullPage: true })
+    console.log(`playground screenshot: ${relative(process.cwd(), SCREENSHOT)}`)
+
+    expect(await page.getByTestId('warnings').textContent()).toMatch(/^TOOL_FAILED .*translate_zh_en/)
+    expect((await page.locator('#tools code').allTextContents()).sort()).toEqual([
+      'codebase_lookup_ref',
+      'translate_zh_en',
+    ])
+    const calls = await page
+      .getByTestId('timing')
+      .locator('.call')
+      .evaluateAll((rows) =>
+        rows.map((row) => ({
+          tool: row.querySelector('.tool')?.textContent,
+          outcome: row.className,
+          took: row.querySelector('.took')?.textContent,
+          bar: row.querySelector('.bar')?.getAttribute('style'),
+        })),
+      )
+    expect(calls.map((c) => c.tool).sort()).toEqual(['codebase_lookup_ref', 'translate_zh_en'])
+    const lookup = calls.find((c) => c.tool === 'codebase_lookup_ref')
+    // The tool server answered after TOOL_DELAY_MS: the bar is that long.
+    expect(lookup?.outcome).toBe('call ok')
+    expect(Number(/^ok ([\d.]+) ms$/.exec(lookup?.took ?? '')?.[1])).toBeGreaterThanOrEqual(TOOL_DELAY_MS)
+    expect(lookup?.bar).toMatch(/width: max\(2px, [1-9]/)
+    expect(calls.find((c) => c.tool === 'translate_zh_en')?.outcome).toMatch(/^call (failed|refused)$/)
+    expect(problems).toEqual([])
+  })
+
+  it("shows a failing template's error with its line and column", async () => {
+    await page.getByTestId('template-editor').fill('line one\n{{.x')
+    const text = await textOf(page, 'render-output', ['TEMPLATE_SYNTAX', 'line 2, column 4'])
+    expect(text).toContain('unclosed action')
+    // The button renders at once too: the same error.
+    await page.getByTestId('render-button').click()
+    await textOf(page, 'render-output', ['TEMPLATE_SYNTAX', 'line 2, column 4'])
+    expect(problems).toEqual([])
+  })
+
+  it('streams a chat with the stored prompt into the chat panel', async () => {
+    await page.getByRole('button', { name: 'Back to the stored template' }).click()
+    await renderedText(page, RENDERED)
+    await page.getByTestId('chat-button').click()
+    // The stand-in echoes the last message, word by word.
+    await textOf(page, 'chat-output', [`echo: ${RENDERED}`])
+    await page.waitForSelector('[data-testid="chat-output"].done')
+    // Each delta was appended as it came: one text node each.
+    expect(await page.getByTestId('chat-output').evaluate((el) => el.childNodes.length)).toBeGreaterThan(1)
+    expect(requests).toContain(`POST ${open.url}/api/prompts/${PROMPT}/chat`)
+    expect(problems).toEqual([])
+  })
+})
+
+describe('the playground with API_TOKEN set', () => {
+  it('asks for the token once, keeps it for the tab, and then lists the prompts', async () => {
+    const { context, page, problems } = await newPage()
+    try {
+      const authorizations: (string | undefined)[] = []
+      const refused: string[] = []
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/api/')) authorizations.push(request.headers().authorization)
+      })
+      page.on('response', (response) => {
+        if (response.status() === 401) refused.push(response.url())
+      })
+      await page.goto(`${guarded.url}/playground`)
+      await page.getByTestId('token-form').waitFor({ state: 'visible' })
+      expect(await page.getByTestId('prompt-item').count()).toBe(0)
+      // /health is public: with no LLM configured, the chat panel says so.
+      await textOf(page, 'chat', ['No LLM is configured'])
+      expect(await page.getByTestId('chat-button').isHidden()).toBe(true)
+
+      await page.getByTestId('token-input').fill(TOKEN)
+      await page.getByRole('button', { name: 'Use token' }).click()
+      await page.locator(`[data-testid="prompt-item"][data-id="${PROMPT}"]`).waitFor()
+      expect(await page.getByTestId('token-form').isHidden()).toBe(true)
+      expect(refused).toEqual([`${guarded.url}/api/prompts`])
+      expect(authorizations.at(-1)).toBe(`Bearer ${TOKEN}`)
+
+      // Kept in the tab's session storage: a reload asks nothing, and renders work.
+      await page.reload()
+      await page.locator(`[data-testid="prompt-item"][data-id="${PROMPT}"]`).click()
+      await page.getByTestId('args-editor').fill(JSON.stringify({ code: CODE }))
+      await renderedText(page, RENDERED)
+      expect(await page.getByTestId('token-form').isHidden()).toBe(true)
+      expect(refused).toHaveLength(1)
+      expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([TOKEN])
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
