@@ -11,12 +11,49 @@
  * the longest static prefix: `{{range .files}}{{.name}}{{end}}` reads ["files"].
  * [] is the whole root (`{{.}}` at the top). Lists are minimal: no path is
  * listed under another listed path.
+ *
+ * Sites say where each read and call is written, for checks that name the
+ * place (the CLI's `validate --strict`); the render uses the lists alone.
  */
 import { elseBranch } from './nodes'
 import type { ArgNode, BranchNode, ListNode, Node, PipeNode, StringNode } from './nodes'
 import type { Tree } from './parser'
 
 export type Path = readonly string[]
+
+/** Where in a template set something is written: the template it lies in, Go's line and column there. */
+interface Place {
+  /** The name of the template (a {{define}}'s, or the one parsed) whose tree holds it. */
+  readonly template: string
+  readonly line: number
+  /** As Go counts an execution error's column: UTF-8 bytes from the line's start, from 0. */
+  readonly column: number
+}
+
+/** A static path read: a field, `$x.field` or `(pipeline).field` operand, where it is. */
+export interface ReadSite extends Place {
+  readonly kind: 'read'
+  /** From the root data, as `paths` counts it. */
+  readonly path: Path
+  /** Inside a branch that may not run, or a later and/or operand. */
+  readonly conditional: boolean
+  /**
+   * In the body of a {{with}} over an index result (`{{with index . "opt"}}`),
+   * the length of that result's path: when nothing is there, the body does
+   * not run, so only what lies below a present value must exist.
+   */
+  readonly guarded?: number
+}
+
+/** A function called, where its name is written. */
+export interface CallSite extends Place {
+  readonly kind: 'call'
+  readonly name: string
+  /** The operands it is called with, a piped value counted as Go passes it: last. */
+  readonly positional: number
+}
+
+export type Site = ReadSite | CallSite
 
 export interface Analysis {
   /** Root data paths the template may read: what to load. Minimal and sorted. */
@@ -29,6 +66,33 @@ export interface Analysis {
   readonly required: readonly Path[]
   /** Names of the functions called (builtins included), sorted. */
   readonly functions: readonly string[]
+  /**
+   * Every static read and every call, each in source order within its
+   * template, a called template's sites at each call of it (its reads
+   * joined onto the call's argument, once per call). Found when first
+   * asked for, by a walk of its own: the render never asks. Undefined where
+   * the analysis gave up (see analyze).
+   */
+  readonly sites?: readonly Site[] | undefined
+}
+
+/** An analysis whose sites are found when first asked for. */
+class Analyzed implements Analysis {
+  #sites: (() => readonly Site[] | undefined) | readonly Site[] | undefined
+
+  constructor(
+    readonly paths: readonly Path[],
+    readonly required: readonly Path[],
+    readonly functions: readonly string[],
+    sites: () => readonly Site[] | undefined,
+  ) {
+    this.#sites = sites
+  }
+
+  get sites(): readonly Site[] | undefined {
+    if (typeof this.#sites === 'function') this.#sites = this.#sites()
+    return this.#sites
+  }
 }
 
 /** Where a value comes from: a path below the dot of the template being read, or nowhere static (undefined). */
@@ -40,6 +104,8 @@ interface Scope {
   vars: Variables
   /** Inside a branch that may not run: reads here are not required. */
   conditional: boolean
+  /** The path a {{with}} over an index result tested: see ReadSite.guarded. */
+  guard?: Path | undefined
 }
 
 /** A variable set, and what it was before: whether it was in scope, and its source. */
@@ -89,6 +155,7 @@ class Variables {
 interface Summary {
   readonly paths: readonly Path[]
   readonly required: readonly Path[]
+  readonly sites: readonly Site[]
 }
 
 /**
@@ -108,20 +175,33 @@ class OverBudget extends Error {}
  * What `name` reads and calls. Whatever goes wrong, the result is usable:
  * when the template set is too intricate to follow within the budget, or
  * the JS stack runs out, every path is loaded (`[[]]`), none is required,
- * and execution judges a missing key as it meets it.
+ * no site is known, and execution judges a missing key as it meets it.
  */
 export function analyze(templates: ReadonlyMap<string, Tree>, name: string): Analysis {
+  let analysis: Summary
   try {
-    return analyzeSet(templates, name)
+    analysis = analyzeSet(templates, name, false)
   } catch (e) {
-    if (e instanceof OverBudget || e instanceof RangeError) {
-      return { paths: [[]], required: [], functions: functionsOf(templates, name) }
-    }
-    throw e
+    if (!givesUp(e)) throw e
+    return { paths: [[]], required: [], functions: functionsOf(templates, name) }
   }
+  const sites = () => {
+    try {
+      return analyzeSet(templates, name, true).sites
+    } catch (e) {
+      if (!givesUp(e)) throw e
+      return undefined
+    }
+  }
+  return new Analyzed(analysis.paths, analysis.required, functionsOf(templates, name), sites)
 }
 
-function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysis {
+function givesUp(e: unknown): boolean {
+  return e instanceof OverBudget || e instanceof RangeError
+}
+
+/** What the template set reads from `name`; with `placing`, where too (else no sites). */
+function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string, placing: boolean): Summary {
   // A define's tree holds the text of its file: count each text once.
   let size = 0
   for (const text of new Set([...templates.values()].map((t) => t.text))) size += text.length
@@ -130,12 +210,23 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
   /** Templates being summarised: a call back into one of them cannot use its summary. */
   const summarising = new Set<string>()
 
+  const pay = (work: number): void => {
+    budget -= work
+    if (budget < 0) throw new OverBudget()
+  }
+
   /** `[...base, ...rest]`, paid for. `base` itself when there is no rest, so that it stays soft. */
   const join = (base: Path, rest: Path): Path => {
     if (rest.length === 0) return base
-    budget -= base.length + rest.length
-    if (budget < 0) throw new OverBudget()
+    pay(base.length + rest.length)
     return [...base, ...rest]
+  }
+  /** One locator per text: a {{define}}'s tree holds its file's text. */
+  const locators = new Map<string, Locator>()
+  const locate = (text: string, pos: number) => {
+    let locator = locators.get(text)
+    if (!locator) locators.set(text, (locator = new Locator(text)))
+    return locator.locate(pos)
   }
 
   const summarise = (treeName: string): Summary | undefined => {
@@ -153,8 +244,40 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
   const summariseTree = (tree: Tree): Summary => {
     const paths: Path[] = []
     const required: Path[] = []
+    const sites: Site[] = []
     /** Paths that stand for index results: loaded, never required (a missing key is no error there). */
     const soft = new WeakSet<Path>()
+
+    const readSite = (pos: number, path: Path, scope: Scope): void => {
+      if (!placing) return
+      const { line, column } = locate(tree.text, pos)
+      const site: ReadSite = { kind: 'read', template: tree.name, line, column, path, conditional: scope.conditional }
+      sites.push(guardedBy(site, scope.guard))
+    }
+
+    const callSite = (pos: number, name: string, positional: number): void => {
+      if (!placing) return
+      const { line, column } = locate(tree.text, pos)
+      sites.push({ kind: 'call', template: tree.name, line, column, name, positional })
+    }
+
+    /** A called template's sites at a call with `arg` (undefined: dynamic, so only its calls are known). */
+    const spliceSites = (called: Summary, arg: Source, scope: Scope): void => {
+      pay(called.sites.length)
+      for (const site of called.sites) {
+        if (site.kind === 'call') sites.push(site)
+        else if (arg) {
+          const joined: ReadSite = {
+            ...site,
+            path: join(arg, site.path),
+            conditional: site.conditional || scope.conditional,
+          }
+          // A guard inside the called template is the nearer one.
+          if (site.guarded === undefined) sites.push(guardedBy(joined, scope.guard))
+          else sites.push({ ...joined, guarded: arg.length + site.guarded })
+        }
+      }
+    }
 
     const read = (source: Source, scope: Scope): void => {
       if (!source) return
@@ -187,8 +310,10 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
               // Elements, keys and indexes are dynamic: reading the collection covers them.
               for (const v of link.pipe.decl) branch.vars.set(v.ident[0] as string, undefined)
               walkList(link.list, { ...branch, dot: undefined })
+            } else if (link.type === 'with') {
+              walkList(link.list, { ...branch, dot: source, guard: source && soft.has(source) ? source : branch.guard })
             } else {
-              walkList(link.list, link.type === 'with' ? { ...branch, dot: source } : branch)
+              walkList(link.list, branch)
             }
             const next = elseBranch(link)
             if (!next) walkList(link.elseList, branch)
@@ -203,6 +328,7 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
           // A call back into a template being summarised goes deeper each time: its reads are
           // dynamic, and so are those of a template that does not exist (execution fails there).
           const called = summarise(node.name)
+          if (called) spliceSites(called, arg, scope)
           if (!arg) return
           // The argument is evaluated whatever the template does with it; load it whole only if the
           // template reads nothing of it.
@@ -239,6 +365,7 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
           return
         }
         if (i > 0) read(source, scope)
+        callSite(first.pos, first.ident, rest.length + (i > 0 ? 1 : 0))
         // and/or evaluate an operand only when the ones before it did not decide.
         const shortCircuit = first.ident === 'and' || first.ident === 'or'
         const operands = rest.map((a, j) => operand(a, j > 0 && shortCircuit ? { ...scope, conditional: true } : scope))
@@ -260,26 +387,40 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
       return path.length === 0 ? [...base] : join(base, path)
     }
 
-    /** An operand's source, without reading it (the caller decides). */
+    /**
+     * An operand's source, without reading it (the caller decides); a site
+     * for each field it reads (a bare `.` or `$x` reads nothing new: its path
+     * was sited where it was set), and for a function called as an operand.
+     */
     const operand = (arg: ArgNode, scope: Scope): Source => {
       switch (arg.type) {
         case 'dot':
           return scope.dot
         case 'field':
-          return scope.dot && join(scope.dot, arg.ident)
+          return sited(arg.pos, scope.dot && join(scope.dot, arg.ident), scope)
         case 'variable': {
           const base = scope.vars.get(arg.ident[0] as string)
-          return base && join(base, arg.ident.slice(1))
+          if (arg.ident.length === 1) return base
+          return sited(arg.pos, base && join(base, arg.ident.slice(1)), scope)
         }
         case 'chain': {
           const base = arg.node.type === 'pipe' ? parenthesised(arg.node, scope) : operand(arg.node, scope)
-          return base && join(base, arg.field)
+          return sited(arg.pos, base && join(base, arg.field), scope)
         }
         case 'pipe':
           return parenthesised(arg, scope)
+        case 'identifier':
+          // Go calls it with no operands: `{{printf "%v" now}}`.
+          callSite(arg.pos, arg.ident, 0)
+          return undefined
         default:
           return undefined
       }
+    }
+
+    const sited = (pos: number, source: Source, scope: Scope): Source => {
+      if (source) readSite(pos, source, scope)
+      return source
     }
 
     /** A parenthesised pipeline's source; what it declares or assigns is undone after it. */
@@ -291,11 +432,73 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string): Analysi
     }
 
     walkList(tree.root, { dot: [], vars: new Variables(), conditional: false })
-    return { paths: minimal(paths), required: unique(required) }
+    return { paths: minimal(paths), required: unique(required), sites }
   }
 
-  const main = summarise(name) ?? { paths: [], required: [] }
-  return { paths: main.paths, required: main.required, functions: functionsOf(templates, name) }
+  return summarise(name) ?? { paths: [], required: [], sites: [] }
+}
+
+/** `site`, guarded by a {{with}} over an index result at `guard` when it reads below it. */
+function guardedBy(site: ReadSite, guard: Path | undefined): ReadSite {
+  return guard && startsWith(site.path, guard) ? { ...site, guarded: guard.length } : site
+}
+
+/**
+ * Go's line and column of positions in one text. Sites come mostly in
+ * source order, so each is found from the one before when it lies further
+ * on the same line: a long line with many sites is read once, not once a site.
+ */
+class Locator {
+  readonly #text: string
+  /** Where each line starts, found at the first position asked for. */
+  #starts: number[] | undefined
+  #pos = 0
+  #line = 0
+  #column = 0
+
+  constructor(text: string) {
+    this.#text = text
+  }
+
+  locate(pos: number): { line: number; column: number } {
+    const text = this.#text
+    let starts = this.#starts
+    if (!starts) {
+      starts = this.#starts = [0]
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1)
+    }
+    const next = starts[this.#line + 1] ?? Infinity
+    if (pos < this.#pos || pos >= next) {
+      let lo = 0
+      let hi = starts.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1
+        if ((starts[mid] as number) <= pos) lo = mid
+        else hi = mid - 1
+      }
+      this.#line = lo
+      this.#pos = starts[lo] as number
+      this.#column = 0
+    }
+    this.#column += utf8Length(text, this.#pos, pos)
+    this.#pos = pos
+    return { line: this.#line + 1, column: this.#column }
+  }
+}
+
+/** The UTF-8 length of text[from, to), a lone surrogate counting as the U+FFFD it is written as. */
+function utf8Length(text: string, from: number, to: number): number {
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
 }
 
 /**
@@ -314,13 +517,14 @@ function functionsOf(templates: ReadonlyMap<string, Tree>, name: string): string
   return [...functions].sort()
 }
 
-/** What several templates read and call, together. */
+/** What several templates read and call, together; their sites one after another, unless one's are unknown. */
 export function mergeAnalyses(analyses: readonly Analysis[]): Analysis {
-  return {
-    paths: minimal(analyses.flatMap((a) => a.paths)),
-    required: unique(analyses.flatMap((a) => a.required)),
-    functions: [...new Set(analyses.flatMap((a) => a.functions))].sort(),
-  }
+  return new Analyzed(
+    minimal(analyses.flatMap((a) => a.paths)),
+    unique(analyses.flatMap((a) => a.required)),
+    [...new Set(analyses.flatMap((a) => a.functions))].sort(),
+    () => (analyses.every((a) => a.sites) ? analyses.flatMap((a) => a.sites ?? []) : undefined),
+  )
 }
 
 function startsWith(path: Path, prefix: Path): boolean {

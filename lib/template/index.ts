@@ -34,7 +34,7 @@ export { ParseError } from './parser'
 export { MAX_NESTING } from './expressions'
 export type { Tree } from './parser'
 export { mergeAnalyses } from './analysis'
-export type { Analysis, Path } from './analysis'
+export type { Analysis, CallSite, Path, ReadSite, Site } from './analysis'
 export { EMPTY } from './value'
 export type { Value, ValueMap } from './value'
 
