@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv'
 import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../store/keys'
 import type { Kind } from '../store/keys'
-import { ParseError } from '../template'
+import { HELPER_NAMES, ParseError } from '../template'
 import { grpcProblems } from './grpc'
 import { parsePrompt } from './parse'
 import type { Prompt } from './prompts'
@@ -62,6 +62,7 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
     if (holder) findings.errors.push({ file, message: `its function name '${id}' is already taken by ${holder.file}` })
     else tools.set(id, record)
     checkToolKey(record, id, findings)
+    checkToolName(record, id, findings)
   }
   const functions = [...tools.keys(), 'dict']
 
@@ -99,6 +100,23 @@ function checkToolKey({ file, key, value }: RecordFile, id: string, findings: Fi
   findings.warnings.push({
     file,
     message: `key ${key} is not shenma:tools:{module}:{name} (${expected}), so its id '${id}' is not {module}_{name} ('${module}_${name}')`,
+  })
+}
+
+/** What every template may call besides the tools: the service's dict, and the engine's helpers. */
+const PROVIDED: ReadonlySet<string> = new Set(['dict', ...HELPER_NAMES])
+
+/**
+ * A tool named like a function every template has takes its place, as a
+ * template's own functions come before the others in Go: valid, but hardly
+ * what a template calling `upper` or `dict` means. Hence a warning.
+ */
+function checkToolName({ file }: RecordFile, id: string, findings: Findings): void {
+  if (!PROVIDED.has(id)) return
+  const provided = id === 'dict' ? "the service's function dict" : `the template helper ${id}`
+  findings.warnings.push({
+    file,
+    message: `its function name '${id}' is also ${provided}: templates calling ${id} get this tool instead`,
   })
 }
 

@@ -16,14 +16,21 @@ import type { Work } from './run'
 import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from './value'
 import type { Value } from './value'
 
+/** A typed parameter of a Go function: what text/template converts an operand to, or refuses. */
+export type Param = 'string' | 'int'
+
 export interface Builtin {
   /** Fixed parameters; with `variadic`, the least number of operands. */
   readonly arity: number
   readonly variadic: boolean
   /** Operands arrive as reflect.Values: missing stays undefined rather than becoming nil. */
   readonly raw: boolean
-  /** The first parameter is a Go string (printf's format): the executor checks it as Go converts it. */
-  readonly stringFirst?: boolean
+  /**
+   * The Go types of the leading parameters (printf's format is a string; the
+   * others are interface{}): the executor converts each operand as Go does,
+   * and refuses one of another type.
+   */
+  readonly params?: readonly Param[]
   /** The builtin, its work counted and its strings bounded by `work`. */
   readonly call: Call
 }
@@ -54,7 +61,7 @@ export const BUILTINS: Readonly<Record<string, Builtin>> = {
   print: variadic(0, (args, w) => sprint(args, w.limits), false),
   printf: {
     ...variadic(1, ([format, ...args], w) => sprintf(format as string, args, w.limits), false),
-    stringFirst: true,
+    params: ['string'],
   },
   println: variadic(0, (args, w) => sprintln(args, w.limits), false),
   html: variadic(0, (args, w) => htmlEscape(evalArgs(args, w), w.limits), false),

@@ -155,7 +155,8 @@ export function lastEvaluated(pipe: PipeNode): Node {
   return cmd.args.length > 1 ? lastOfOperand(cmd.args[cmd.args.length - 1] as ArgNode) : first
 }
 
-function lastOfOperand(arg: ArgNode): Node {
+/** The node Go's executor last visited evaluating an operand. */
+export function lastOfOperand(arg: ArgNode): Node {
   if (arg.type === 'pipe') return lastEvaluated(arg)
   if (arg.type === 'chain') return arg.node.type === 'pipe' ? lastEvaluated(arg.node) : arg.node
   return arg

@@ -5,8 +5,7 @@
  * pending value is counted (Run.waits): in the step budget, and in the
  * weight of the pending work it belongs to.
  */
-import { BUILTINS } from './builtins'
-import type { Builtin } from './builtins'
+import type { Builtin, Param } from './builtins'
 import { sprintf } from './fmt'
 import { handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
@@ -24,7 +23,7 @@ import type {
   VariableNode,
 } from './nodes'
 import { quotedNode } from './nodes'
-import { ExecError, isStackOverflow } from './errors'
+import { ExecError, isStackOverflow, lastOfOperand } from './errors'
 import type { Order } from './errors'
 import type { Output } from './output'
 import type { Tree } from './parser'
@@ -232,25 +231,84 @@ export class Evaluator extends Reporter {
     const name = node.ident
     const user = this.run.options.funcs(name)
     if (user) return this.callUser(dot, cmd, name, user, args, kinds, final)
-    const builtin = Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined
+    const builtins = this.run.options.builtins
+    const builtin = Object.hasOwn(builtins, name) ? builtins[name] : undefined
     if (builtin) return this.callBuiltin(dot, node, cmd, name, builtin, args, kinds, final)
     throw this.error(node, `${sprintf('%q', [name])} is not a defined function`)
   }
 
-  /** The operands after the function's name, evaluated in order, then the piped-in value. */
+  /**
+   * The operands after the function's name, evaluated in order, then the
+   * piped-in value; each one a typed parameter (`params`) takes converted
+   * as it comes, as Go's evalArg and validateType do.
+   */
   private evalArgs(
     dot: Slot,
     args: readonly ArgNode[],
     kinds: readonly ArgNode['type'][],
     final: Final,
     raw: boolean,
+    params?: readonly Param[],
   ): Maybe<Value>[] {
     const values: Maybe<Value>[] = []
     for (let i = 1; i < args.length; i++) {
-      values.push(this.operand(this.then(this.evalArg(dot, args[i] as ArgNode, raw, kinds[i]), emptyAsString)))
+      const arg = args[i] as ArgNode
+      const param = params?.[i - 1]
+      let value: Maybe<Value> = param === undefined ? undefined : this.convertConstant(arg, param)
+      if (value === undefined) {
+        value = this.then(this.evalArg(dot, arg, raw, kinds[i]), emptyAsString)
+        if (param !== undefined) value = this.convert(value, param, lastOfOperand(arg), raw)
+      }
+      values.push(this.operand(value))
     }
-    if (final !== NO_FINAL) values.push(this.operand(this.then(final, raw ? emptyAsString : nilForInterface)))
+    if (final !== NO_FINAL) {
+      let value = this.then(final, raw ? emptyAsString : nilForInterface)
+      const param = params?.[args.length - 1]
+      // Go checks the piped-in value where its executor last was: in the last operand, or at the name.
+      const at = args.length > 1 ? lastOfOperand(args[args.length - 1] as ArgNode) : (args[0] as ArgNode)
+      if (param !== undefined) value = this.convert(value, param, at, raw)
+      values.push(this.operand(value))
+    }
     return values
+  }
+
+  /** A constant operand of a typed parameter, converted as Go converts it; undefined for any other operand. */
+  private convertConstant(arg: ArgNode, param: Param): Value | undefined {
+    switch (arg.type) {
+      case 'nil':
+        throw this.error(arg, `cannot assign nil to ${param}`)
+      case 'string':
+        if (param === 'string') return arg.text
+        break
+      case 'number':
+        if (param === 'int' && arg.isInt) return arg.int64
+        break
+      case 'bool':
+        break
+      default:
+        return undefined
+    }
+    throw this.error(arg, `expected ${param === 'int' ? 'integer' : 'string'}; found ${quotedNode(arg)}`)
+  }
+
+  /**
+   * An operand's value as a typed parameter takes it, or Go's refusal at
+   * `node`; a pending one's once it arrives, placed where it was evaluated.
+   * Deliberate difference: an int parameter takes a whole float64, as
+   * `index` does, since every JSON number is one.
+   */
+  private convert(value: Maybe<Value>, param: Param, node: Node, raw: boolean): Maybe<Value> {
+    if (!isPromise(value)) return this.typed(value as Value, param, node, raw)
+    const seq = this.order.next()
+    return this.then(value, (v) => this.typed(v, param, node, raw, seq))
+  }
+
+  private typed(v: Value, param: Param, node: Node, raw: boolean, seq?: number): Value {
+    if (param === 'string' ? typeof v === 'string' : typeof v === 'bigint' || Number.isInteger(v)) return v
+    // Not raw, a missing operand was made nil already, and a nil cannot be told from it: both are worded as missing.
+    if (v === undefined || (v === null && !raw)) throw this.error(node, `invalid value; expected ${param}`, seq)
+    const got = v === null ? 'interface {}' : typeName(v)
+    throw this.error(node, `wrong type for value; expected ${param}; got ${got}`, seq)
   }
 
   /** An operand's value, marked handled if pending: a later operand may fail synchronously and leave it unread. */
@@ -311,35 +369,14 @@ export class Evaluator extends Reporter {
       throw this.error(node, `wrong number of args for ${name}: want ${builtin.arity} got ${given}`)
     }
     if (name === 'and' || name === 'or') return this.andOr(dot, name === 'or', args, final)
-    const format = builtin.stringFirst ? (args[1] ?? node) : undefined
-    if (format && isConstant(format) && format.type !== 'string') {
-      throw this.error(
-        format,
-        format.type === 'nil' ? 'cannot assign nil to string' : `expected string; found ${quotedNode(format)}`,
-      )
-    }
     const seq = this.order.next()
-    const argv = this.evalArgs(dot, args, kinds, final, builtin.raw)
+    const argv = this.evalArgs(dot, args, kinds, final, builtin.raw, builtin.params)
     const pending = this.whenAll(argv)
-    if (pending) return pending.then((values) => this.applyBuiltin(cmd, name, builtin, format, values, seq))
-    return this.applyBuiltin(cmd, name, builtin, format, argv as Value[], seq)
+    if (pending) return pending.then((values) => this.applyBuiltin(cmd, name, builtin, values, seq))
+    return this.applyBuiltin(cmd, name, builtin, argv as Value[], seq)
   }
 
-  private applyBuiltin(
-    cmd: Node,
-    name: string,
-    builtin: Builtin,
-    format: Node | undefined,
-    argv: Value[],
-    seq: number,
-  ): Value {
-    if (format && typeof argv[0] !== 'string') {
-      const got =
-        argv[0] === null
-          ? 'invalid value; expected string'
-          : `wrong type for value; expected string; got ${typeName(argv[0])}`
-      throw this.error(format, got, seq)
-    }
+  private applyBuiltin(cmd: Node, name: string, builtin: Builtin, argv: Value[], seq: number): Value {
     try {
       const result = builtin.call(argv, this.run)
       // A string passed through as it is (html with nothing to escape, print of one string) is no new string.
@@ -423,8 +460,4 @@ export class Evaluator extends Reporter {
 /** A receiver's type as Go's messages name it: a map or slice element is an interface{}. */
 function typeOf(receiver: Value, wrapped: boolean): string {
   return wrapped ? 'interface {}' : typeName(receiver)
-}
-
-function isConstant(n: Node): boolean {
-  return n.type === 'bool' || n.type === 'number' || n.type === 'nil' || n.type === 'string'
 }

@@ -12,6 +12,8 @@ import { abortable } from '../abort'
 import { analyze } from './analysis'
 import type { Analysis } from './analysis'
 import { BUILTINS } from './builtins'
+import type { Builtin } from './builtins'
+import { HELPERS } from './helpers'
 import { ExecError, LimitError, Order, firstFailure, isStackOverflow, isTooLarge } from './errors'
 import type { Limit } from './errors'
 import { State } from './exec'
@@ -36,6 +38,7 @@ export type { Tree } from './parser'
 export { mergeAnalyses } from './analysis'
 export type { Analysis, CallSite, Path, ReadSite, Site } from './analysis'
 export { EMPTY } from './value'
+export { HELPER_NAMES } from './helpers'
 export type { Value, ValueMap } from './value'
 
 export interface ParseOptions {
@@ -49,6 +52,12 @@ export interface ParseOptions {
   templates?: Readonly<Record<string, string>>
   leftDelim?: string
   rightDelim?: string
+  /**
+   * Sprig's helper functions (`upper`, `toJson`, `default`, ...; see
+   * HELPER_NAMES and the README) besides the builtins, for this template's
+   * executions too. A caller's function of the same name wins over a helper.
+   */
+  helpers?: boolean
 }
 
 export interface ExecuteOptions {
@@ -85,6 +94,9 @@ const DEFAULT_MAX_DEPTH = 1000
 const DEFAULT_MAX_DATA_DEPTH = 100
 const DEFAULT_MAX_STEPS = 10_000_000
 
+/** The builtins and the helpers: no name is both. */
+const WITH_HELPERS: Readonly<Record<string, Builtin>> = { ...BUILTINS, ...HELPERS }
+
 export class Template {
   #analysis: Analysis | undefined
   /** The template's output when it is only text and comments (false when it is not): computed once. */
@@ -97,13 +109,15 @@ export class Template {
   constructor(
     readonly name: string,
     readonly trees: ReadonlyMap<string, Tree>,
+    /** Whether the set was parsed with the helpers, which its executions then call. */
+    readonly helpers = false,
   ) {
     this.#tree = trees.get(name)
   }
 
   /** Another template of the same set, as Go's Lookup: {{define}}s and extra templates share one set. */
   lookup(name: string): Template | undefined {
-    return this.trees.has(name) ? new Template(name, this.trees) : undefined
+    return this.trees.has(name) ? new Template(name, this.trees, this.helpers) : undefined
   }
 
   /** What the template reads and calls (computed once). */
@@ -152,6 +166,7 @@ export class Template {
     }
     const run = new Run(this.trees, {
       funcs: functionsOf(options.funcs),
+      builtins: this.helpers ? WITH_HELPERS : BUILTINS,
       missingKey: options.missingKey ?? 'default',
       signal,
       maxOutput: options.maxOutput ?? DEFAULT_MAX_OUTPUT,
@@ -200,10 +215,12 @@ export class Template {
  */
 export function parse(name: string, text: string, options: ParseOptions = {}): Template {
   const trees = new Map<string, Tree>()
+  const helpers = options.helpers ?? false
   let hasFunction: ((fn: string) => boolean) | undefined
   if (options.functions) {
     const known = new Set(options.functions)
-    hasFunction = (fn) => known.has(fn) || Object.hasOwn(BUILTINS, fn)
+    const builtins = helpers ? WITH_HELPERS : BUILTINS
+    hasFunction = (fn) => known.has(fn) || Object.hasOwn(builtins, fn)
   }
   const parseOptions = { leftDelim: options.leftDelim, rightDelim: options.rightDelim, hasFunction }
   for (const [extraName, extraText] of [...Object.entries(options.templates ?? {}), [name, text] as const]) {
@@ -211,7 +228,7 @@ export function parse(name: string, text: string, options: ParseOptions = {}): T
     parseInto(parsed, extraName, extraText, parseOptions)
     for (const [treeName, tree] of parsed) associate(trees, treeName, tree)
   }
-  return new Template(name, trees)
+  return new Template(name, trees, helpers)
 }
 
 /**

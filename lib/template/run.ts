@@ -6,6 +6,7 @@
  * values), the characters builtins built, and what is remembered so that
  * reading a long string or a map again costs little.
  */
+import type { Builtin } from './builtins'
 import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, PENDING_COST, sortCost } from './costs'
 import { LimitReached, firstFailure } from './errors'
 import type { Order } from './errors'
@@ -25,6 +26,8 @@ export type MissingKey = 'default' | 'zero' | 'error'
 export interface ExecOptions {
   /** The caller's function of that name, if any. */
   funcs: (name: string) => TemplateFunction | undefined
+  /** What a name no caller's function has calls: the builtins, and the helpers if the template was parsed with them. */
+  builtins: Readonly<Record<string, Builtin>>
   missingKey: MissingKey
   signal: AbortSignal | undefined
   /**

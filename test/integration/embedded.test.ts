@@ -40,7 +40,6 @@ describe('the embedded store', () => {
       service: 'ai-prompt-shell',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       store: 'embedded',
-      llm: false,
     })
   })
 
