@@ -152,7 +152,7 @@ describe('/docs in a browser', () => {
     }
   }, 90_000)
 
-  it('serves only the Swagger UI files from the assets folder', async () => {
+  it('serves the static files from the assets folder, but not its ignore file', async () => {
     expect((await fetch(`${dev.url}/swagger-ui/swagger-ui-bundle.js`)).status).toBe(200)
     expect((await fetch(`${dev.url}/.assetsignore`)).status).toBe(404)
   })
