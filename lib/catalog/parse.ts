@@ -13,15 +13,17 @@ export interface ParsedPrompt {
 }
 
 /**
- * Parses a prompt's templates (throws the template's ParseError).
- * `functions` are the names templates may call besides the builtins;
+ * Parses a prompt's templates (throws the template's ParseError), with the
+ * helper functions every prompt may call (toJson, fence, ...: the template
+ * README). `functions` are the names templates may call besides the builtins
+ * and helpers (a tool named like a helper wins);
  * undefined leaves calls unchecked (Go's SkipFuncCheck), for checking a
  * prompt before its tools are known.
  */
 export function parsePrompt(prompt: Prompt, functions?: readonly string[]): ParsedPrompt {
   const { prompt: text, messages } = prompt.record
   if (messages === undefined) {
-    const template = parse(prompt.id, text ?? '', { functions })
+    const template = parse(prompt.id, text ?? '', { functions, helpers: true })
     return { templates: [template], roles: undefined, analysis: template.analysis }
   }
   // All messages share one template set: a {{define}} in one is usable in the others, and, as in one
@@ -30,6 +32,7 @@ export function parsePrompt(prompt: Prompt, functions?: readonly string[]): Pars
   const last = messages.length - 1
   const set = parse(names[last] as string, messages[last]?.content ?? '', {
     functions,
+    helpers: true,
     templates: Object.fromEntries(messages.slice(0, last).map((m, i) => [names[i], m.content])),
   })
   const templates = names.map((name) => set.lookup(name) as Template)
