@@ -1,4 +1,3 @@
-import type { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { freshStoreOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
@@ -6,7 +5,6 @@ import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
 import type { Args, Rendered } from '../lib/render'
 import { servedHeaders } from './shapes'
-import type { RenderAnswer } from './shapes'
 
 /**
  * A prompt rendered for a route, /render or /chat: the same store, options
@@ -30,7 +28,7 @@ export async function renderRequested(c: Context<AppEnv>, id: string, args: Args
  * what the templates read and call (their static analysis) and where the
  * time went, tool call by tool call.
  */
-export function renderAnswer(c: Context<AppEnv>, rendered: Rendered, explain: boolean): z.infer<typeof RenderAnswer> {
+export function renderAnswer(c: Context<AppEnv>, rendered: Rendered, explain: boolean) {
   c.header('Server-Timing', rendered.timing.header())
   const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
   const answer = { status: 'success' as const, rendered_prompt: rendered.prompt, ...warnings }
