@@ -40,6 +40,7 @@ describe('the embedded store', () => {
       service: 'ai-prompt-shell',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       store: 'embedded',
+      llm: false,
     })
   })
 

@@ -172,6 +172,14 @@ describe('/health', () => {
     expect(body.data).toEqual({ service: 'ai-prompt-shell', version: expect.any(String), store: 'upstash', llm: false })
     expect(await db.requests()).toBe(0)
   })
+
+  it('says whether chats have a provider, and nothing more of it', async () => {
+    const direct = await call({ ...db.env, LLM_BASE_URL: 'http://127.0.0.1:9/v1' }, 'GET', '/health')
+    expect(direct.body.data).toMatchObject({ llm: true })
+    const routed = await call({ ...db.env, LLM_ROUTES: '{}' }, 'GET', '/health')
+    expect(routed.body.data).toMatchObject({ llm: true })
+    expect(JSON.stringify(direct.body)).not.toContain('127.0.0.1')
+  })
 })
 
 describe('bodies', () => {

@@ -18,6 +18,8 @@ export interface DevServer {
 /** Starts `npm run dev` with `vars` as Worker variables, and no Redis configuration from this process's environment. */
 export async function startDev(vars: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort()
+  // Its own devtools port too: two dev servers starting at once would otherwise both take 9229's neighbour.
+  const inspectorPort = await freePort()
   const env: Record<string, string | undefined> = {
     ...process.env,
     WRANGLER_SEND_METRICS: 'false',
@@ -28,7 +30,18 @@ export async function startDev(vars: Record<string, string> = {}): Promise<DevSe
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`])
   const dev: ChildProcess = spawn(
     'npm',
-    ['run', 'dev', '--', '--port', String(port), '--ip', '127.0.0.1', ...varArgs],
+    [
+      'run',
+      'dev',
+      '--',
+      '--port',
+      String(port),
+      '--ip',
+      '127.0.0.1',
+      '--inspector-port',
+      String(inspectorPort),
+      ...varArgs,
+    ],
     {
       env,
       detached: true,
