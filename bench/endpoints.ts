@@ -1,7 +1,8 @@
 /**
  * Loads the Worker, reading a real Redis through the Upstash-protocol bridge,
  * from this second process: requests per second and latency of a render
- * against a trivial route of the same app, the platform's floor, under two
+ * (stored, and the same prompt as a draft) against a trivial route of the
+ * same app, the platform's floor, under two
  * hosts in turn: Miniflare (bench/miniflare.ts: workerd running the bundle
  * directly, so the Worker's own cost weighs most) and `wrangler dev` (a Node
  * proxy in front of workerd, as developers run it). bench/run.mjs bundles
@@ -20,7 +21,7 @@
  * must answer 200, the render with the expected prompt, and /health must say
  * the store is Upstash), then --warmup seconds of untimed (but checked) load
  * on each route. Then --runs rounds, each loading the floor and then the
- * render with autocannon for --duration seconds at --connections
+ * renders with autocannon for --duration seconds at --connections
  * connections. A run gives requests per second (autocannon's mean over its
  * one-second samples) and the p50 and p99 of the latencies of its 2xx
  * responses (every response timed by autocannon, kept to the microsecond
@@ -61,6 +62,7 @@ import { startRedis } from '../test/support/redis-server'
 import type { RedisServer } from '../test/support/redis-server'
 import { startBridge } from '../test/support/upstash-bridge'
 import type { Bridge } from '../test/support/upstash-bridge'
+import quickReview from '../examples/templates/evaluator/quick_review.json'
 import { startMiniflare } from './miniflare'
 import { moduleLines, summarize } from './profile'
 import type { ProfileEntry } from './profile'
@@ -79,8 +81,15 @@ const RENDER_BODY = JSON.stringify({ args: { code: 'x := 1' } })
 /** What examples/templates/evaluator/quick_review.json renders to with the example environs and the body above. */
 const EXPECTED_PROMPT = 'Review this go code (frameworks: gin, gorm, gin-swagger) in one paragraph:\nx := 1'
 
+/** The same prompt as a draft (POST /api/render): parsed for each request, where the stored one is parsed once. */
+const DRAFT_BODY = JSON.stringify({
+  prompt: quickReview.prompt,
+  parameters: quickReview.parameters,
+  args: { code: 'x := 1' },
+})
+
 interface Route {
-  name: 'floor' | 'render'
+  name: 'floor' | 'render' | 'draft'
   method: 'GET' | 'POST'
   path: string
   body?: string
@@ -95,6 +104,13 @@ const ROUTES: Route[] = [
     method: 'POST',
     path: `/api/prompts/${PROMPT_ID}/render`,
     body: RENDER_BODY,
+    check: (body) => body.includes(JSON.stringify(EXPECTED_PROMPT)) && !body.includes('"warnings"'),
+  },
+  {
+    name: 'draft',
+    method: 'POST',
+    path: '/api/render',
+    body: DRAFT_BODY,
     check: (body) => body.includes(JSON.stringify(EXPECTED_PROMPT)) && !body.includes('"warnings"'),
   },
 ]
