@@ -8,8 +8,8 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
-import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../support/browser'
 import { startDev } from '../support/wrangler-dev'
 import type { DevServer } from '../support/wrangler-dev'
 
@@ -102,20 +102,7 @@ describe('the curl examples of the Markdown files', () => {
 
 describe('/docs in a browser', () => {
   it('is where / leads, renders every operation, and loads nothing from another origin', async () => {
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      // Chromium's own background traffic (updates, sync, field trials) is not the page's: keep it home.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    const browser = await launchChromium()
     try {
       const context = await browser.newContext()
       const requests: string[] = []

@@ -7,9 +7,9 @@
 // A screenshot of the rendered state is written to .ci/artifacts/playground.png.
 import { mkdir } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
-import { chromium } from 'playwright-core'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../support/browser'
 import { startDev } from '../support/wrangler-dev'
 import type { DevServer } from '../support/wrangler-dev'
 import { startLlmServer } from '../support/llm-server'
@@ -50,19 +50,7 @@ beforeAll(async () => {
     TOOLS_BASE_URL: `${tools.url}/delay/${TOOL_DELAY_MS}`,
   })
   guarded = await startDev({ API_TOKEN: TOKEN })
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchChromium()
 }, 90_000)
 afterAll(async () => {
   await browser?.close()
