@@ -6,44 +6,16 @@
 #                                         if it differs from the committed golden.json
 #
 # Without Go installed it says so and exits 0: the committed golden.json stays
-# the reference. golden.json is never edited by hand.
+# the reference. golden.json is never edited by hand. The steps are oracle.sh's,
+# shared with sprig/regenerate.sh; the oracle is built in module mode.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=test/template/oracle.sh
+. "$here/oracle.sh"
 
-check=false
-case "${1:-}" in
-  '') ;;
-  --check) check=true ;;
-  *)
-    echo "usage: $0 [--check]" >&2
-    exit 2
-    ;;
-esac
+# --check compares the results case by case (the oracle's -compare), ignoring formatting.
+oracle_compare() { "$oracle_tmp/oracle" -compare "$1" "$2"; }
 
-if ! command -v go >/dev/null 2>&1; then
-  echo "regenerate: Go is not installed; golden.json left as committed"
-  exit 0
-fi
-
-# Go needs a writable build cache; fall back to a temporary one.
-cache="$(go env GOCACHE 2>/dev/null || true)"
-if [ -z "$cache" ] || [ "$cache" = off ] || ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
-  export GOCACHE="${TMPDIR:-/tmp}/gocache"
-fi
-
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-(cd "$here/oracle" && go build -o "$tmp/oracle" .)
-
-if ! $check; then
-  "$tmp/oracle" -cases "$here/cases.json" -out "$here/golden.json"
-  exit 0
-fi
-
-"$tmp/oracle" -cases "$here/cases.json" -out "$tmp/golden.json"
-if "$tmp/oracle" -compare "$here/golden.json" "$tmp/golden.json"; then
-  echo "regenerate: golden.json is what $(go env GOVERSION) produces"
-else
-  echo "regenerate: golden.json differs from what $(go env GOVERSION) produces (run $0 and commit the result)" >&2
-  exit 1
-fi
+oracle_start regenerate "$@"
+oracle_build "$here/oracle"
+oracle_finish "$here" "$(go env GOVERSION) produces"
