@@ -8,6 +8,15 @@ import type { RecordFile } from './files'
 /** How long one Redis request may take, retries included: a CLI can wait longer than a render. */
 const TIMEOUT_MS = 10_000
 
+/** Upstash at `url`, for the CLI; throws a TypeError when `url` is not http(s). */
+export function upstashStore(url: string, token: string): UpstashStore {
+  try {
+    return new UpstashStore({ url, token, timeoutMs: TIMEOUT_MS })
+  } catch {
+    throw new TypeError(`the Upstash URL '${url}' is not an http(s) URL`)
+  }
+}
+
 /**
  * Upstash directly, through lib/'s own store and write code: what the
  * service does on a write, done from here. A publish is one MULTI/EXEC.
@@ -20,11 +29,7 @@ export class RedisBackend implements Backend {
 
   /** Throws a TypeError when `url` is not http(s). */
   constructor(url: string, token: string, historyLimit: number) {
-    try {
-      this.#store = new UpstashStore({ url, token, timeoutMs: TIMEOUT_MS })
-    } catch {
-      throw new TypeError(`the Upstash URL '${url}' is not an http(s) URL`)
-    }
+    this.#store = upstashStore(url, token)
     this.#historyLimit = historyLimit
     this.where = `${url} (Redis)`
   }

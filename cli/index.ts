@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util'
-import { DONE, FAILED, MISUSED, defaultIo } from './io'
+import { DONE, MISUSED, defaultIo } from './io'
 import type { Io, Options } from './io'
 import { promoteCommand } from './promote'
 import { publishCommand } from './publish'
 import { renderCommand } from './render'
-import { validated } from './validate'
+import { validateCommand } from './validate'
 import { rollbackCommand, versionsCommand } from './versions'
 
 export type { Io } from './io'
@@ -24,6 +24,16 @@ const USAGE = `usage: ai-prompt-shell <command> [options]
       file is an environ, its key the path without its extension: a .json file is JSON (or, when
       it is not JSON and does not open with { or [, its text), any other file is bare text.
       Exit status 1 on any error.
+
+  validate --strict <files or folders...> [--url URL] [--token TOKEN] [--label NAME]
+      Also checks each prompt against the published catalogue, with the files' own tools and
+      environs added: every path a template reads is a shared variable (under .args, a declared
+      parameter), every function is a builtin, a helper, dict or a tool, and no tool is called
+      with more operands than it declares. Each problem is named with the template's line and
+      column. The catalogue is read from the deployment at --url (as for render: TOKEN defaults
+      to API_TOKEN); without --url, from Upstash (UPSTASH_REDIS_REST_URL and
+      UPSTASH_REDIS_REST_TOKEN, --token replacing the latter), else from the deployment
+      AI_PROMPT_SHELL_URL names. --label reads that label's catalogue, else the base's.
 
   publish <files or folders...> [--label NAME] [--message M] [--dry-run]
       Validates, then writes every record with a new version, printing each key and version.
@@ -83,6 +93,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo): Promise
         from: { type: 'string' },
         to: { type: 'string' },
         'dry-run': { type: 'boolean' },
+        strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -99,7 +110,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo): Promise
   const options: Options = values
   switch (command) {
     case 'validate':
-      return (await validated('validate', operands, io)) ? DONE : FAILED
+      return validateCommand(operands, options, io)
     case 'publish':
       return publishCommand(operands, options, io)
     case 'versions':

@@ -23,6 +23,7 @@ export interface Options {
   from?: string | undefined
   to?: string | undefined
   'dry-run'?: boolean | undefined
+  strict?: boolean | undefined
 }
 
 /** Exit statuses: done, failed, misused. */

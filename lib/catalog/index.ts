@@ -25,6 +25,8 @@ export { parsePrompt } from './parse'
 export type { ParsedPrompt } from './parse'
 export { checkRecords } from './check'
 export type { Findings, Problem, RecordFile } from './check'
+export { catalogueNeeds, declaredParameters, filePrompts, strictFindings, withRecords } from './strict'
+export type { Catalogue, FilePrompt } from './strict'
 export {
   ID_KIND,
   RECORD_KIND,
