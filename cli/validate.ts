@@ -58,7 +58,7 @@ async function checked(
       // The check warns of calls to tools the files do not hold, which may be published: the strict
       // check has judged every call against what is published, so those warnings say nothing more.
       const judged = new Set(passed.map((r) => r.file))
-      found.warnings = found.warnings.filter((w) => !(judged.has(w.file) && w.message.endsWith(NOT_GIVEN)))
+      found.warnings = found.warnings.filter((w) => !(judged.has(w.file) && w.unknownFunction))
       found.errors.push(...strict.errors)
       found.warnings.push(...strict.warnings)
     } catch (e) {
@@ -68,9 +68,6 @@ async function checked(
   report(found, io)
   return found.errors.length > 0 ? undefined : found.records
 }
-
-/** How checkRecords ends its warning of a call to a function no file's tool defines. */
-const NOT_GIVEN = '(not one of the tools given)'
 
 /** What checking the files found: the files, their records, and every problem. */
 interface Checked extends Findings {

@@ -22,6 +22,8 @@ export interface Problem {
   file: string
   where?: string
   message: string
+  /** The warning of a call to a function none of the given tools defines, which a check against the catalogue settles. */
+  unknownFunction?: true
 }
 
 /** What `validate` found: errors fail it, warnings only inform. */
@@ -196,8 +198,12 @@ function checkTemplates(
     } catch (e) {
       if (!(e instanceof ParseError)) throw e
       const place = templatePath(path, prompt, e.templateName)
-      const message = known ? `${e.message} (not one of the tools given)` : e.message
-      list.push({ file, where: `${place}:${e.line}:${e.column}`, message })
+      const where = `${place}:${e.line}:${e.column}`
+      list.push(
+        known
+          ? { file, where, message: `${e.message} (not one of the tools given)`, unknownFunction: true }
+          : { file, where, message: e.message },
+      )
       return
     }
   }
