@@ -10,6 +10,16 @@ let asking = null
 
 const token = () => sessionStorage.getItem(KEY)
 
+/** `/playground?label=feat`: every read and render sees the records as the label does (a branch's prompts). */
+export const label = new URLSearchParams(location.search).get('label')
+
+function labelled(path) {
+  if (label === null || !path.startsWith('/api/')) return path
+  const url = new URL(path, location.origin)
+  url.searchParams.set('label', label)
+  return url.pathname + url.search
+}
+
 /** Resolves once there is a token other than `refused` (the one the 401 answered). */
 function newToken(refused) {
   if (token() !== refused) return Promise.resolve()
@@ -42,7 +52,7 @@ export async function api(path, { method = 'GET', body, signal } = {}) {
     const headers = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (used) headers.authorization = `Bearer ${used}`
-    const res = await fetch(path, {
+    const res = await fetch(labelled(path), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -2,7 +2,7 @@
 // rendered as you type (a draft goes to POST /api/render, storing nothing),
 // with its warnings, what it reads and calls, and how long its tool calls took;
 // chat with the stored prompt when an LLM is configured.
-import { api, readJson } from './api.js'
+import { api, label, readJson } from './api.js'
 import { $, fill, h } from './dom.js'
 import { defaultArgs, schemaForm } from './schema-form.js'
 
@@ -275,7 +275,8 @@ async function loadHealth() {
   const res = await fetch('/health')
   const body = await readJson(res)
   const data = body.data ?? {}
-  $('service').textContent = res.ok ? `${data.service} ${data.version} · store: ${data.store}` : ''
+  const labelled = label === null ? '' : ` · label: ${label}`
+  $('service').textContent = res.ok ? `${data.service} ${data.version} · store: ${data.store}${labelled}` : ''
   const llm = data.llm === true
   $('chat-form').hidden = !llm
   $('chat-note').textContent = llm

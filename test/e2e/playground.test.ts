@@ -251,6 +251,28 @@ describe('the playground', () => {
   })
 })
 
+describe('the playground of a label', () => {
+  it('reads and renders as /playground?label= names', async () => {
+    const { context, page, problems, requests } = await newPage()
+    try {
+      await page.goto(`${open.url}/playground?label=feat-x`)
+      await textOf(page, 'prompt-list', [PROMPT])
+      expect(await page.locator('#service').textContent()).toContain('label: feat-x')
+      await page.locator(`[data-testid="prompt-item"][data-id="${PROMPT}"]`).click()
+      await page.getByTestId('args-editor').fill(JSON.stringify({ code: CODE }))
+      // No record of the label's own: it sees the base's.
+      await renderedText(page, RENDERED)
+      const api = requests.filter((r) => r.includes('/api/'))
+      expect(api.length).toBeGreaterThan(0)
+      expect(api.filter((r) => new URL(r.split(' ')[1] as string).searchParams.get('label') !== 'feat-x')).toEqual([])
+      expect(requests).toContain(`POST ${open.url}/api/prompts/${PROMPT}/render?explain=true&label=feat-x`)
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
+
 describe('the playground with API_TOKEN set', () => {
   it('asks for the token once, keeps it for the tab, and then lists the prompts', async () => {
     const { context, page, problems } = await newPage()
