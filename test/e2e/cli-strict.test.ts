@@ -3,12 +3,11 @@
 // configuration, and the same examples published into Upstash (a real Redis
 // behind the Upstash-protocol bridge), base and label.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../cli/index'
+import { folder } from '../support/folder'
 import { startRedis } from '../support/redis-server'
 import type { RedisServer } from '../support/redis-server'
 import { startBridge } from '../support/upstash-bridge'
@@ -23,16 +22,6 @@ let redis: RedisServer
 let bridge: Bridge
 /** The Upstash database the examples are published into. */
 let token: string
-
-/** Writes `files` (path → content) into a fresh folder; returns it. */
-async function folder(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'aps-strict-'))
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true })
-    await writeFile(join(root, path), content)
-  }
-  return root
-}
 
 const prompt = (text: string) =>
   JSON.stringify({ name: 'p', prompt: text, parameters: [{ name: 'code', type: 'string' }] })

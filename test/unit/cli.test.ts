@@ -2,29 +2,19 @@
 // named with its file, the JSON path or template line and column, and fails
 // the run.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { readRecordFiles } from '../../cli/files'
 import { main } from '../../cli/index'
+import { folder } from '../support/folder'
 
 async function validate(...paths: string[]) {
   const out: string[] = []
   const err: string[] = []
   const code = await main(['validate', ...paths], { out: (l) => out.push(l), err: (l) => err.push(l), env: {} })
   return { code, out, err }
-}
-
-/** Writes `files` (path → content) into a fresh folder; returns it. */
-async function folder(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'aps-cli-'))
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true })
-    await writeFile(join(root, path), content)
-  }
-  return root
 }
 
 describe('validate', () => {
