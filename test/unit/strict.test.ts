@@ -207,7 +207,10 @@ describe('the catalogue of a strict check', () => {
       promptRecord({ prompt: '{{.vscode.x}} {{.args.q}} {{.b}} {{t1 1 2}} {{t2 1}} {{printf "%v %v" 1 2}}' }),
       promptRecord({ messages: [{ role: 'user', content: '{{.a.y}}{{with .c}}{{.d}}{{end}}{{.x | t3 1}}' }] }),
     ])
-    expect(catalogueNeeds(prompts)).toEqual({ variables: ['a', 'b', 'c', 'vscode', 'x'], functions: ['printf', 't1', 't3'] })
+    expect(catalogueNeeds(prompts)).toEqual({
+      variables: ['a', 'b', 'c', 'vscode', 'x'],
+      functions: ['printf', 't1', 't3'],
+    })
   })
 })
 
