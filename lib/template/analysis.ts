@@ -15,6 +15,7 @@
  * Sites say where each read and call is written, for checks that name the
  * place (the CLI's `validate --strict`); the render uses the lists alone.
  */
+import { Locator } from './locator'
 import { elseBranch } from './nodes'
 import type { ArgNode, BranchNode, ListNode, Node, PipeNode, StringNode } from './nodes'
 import type { Tree } from './parser'
@@ -441,64 +442,6 @@ function analyzeSet(templates: ReadonlyMap<string, Tree>, name: string, placing:
 /** `site`, guarded by a {{with}} over an index result at `guard` when it reads below it. */
 function guardedBy(site: ReadSite, guard: Path | undefined): ReadSite {
   return guard && startsWith(site.path, guard) ? { ...site, guarded: guard.length } : site
-}
-
-/**
- * Go's line and column of positions in one text. Sites come mostly in
- * source order, so each is found from the one before when it lies further
- * on the same line: a long line with many sites is read once, not once a site.
- */
-class Locator {
-  readonly #text: string
-  /** Where each line starts, found at the first position asked for. */
-  #starts: number[] | undefined
-  #pos = 0
-  #line = 0
-  #column = 0
-
-  constructor(text: string) {
-    this.#text = text
-  }
-
-  locate(pos: number): { line: number; column: number } {
-    const text = this.#text
-    let starts = this.#starts
-    if (!starts) {
-      starts = this.#starts = [0]
-      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1)
-    }
-    const next = starts[this.#line + 1] ?? Infinity
-    if (pos < this.#pos || pos >= next) {
-      let lo = 0
-      let hi = starts.length - 1
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1
-        if ((starts[mid] as number) <= pos) lo = mid
-        else hi = mid - 1
-      }
-      this.#line = lo
-      this.#pos = starts[lo] as number
-      this.#column = 0
-    }
-    this.#column += utf8Length(text, this.#pos, pos)
-    this.#pos = pos
-    return { line: this.#line + 1, column: this.#column }
-  }
-}
-
-/** The UTF-8 length of text[from, to), a lone surrogate counting as the U+FFFD it is written as. */
-function utf8Length(text: string, from: number, to: number): number {
-  let n = 0
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x80) n += 1
-    else if (c < 0x800) n += 2
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4
-      i++
-    } else n += 3
-  }
-  return n
 }
 
 /**

@@ -4,7 +4,7 @@
  * failure Go would have met first is the one reported; and the limits an
  * execution may reach.
  */
-import { utf8 } from './fmt/utf8'
+import { Locator } from './locator'
 import type { ArgNode, CommandNode, Node, PipeNode } from './nodes'
 
 /**
@@ -135,13 +135,7 @@ export function firstFailure(a: unknown, b: unknown): unknown {
 
 /** Go's line and column of a position: the column counts UTF-8 bytes from the line's start, from 0. */
 export function location(text: string, pos: number): { line: number; column: number } {
-  let line = 1
-  let lineStart = 0
-  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
-    line++
-    lineStart = i + 1
-  }
-  return { line, column: utf8(text.slice(lineStart, pos)).length }
+  return new Locator(text).locate(pos)
 }
 
 /**

@@ -73,3 +73,18 @@ export function validRune(c: bigint): number {
   const r = Number(c)
   return r >= 0xd800 && r <= 0xdfff ? 0xfffd : r
 }
+
+/** The UTF-8 length of text[from, to), a lone surrogate counting as the U+FFFD it is written as. */
+export function utf8Length(text: string, from: number, to: number): number {
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
+}
