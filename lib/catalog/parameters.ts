@@ -134,3 +134,42 @@ const TYPE_ALIASES: Readonly<Record<string, string>> = {
   map: 'object',
   null: 'null',
 }
+
+/** Keywords whose value is data, not schemas: nothing inside them is a keyword. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'title', 'description', '$comment'])
+/** Keywords whose value maps names, which are not keywords, to schemas. */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
+
+/**
+ * Where a JSON Schema holds a regular expression (`pattern`,
+ * `patternProperties`), as a path below `path`; undefined when it holds
+ * none. A regular expression can take exponential time on a short string and
+ * nothing interrupts it: one a request gives would stall every request of
+ * the isolate. Records are published by admins; a draft's schema is not.
+ */
+export function regexIn(schema: unknown, path: string): string | undefined {
+  if (Array.isArray(schema)) {
+    for (const [i, item] of schema.entries()) {
+      const found = regexIn(item, `${path}[${i}]`)
+      if (found) return found
+    }
+    return undefined
+  }
+  if (!isObject(schema)) return undefined
+  for (const [key, value] of Object.entries(schema)) {
+    const at = `${path}.${key}`
+    if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') return at
+    if (DATA_KEYWORDS.has(key)) continue
+    const found = SCHEMA_MAPS.has(key) && isObject(value) ? mapped(value, at) : regexIn(value, at)
+    if (found) return found
+  }
+  return undefined
+}
+
+function mapped(schemas: JsonObject, path: string): string | undefined {
+  for (const [name, schema] of Object.entries(schemas)) {
+    const found = regexIn(schema, `${path}.${name}`)
+    if (found) return found
+  }
+  return undefined
+}

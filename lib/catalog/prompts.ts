@@ -5,6 +5,7 @@ import { asPromptExtension, listExtensions } from './extensions'
 import type { Extension } from './extensions'
 import { checkId, idProblem } from './ids'
 import { jsonRecord, readKind, skip, unusable } from './records'
+import { normalizeParameters, regexIn } from './parameters'
 import { schemaProblems } from './validate'
 import type { Listing, PromptRecord, Skip } from './types'
 import { validatePrompt } from './validators.generated'
@@ -114,6 +115,8 @@ export const DRAFT_ID = 'draft'
  * A prompt given in a request rather than read from Redis (a draft), its
  * record checked by the schema a stored prompt's is; its templates are
  * parsed when it renders. 400 BAD_REQUEST names what is wrong, by JSON path.
+ * Its parameters may hold no regular expression (regexIn says why): only a
+ * published prompt's may.
  */
 export function draftPrompt(record: unknown): Prompt {
   const problems = schemaProblems(validatePrompt, record)
@@ -121,7 +124,15 @@ export function draftPrompt(record: unknown): Prompt {
     const said = problems.map((p) => `${p.path} ${p.problem}`).join('; ')
     throw new ServiceError('BAD_REQUEST', `the draft is not a valid prompt: ${said}`)
   }
-  return { id: DRAFT_ID, origin: 'direct', key: DRAFT_ID, record: record as PromptRecord }
+  const prompt: Prompt = { id: DRAFT_ID, origin: 'direct', key: DRAFT_ID, record: record as PromptRecord }
+  const regex = regexIn(normalizeParameters(prompt.record.parameters), '$.parameters')
+  if (regex) {
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `a draft's parameters may hold no regular expression, and ${regex} is one: publish the prompt to check args with it`,
+    )
+  }
+  return prompt
 }
 
 /**

@@ -139,6 +139,31 @@ describe('POST /api/render', () => {
     expect(badParameters.body.message).toContain('$.parameters')
   })
 
+  it('refuses a regular expression in its parameters, which would run in the shared isolate', async () => {
+    const catastrophic = '^(a+)+$'
+    for (const parameters of [
+      [{ name: 'n', type: 'string', pattern: catastrophic }],
+      { type: 'object', properties: { n: { type: 'array', items: { type: 'string', pattern: catastrophic } } } },
+      { type: 'object', properties: {}, patternProperties: { [catastrophic]: { type: 'string' } } },
+    ]) {
+      const { status, body } = await draft({
+        prompt: 'x',
+        parameters,
+        args: { n: `${'a'.repeat(20)}!` },
+      })
+      expect(status).toBe(400)
+      expect(body).toMatchObject({ code: 'BAD_REQUEST' })
+      expect(body.message).toMatch(/regular expression, and \$\.parameters\.\S*pattern/)
+    }
+    // A parameter named `pattern`, and `pattern` inside data, are no regular expressions.
+    const named = await draft({
+      prompt: '{{.args.pattern}}',
+      parameters: { pattern: { type: 'object', default: { pattern: '(a+)+' } } },
+    })
+    expect(named.status).toBe(200)
+    expect(named.body.rendered_prompt).toBe('map[pattern:(a+)+]')
+  })
+
   it('fails as the stored render does on a missing variable', async () => {
     const { status, body } = await draft({ prompt: '{{.nope.x}}' })
     expect(status).toBe(400)
