@@ -139,6 +139,8 @@ describe('the playground', () => {
   it('is served at /playground from the static assets, and lists the prompts', async () => {
     const response = await page.goto(`${open.url}/playground`)
     expect(response?.status()).toBe(200)
+    // Nothing but its own origin, and no inline script: a violation would be a console error below.
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'none'; script-src 'self'")
     expect(page.url()).toBe(`${open.url}/playground`)
     const items = page.getByTestId('prompt-item')
     await items.first().waitFor()
