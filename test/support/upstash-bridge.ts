@@ -95,7 +95,8 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     while (used.has(db)) db++
     if (db >= DB_COUNT) throw new HttpError(503, 'all Redis databases are allocated')
 
-    const token = randomBytes(24).toString('base64url')
+    // Hex, as no real token starts with '-': the CLI's `--token -x...` would read as an option.
+    const token = randomBytes(24).toString('hex')
     const database: Database = { db, stats: { requests: 0, commands: 0, bytes: 0 } }
     databases.set(token, database)
     // A previous user of this number may have left data behind.
