@@ -8,6 +8,7 @@ import { environs } from './environs'
 import { extensions } from './extensions'
 import { health } from './health'
 import { labels } from './labels'
+import { mcp } from './mcp'
 import { prompts } from './prompts'
 import { tools } from './tools'
 import { versions } from './versions'
@@ -26,6 +27,7 @@ const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 app.use('*', requestLogger)
 app.use('*', corsFromEnv)
 app.use('/api/*', bearerAuth)
+app.use('/mcp', bearerAuth)
 
 app.route('/', health)
 app.route('/api/extensions', extensions)
@@ -37,6 +39,7 @@ app.route('/api/tools', tools)
 app.route('/api', versions)
 app.route('/api', writes)
 app.route('/api/labels', labels)
+app.route('/', mcp)
 app.route('/', docs)
 
 app.notFound(unroutedHandler(app))

@@ -1,5 +1,5 @@
 import { MAX_ENVIRON_SEGMENTS, nestRecords } from '../catalog'
-import type { Skip } from '../catalog'
+import type { Skip, Tool } from '../catalog'
 import { decodeAll, environValue, skip } from '../catalog/records'
 import { ServiceError } from '../errors'
 import { deepFreeze, isObject, ownValue, setOwn } from '../json'
@@ -136,4 +136,17 @@ export function missingVariable(path: string): ServiceError {
   return new ServiceError('MISSING_VARIABLE', `the template reads .${path}, which no shared variable or arg provides`, {
     extra: { variable: path },
   })
+}
+
+/** The shared variables naming the base URL of the tools' modules: `modules.{module}.base_url`. */
+export function basePaths(tools: readonly Tool[]): Path[] {
+  return [...new Set(tools.map((t) => t.record.module))].map((m) => ['modules', m, 'base_url'])
+}
+
+/** A module's base URL, as basePaths read it: it wins over TOOLS_BASE_URL for that module's relative URLs. */
+export function baseUrlOf(vars: JsonObject, module: string): string | undefined {
+  const modules = ownValue(vars, 'modules')
+  const entry = isObject(modules) ? ownValue(modules, module) : undefined
+  const base = isObject(entry) ? ownValue(entry, 'base_url') : undefined
+  return typeof base === 'string' ? base : undefined
 }

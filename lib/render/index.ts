@@ -3,6 +3,8 @@
  * in; the rendered prompt out. See pipeline.ts.
  */
 export { renderDraft, renderPrompt } from './pipeline'
+export { invokeTool } from './invoke'
+export type { Invoked } from './invoke'
 export { renderOptionsFrom } from './options'
 export { compilePrompt } from './compile'
 export type { Rendered, RenderOptions, Warning } from './pipeline'

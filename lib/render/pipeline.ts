@@ -5,7 +5,7 @@ import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
 import { requestLog } from '../log'
 import { Lru } from '../lru'
-import { MAX_JSON_DEPTH, isObject, ownValue, setOwn } from '../json'
+import { MAX_JSON_DEPTH, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { isGenerational } from '../store'
 import type { Store } from '../store'
@@ -16,7 +16,7 @@ import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
 import { compile } from './compile'
 import type { CompiledPrompt } from './compile'
-import { loadVariables, missingPath, missingVariable } from './context'
+import { basePaths, baseUrlOf, loadVariables, missingPath, missingVariable } from './context'
 import { Timing } from './timing'
 
 /**
@@ -220,10 +220,8 @@ async function makePlan(
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
   const args = compiled.checkArgs(given)
   const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
-  // A tool's module may name its base URL in the shared variable modules.{module}.base_url.
-  const basePaths = [...new Set(called.map((t) => t.record.module))].map((m) => ['modules', m, 'base_url'])
   const { vars, skipped } = await timing.measure('redis', () =>
-    abortable(loadVariables(store, [...compiled.analysis.paths, ...basePaths]), signal()),
+    abortable(loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)]), signal()),
   )
   const plan: Plan = {
     compiled,
@@ -262,13 +260,6 @@ function functionsFor(session: ToolSession | undefined, tools: readonly Tool[]):
   const funcs = new Map<string, TemplateFunction>([['dict', dict]])
   if (session) for (const tool of tools) funcs.set(tool.id, session.functionFor(tool))
   return funcs
-}
-
-function baseUrlOf(vars: JsonObject, module: string): string | undefined {
-  const modules = ownValue(vars, 'modules')
-  const entry = isObject(modules) ? ownValue(modules, module) : undefined
-  const base = isObject(entry) ? ownValue(entry, 'base_url') : undefined
-  return typeof base === 'string' ? base : undefined
 }
 
 function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number): unknown {

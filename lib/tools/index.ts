@@ -6,3 +6,4 @@
 export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './session'
 export type { ToolCall, ToolSessionOptions, ToolWarning } from './session'
 export { dict } from './dict'
+export { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from './mcp'

@@ -1,0 +1,55 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import { version } from '../package.json'
+import { ERROR_STATUS, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
+import type { AppEnv } from '../lib/http'
+import { ServiceError } from '../lib/errors'
+import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
+import { renderOptionsFrom } from '../lib/render'
+import { BODY_LIMITS, LabelQuery } from './shapes'
+
+const JsonRpc = z
+  .object({ jsonrpc: z.literal('2.0') })
+  .catchall(z.unknown())
+  .openapi('JsonRpcMessage', { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' })
+
+const route = createRoute({
+  method: 'post',
+  path: '/mcp',
+  tags: ['mcp'],
+  summary: 'The Model Context Protocol: the prompts, tools and shared variables for MCP clients',
+  description:
+    "Streamable HTTP, stateless: each POST carries a JSON-RPC message (or a batch of at most 32) and is answered with JSON; no session is kept, and GET and DELETE are 405. Methods: initialize, ping, prompts/list, prompts/get (rendered), tools/list, tools/call, resources/list, resources/templates/list, resources/read (environ://{path}). A service error is a JSON-RPC error whose data.code is the service's code. `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set.",
+  middleware: recordBody,
+  request: {
+    query: z.object({ label: LabelQuery }),
+    body: {
+      content: { 'application/json': { schema: z.union([JsonRpc, z.array(JsonRpc)]) } },
+      description: BODY_LIMITS,
+    },
+  },
+  responses: {
+    200: json('The answers to the requests', z.unknown()),
+    202: { description: 'Only notifications or responses were sent: nothing to answer' },
+    ...errorsOf('UNAUTHORIZED', 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'MISCONFIGURED'),
+  },
+})
+
+/**
+ * POST /mcp. The body is read and bounded as every JSON body is (a body
+ * that is not JSON is the service's 400, before any JSON-RPC); a protocol
+ * version header this server does not speak is 400, as the transport asks.
+ */
+export const mcp = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
+  const asked = c.req.header('mcp-protocol-version')
+  if (asked !== undefined && !SUPPORTED_VERSIONS.has(asked)) {
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `MCP-Protocol-Version ${JSON.stringify(asked.slice(0, 32))} is not spoken here`,
+    )
+  }
+  const context = { store: await freshStoreOf(c), options: renderOptionsFrom(c.env) }
+  const server = { name: 'ai-prompt-shell', version }
+  const answer = await serveMcp(c.req.valid('json'), context, server, (code) => ERROR_STATUS[code] < 500)
+  if (answer === undefined) return c.body(null, 202)
+  return c.json(answer, 200)
+})

@@ -1,0 +1,143 @@
+/**
+ * The catalogue as MCP shows it: prompts (rendered by the pipeline), tools
+ * (called as templates call them) and shared variables as resources.
+ */
+import { getEnviron, getPrompt, listEnvironPaths, listPrompts, listTools, normalizeParameters } from '../catalog'
+import type { Message, Prompt, Tool } from '../catalog'
+import { ServiceError } from '../errors'
+import { isObject } from '../json'
+import { invokeTool, renderPrompt } from '../render'
+import type { RenderOptions } from '../render'
+import type { Store } from '../store'
+import type { ValueMap } from '../template'
+import { promptArgs } from './arguments'
+import { RPC, RpcError, objectParam, stringParam } from './rpc'
+
+/** What every method reads from: the request's store (its label applied) and the render's options. */
+export interface McpContext {
+  store: Store
+  options: RenderOptions
+}
+
+const ENVIRON_SCHEME = 'environ://'
+const JSON_TYPE = 'application/json'
+
+export async function listPromptsMethod({ store }: McpContext) {
+  const { items } = await listPrompts(store)
+  return { prompts: items.map(promptEntry) }
+}
+
+function promptEntry(prompt: Prompt) {
+  const { properties, required } = normalizeParameters(prompt.record.parameters)
+  const args = Object.entries(properties).map(([name, schema]) => {
+    const description = isObject(schema) && typeof schema.description === 'string' ? schema.description : undefined
+    return { name, ...(description === undefined ? {} : { description }), required: required.includes(name) }
+  })
+  const description = prompt.record.description ?? prompt.extension?.record.description
+  return { name: prompt.id, ...(description === undefined ? {} : { description }), arguments: args }
+}
+
+/**
+ * Renders a prompt: its string arguments typed by its parameters, then the
+ * render a /render request makes. MCP prompt messages are `user` or
+ * `assistant`: a system message goes as a user message, its text unchanged.
+ */
+export async function getPromptMethod({ store, options }: McpContext, params: Record<string, unknown>) {
+  const id = stringParam(params, 'name')
+  const prompt = await getPrompt(store, id)
+  const args = promptArgs(normalizeParameters(prompt.record.parameters), objectParam(params, 'arguments'))
+  const rendered = await renderPrompt(store, id, args, options)
+  const messages: Message[] =
+    typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
+  const description = prompt.record.description ?? prompt.extension?.record.description
+  return {
+    ...(description === undefined ? {} : { description }),
+    messages: messages.map((m) => ({
+      role: m.role === 'assistant' ? 'assistant' : 'user',
+      content: { type: 'text', text: m.content },
+    })),
+    ...(rendered.warnings.length > 0 ? { _meta: { warnings: rendered.warnings } } : {}),
+  }
+}
+
+export async function listToolsMethod({ store }: McpContext) {
+  const { items } = await listTools(store)
+  return { tools: items.map(toolEntry) }
+}
+
+function toolEntry(tool: Tool) {
+  const { returns, description } = tool.record
+  // MCP's outputSchema describes structuredContent, which is an object.
+  const output = isObject(returns) && returns.type === 'object' ? { outputSchema: returns } : {}
+  return { name: tool.id, description, inputSchema: normalizeParameters(tool.record.parameters), ...output }
+}
+
+/**
+ * Calls a tool as a template's call would. Its answer is the text content
+ * (JSON as its text), and structuredContent when it is a JSON object; a
+ * failed call is a result with isError and the reason, for the model to read.
+ */
+export async function callToolMethod({ store, options }: McpContext, params: Record<string, unknown>) {
+  const id = stringParam(params, 'name')
+  const args = objectParam(params, 'arguments') as ValueMap
+  const invoked = await invokeTool(store, id, args, options)
+  if (!invoked.ok) return { content: [{ type: 'text', text: invoked.reason }], isError: true }
+  const { value } = invoked
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null)
+  return { content: [{ type: 'text', text }], ...(isObject(value) ? { structuredContent: value } : {}) }
+}
+
+export async function listResourcesMethod({ store }: McpContext) {
+  const { items } = await listEnvironPaths(store)
+  return {
+    resources: items.map((path) => ({ uri: environUri(path), name: path, mimeType: JSON_TYPE })),
+  }
+}
+
+export function listResourceTemplatesMethod() {
+  return {
+    resourceTemplates: [
+      {
+        uriTemplate: `${ENVIRON_SCHEME}{+path}`,
+        name: 'environ',
+        description:
+          'A shared variable, its path with slashes for dots (environ://vscode/frameworks), or every variable under a prefix as one object (environ://vscode).',
+        mimeType: JSON_TYPE,
+      },
+    ],
+  }
+}
+
+/** A variable's JSON; for a prefix of paths, the object its variables form, as GET /api/environs/{id} answers. */
+export async function readResourceMethod({ store }: McpContext, params: Record<string, unknown>) {
+  const uri = stringParam(params, 'uri')
+  const path = uri.startsWith(ENVIRON_SCHEME) ? environPath(uri.slice(ENVIRON_SCHEME.length)) : undefined
+  if (!path) throw new RpcError(RPC.RESOURCE_NOT_FOUND, `no resource ${quoted(uri)}: resources are environ://{path}`)
+  try {
+    const { value } = await getEnviron(store, path)
+    return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] }
+  } catch (e) {
+    if (e instanceof ServiceError && (e.code === 'NOT_FOUND' || e.code === 'BAD_REQUEST')) {
+      throw new RpcError(RPC.RESOURCE_NOT_FOUND, e.message, { code: e.code, uri: quoted(uri) })
+    }
+    throw e
+  }
+}
+
+/** A segment holding `/` (or `%`) is percent-encoded: the plain ones read as written. */
+function environUri(path: string): string {
+  return ENVIRON_SCHEME + path.split('.').map(encodeURIComponent).join('/')
+}
+
+function environPath(rest: string): string | undefined {
+  try {
+    return rest.split('/').map(decodeURIComponent).join('.')
+  } catch {
+    return undefined
+  }
+}
+
+/** A URI as an error quotes it: at most 256 characters. */
+function quoted(uri: string): string {
+  return uri.length > 256 ? `${uri.slice(0, 256)}...` : uri
+}
