@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { version } from '../package.json'
-import { ERROR_STATUS, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
+import { API_ERRORS, ERROR_STATUS, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
@@ -30,7 +30,7 @@ const route = createRoute({
   responses: {
     200: json('The answers to the requests', z.unknown()),
     202: { description: 'Only notifications or responses were sent: nothing to answer' },
-    ...errorsOf('UNAUTHORIZED', 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'MISCONFIGURED'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'),
   },
 })
 
