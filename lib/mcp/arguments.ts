@@ -5,6 +5,7 @@ import { RPC, RpcError } from './rpc'
 
 /** At most this many characters of a bad argument are quoted back. */
 const QUOTED = 64
+const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
 
 /**
  * A prompt's args from MCP's prompt arguments, which are all strings: each
@@ -29,8 +30,9 @@ function converted(name: string, text: string, type: unknown): unknown {
       if (/^-?\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text)
       throw invalid(name, `must be an integer, got ${quote(text)}`)
     case 'number': {
+      // A decimal as JSON writes one: Number() would also take hex, binary and blanks around it.
       const n = Number(text)
-      if (text.trim() !== '' && Number.isFinite(n)) return n
+      if (DECIMAL.test(text) && Number.isFinite(n)) return n
       throw invalid(name, `must be a number, got ${quote(text)}`)
     }
     case 'boolean':

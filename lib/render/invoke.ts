@@ -16,16 +16,23 @@ export type Invoked = { ok: true; value: unknown } | { ok: false; reason: string
  * fails is a reason, not an exception.
  */
 export async function invokeTool(store: Store, id: string, args: ValueMap, options: RenderOptions): Promise<Invoked> {
-  const deadline = AbortSignal.timeout(options.deadlineMs)
-  const tool = await getTool(store, id)
-  const { vars } = await loadVariables(store, basePaths([tool]))
-  const session = new ToolSession({ ...options.tools, signal: deadline, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
+  // Its reason says which bound ended the call: the tool's own timeout is another.
+  const deadline = new AbortController()
+  const timer = setTimeout(() => {
+    const reason = `the call passed RENDER_TIMEOUT_MS (${options.deadlineMs} ms)`
+    deadline.abort(new DOMException(reason, 'AbortError'))
+  }, options.deadlineMs)
+  let session: ToolSession | undefined
   try {
+    const tool = await getTool(store, id)
+    const { vars } = await loadVariables(store, basePaths([tool]))
+    session = new ToolSession({ ...options.tools, signal: deadline.signal, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
     // One map operand is named arguments, as `dict` gives them in a template.
     const value = await session.functionFor(tool)(args)
     const failed = session.warnings.find((w) => w.code === 'TOOL_FAILED')
     return failed ? { ok: false, reason: failed.message } : { ok: true, value }
   } finally {
-    await session.close().catch(() => undefined)
+    clearTimeout(timer)
+    await session?.close().catch(() => undefined)
   }
 }
