@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
 import { version } from '../package.json'
-import { API_ERRORS, ERROR_STATUS, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
+import { API_ERRORS, ERROR_STATUS, HttpError, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
@@ -52,4 +52,14 @@ export const mcp = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
   const answer = await serveMcp(c.req.valid('json'), context, server, (code) => ERROR_STATUS[code] < 500)
   if (answer === undefined) return c.body(null, 202)
   return c.json(answer, 200)
+})
+// Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
+// session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
+mcp.on(['GET', 'DELETE'], '/mcp', (c) => {
+  c.set('expected', true)
+  throw new HttpError(
+    'METHOD_NOT_ALLOWED',
+    `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
+    { Allow: 'POST' },
+  )
 })

@@ -14,6 +14,8 @@ export type AppEnv = {
     requestId: string
     /** The request's log line (lib/http/request-log.ts). */
     log: RequestLog
+    /** A client error the protocol expects (an MCP client's probe for an event stream): its line is info, not warn. */
+    expected: boolean | undefined
   }
 }
 

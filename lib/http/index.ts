@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { Skip } from '../catalog/types'
 
-export { ERROR_STATUS } from './errors'
+export { ERROR_STATUS, HttpError } from './errors'
 export { onError, unroutedHandler } from './handlers'
 export { storeOf, freshStoreOf, labelOf } from './context'
 export type { AppEnv } from './context'

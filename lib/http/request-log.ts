@@ -28,7 +28,8 @@ export const requestLogger: MiddlewareHandler<AppEnv> = async (c, next) => {
   // An answer made as a Response of its own, not through the context, has it only this way.
   if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId)
   const status = c.res.status
-  record.write(status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info', {
+  const level = status >= 500 ? 'error' : status >= 400 && !c.get('expected') ? 'warn' : 'info'
+  record.write(level, {
     route: routeOf(c),
     status,
     duration_ms: Date.now() - started,

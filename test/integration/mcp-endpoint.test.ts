@@ -9,7 +9,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
 import { EMBEDDED_RECORDS } from '../../lib/store/embedded-records.generated'
-import { call, fetchWorker, freshRedis, mcpServer, toolServer } from '../support/harness'
+import { call, fetchWorker, freshRedis, logged, mcpServer, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 import { lookupRefs } from '../support/mcp-server'
 import { PLAIN_ANSWER } from '../support/tool-server'
@@ -195,12 +195,18 @@ describe('the transport', () => {
     expect(await res.text()).toBe('')
   })
 
-  it.each(['GET', 'DELETE'])('answers %s 405, allowing POST', async (method) => {
-    const res = await fetchWorker(env, '/mcp', { method, headers: { accept: 'text/event-stream' } })
-    expect(res.status).toBe(405)
-    expect(res.headers.get('allow')).toBe('POST')
-    await res.body?.cancel()
-  })
+  it.each(['GET', 'DELETE'])(
+    'answers %s 405, allowing POST, in an info log line: clients send it routinely',
+    async (method) => {
+      const { result: res, lines } = await logged(() =>
+        fetchWorker(env, '/mcp', { method, headers: { accept: 'text/event-stream' } }),
+      )
+      expect(res.status).toBe(405)
+      expect(res.headers.get('allow')).toBe('POST')
+      await res.body?.cancel()
+      expect(lines).toEqual([expect.objectContaining({ level: 'info', msg: 'request', status: 405 })])
+    },
+  )
 
   it('answers a method it does not serve with -32601', async () => {
     const res = await post({ jsonrpc: '2.0', id: 'x', method: 'sampling/nothing', params: {} })
