@@ -55,11 +55,20 @@ export const mcp = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
 })
 // Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
 // session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
-mcp.on(['GET', 'DELETE'], '/mcp', (c) => {
-  c.set('expected', true)
-  throw new HttpError(
-    'METHOD_NOT_ALLOWED',
-    `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
-    { Allow: 'POST' },
-  )
-})
+for (const method of ['get', 'delete'] as const) {
+  const refused = createRoute({
+    method,
+    path: '/mcp',
+    tags: ['mcp'],
+    summary: `Always 405 (Allow: POST): a stateless MCP server keeps no ${method === 'get' ? 'event stream' : 'session'}`,
+    responses: errorsOf('UNAUTHORIZED', 'METHOD_NOT_ALLOWED'),
+  })
+  mcp.openapi(refused, (c) => {
+    c.set('expected', true)
+    throw new HttpError(
+      'METHOD_NOT_ALLOWED',
+      `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
+      { Allow: 'POST' },
+    )
+  })
+}
