@@ -1,5 +1,12 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { getServedPrompt, listPrompts, normalizeParameters, promptAt, promptKind } from '../lib/catalog'
+import {
+  getServedPrompt,
+  listPrompts,
+  normalizeParameters,
+  promptAt,
+  promptDescription,
+  promptKind,
+} from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
@@ -138,8 +145,7 @@ function summary(prompt: Prompt) {
     id: prompt.id,
     origin: prompt.origin,
     kind: promptKind(prompt),
-    // A prompt without its own description is described by its extension.
-    description: prompt.record.description ?? prompt.extension?.record.description ?? null,
+    description: promptDescription(prompt) ?? null,
     supports: prompt.record.supports ?? [],
   }
 }

@@ -1,4 +1,4 @@
-import { misconfigured } from './errors'
+import { clip, misconfigured } from './errors'
 
 /**
  * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`
@@ -70,7 +70,7 @@ export function intVar(env: Env, name: Setting, fallback: number): number {
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw misconfigured(name, `must be a positive integer, got '${quoted(raw)}'`)
+    throw misconfigured(name, `must be a positive integer, got '${clip(raw, QUOTED_CHARS)}'`)
   }
   return value
 }
@@ -84,11 +84,10 @@ export function intListVar(env: Env, name: Setting, fallback: readonly number[],
   if (raw === undefined || raw === '') return [...fallback]
   const values = raw.split(',').map((item) => (item.trim() === '' ? NaN : Number(item)))
   if (values.length > maxItems || values.some((v) => !Number.isSafeInteger(v) || v < 0)) {
-    throw misconfigured(name, `must be 1 to ${maxItems} comma-separated integers of at least 0, got '${quoted(raw)}'`)
+    throw misconfigured(
+      name,
+      `must be 1 to ${maxItems} comma-separated integers of at least 0, got '${clip(raw, QUOTED_CHARS)}'`,
+    )
   }
   return values
-}
-
-function quoted(raw: string): string {
-  return raw.length > QUOTED_CHARS ? `${raw.slice(0, QUOTED_CHARS)}...` : raw
 }

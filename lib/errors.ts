@@ -53,6 +53,11 @@ export class ServiceError extends Error {
   }
 }
 
+/** `text` as a message quotes it: its first `max` characters, then `...` when there were more. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}...` : text
+}
+
 export function notFound(what: string, id: string, why?: string): ServiceError {
   return new ServiceError('NOT_FOUND', `${what} '${id}' ${why ?? 'does not exist'}`)
 }

@@ -6,7 +6,7 @@
  */
 export { listExtensions, getExtension } from './extensions'
 export type { Extension } from './extensions'
-export { DRAFT_ID, draftPrompt, listPrompts, getPrompt, promptKind } from './prompts'
+export { DRAFT_ID, draftPrompt, listPrompts, getPrompt, promptDescription, promptKind } from './prompts'
 export type { Prompt, PromptKind } from './prompts'
 export { listEnvironPaths, getEnviron, nestRecords } from './environs'
 export { listTools, getTool } from './tools'

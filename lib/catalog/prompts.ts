@@ -25,6 +25,11 @@ export interface Prompt {
 
 export type PromptKind = 'prompt' | 'messages'
 
+/** A prompt's description; one without its own is described by its extension. */
+export function promptDescription(prompt: Prompt): string | undefined {
+  return prompt.record.description ?? prompt.extension?.record.description
+}
+
 export function promptKind(prompt: Prompt): PromptKind {
   return prompt.record.messages === undefined ? 'prompt' : 'messages'
 }

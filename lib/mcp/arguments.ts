@@ -1,6 +1,7 @@
 import type { ParametersSchema } from '../catalog'
 import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, setOwn } from '../json'
 import type { JsonObject } from '../json'
+import { clip } from '../errors'
 import { RPC, RpcError } from './rpc'
 
 /** At most this many characters of a bad argument are quoted back. */
@@ -56,10 +57,10 @@ function converted(name: string, text: string, type: unknown): unknown {
 }
 
 function invalid(name: string, problem: string): RpcError {
-  const shown = name.length > QUOTED ? `${name.slice(0, QUOTED)}...` : name
+  const shown = clip(name, QUOTED)
   return new RpcError(RPC.INVALID_PARAMS, `argument '${shown}' ${problem}`, { code: 'INVALID_ARGS', argument: shown })
 }
 
 function quote(text: string): string {
-  return JSON.stringify(text.length > QUOTED ? `${text.slice(0, QUOTED)}...` : text)
+  return JSON.stringify(clip(text, QUOTED))
 }

@@ -2,9 +2,17 @@
  * The catalogue as MCP shows it: prompts (rendered by the pipeline), tools
  * (called as templates call them) and shared variables as resources.
  */
-import { getEnviron, getPrompt, listEnvironPaths, listPrompts, listTools, normalizeParameters } from '../catalog'
+import {
+  getEnviron,
+  getPrompt,
+  listEnvironPaths,
+  listPrompts,
+  listTools,
+  normalizeParameters,
+  promptDescription,
+} from '../catalog'
 import type { Message, Prompt, Tool } from '../catalog'
-import { ServiceError } from '../errors'
+import { ServiceError, clip } from '../errors'
 import { isObject } from '../json'
 import { invokeTool, renderPrompt } from '../render'
 import type { RenderOptions } from '../render'
@@ -21,6 +29,8 @@ export interface McpContext {
 
 const ENVIRON_SCHEME = 'environ://'
 const JSON_TYPE = 'application/json'
+/** The characters of a URI an error quotes. */
+const QUOTED_URI = 256
 
 export async function listPromptsMethod({ store }: McpContext) {
   const { items } = await listPrompts(store)
@@ -33,7 +43,7 @@ function promptEntry(prompt: Prompt) {
     const description = isObject(schema) && typeof schema.description === 'string' ? schema.description : undefined
     return { name, ...(description === undefined ? {} : { description }), required: required.includes(name) }
   })
-  const description = prompt.record.description ?? prompt.extension?.record.description
+  const description = promptDescription(prompt)
   return { name: prompt.id, ...(description === undefined ? {} : { description }), arguments: args }
 }
 
@@ -49,7 +59,7 @@ export async function getPromptMethod({ store, options }: McpContext, params: Re
   const rendered = await renderPrompt(store, id, args, options)
   const messages: Message[] =
     typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
-  const description = prompt.record.description ?? prompt.extension?.record.description
+  const description = promptDescription(prompt)
   return {
     ...(description === undefined ? {} : { description }),
     messages: messages.map((m) => ({
@@ -112,13 +122,14 @@ export function listResourceTemplatesMethod() {
 export async function readResourceMethod({ store }: McpContext, params: Record<string, unknown>) {
   const uri = stringParam(params, 'uri')
   const path = uri.startsWith(ENVIRON_SCHEME) ? environPath(uri.slice(ENVIRON_SCHEME.length)) : undefined
-  if (!path) throw new RpcError(RPC.RESOURCE_NOT_FOUND, `no resource ${quoted(uri)}: resources are environ://{path}`)
+  if (!path)
+    throw new RpcError(RPC.RESOURCE_NOT_FOUND, `no resource ${clip(uri, QUOTED_URI)}: resources are environ://{path}`)
   try {
     const { value } = await getEnviron(store, path)
     return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] }
   } catch (e) {
     if (e instanceof ServiceError && (e.code === 'NOT_FOUND' || e.code === 'BAD_REQUEST')) {
-      throw new RpcError(RPC.RESOURCE_NOT_FOUND, e.message, { code: e.code, uri: quoted(uri) })
+      throw new RpcError(RPC.RESOURCE_NOT_FOUND, e.message, { code: e.code, uri: clip(uri, QUOTED_URI) })
     }
     throw e
   }
@@ -135,9 +146,4 @@ function environPath(rest: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-/** A URI as an error quotes it: at most 256 characters. */
-function quoted(uri: string): string {
-  return uri.length > 256 ? `${uri.slice(0, 256)}...` : uri
 }
