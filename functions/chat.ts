@@ -1,13 +1,65 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import type { Message } from '../lib/catalog'
-import { API_ERRORS, errorsOf, jsonBody } from '../lib/http'
+import { listTools } from '../lib/catalog'
+import { chatOptionsFrom, completeConversation, startConversation, streamConversation } from '../lib/chat'
+import { API_ERRORS, errorsOf, freshStoreOf, jsonBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
-import { clientFor, complete, llmOptionsFrom, modelFor, routeFor, stream } from '../lib/llm'
+import { CHAT_ROLES, clientFor, llmOptionsFrom, modelFor, routeFor } from '../lib/llm'
 import { requestLog } from '../lib/log'
+import { renderOptionsFrom } from '../lib/render'
 import { renderRequested } from './rendering'
 import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, servedHeaders } from './shapes'
 
-/** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, and the usual OpenAI parameters, passed through. */
+/** Messages a body may carry: a long conversation, never an unbounded one. */
+const MAX_MESSAGES = 1000
+/** Tools a body may list, and tool calls an assistant message may carry. */
+const MAX_TOOLS = 128
+
+/** OpenAI's function names: what a provider takes. */
+const FunctionName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 of A-Z, a-z, 0-9, _ and -')
+
+const ToolCall = z
+  .object({
+    id: z.string().min(1).max(256),
+    type: z.literal('function'),
+    function: z.object({ name: z.string().min(1).max(64), arguments: z.string() }).passthrough(),
+  })
+  .passthrough()
+
+const ChatMessage = z
+  .object({
+    role: z.enum(CHAT_ROLES),
+    content: z
+      .union([z.string(), z.array(z.object({ type: z.string().min(1) }).passthrough()), z.null()])
+      .optional()
+      .openapi({ description: 'Text, or OpenAI content parts; an assistant message with tool calls may have none.' }),
+    name: z.string().min(1).max(64).optional(),
+    tool_calls: z.array(ToolCall).max(MAX_TOOLS).optional().openapi({ description: 'An assistant message only.' }),
+    tool_call_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({ description: 'A tool message only: the call of the assistant message before it that it answers.' }),
+  })
+  .passthrough()
+  .openapi('ChatMessage')
+
+const FunctionTool = z
+  .object({
+    type: z.literal('function'),
+    function: z
+      .object({
+        name: FunctionName,
+        description: z.string().optional(),
+        parameters: z.record(z.string(), z.unknown()).optional(),
+        strict: z.boolean().optional(),
+      })
+      .passthrough(),
+  })
+  .passthrough()
+  .openapi('FunctionTool', { description: "The caller's own tool: sent to the model, its calls returned untouched." })
+
+/** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, the conversation, and the usual OpenAI parameters. */
 const ChatBody = z
   .object({
     model: z
@@ -16,20 +68,54 @@ const ChatBody = z
       .optional()
       .openapi({ description: 'Defaults to LLM_DEFAULT_MODEL.', example: 'gpt-4o-mini' }),
     args: Args.optional(),
+    messages: z.array(ChatMessage).max(MAX_MESSAGES).optional().openapi({
+      description:
+        "Appended after the rendered prompt's messages, and checked as a whole first (400 INVALID_MESSAGES naming the index and the rule): a tool message answers a call of the assistant message before it; every call is answered before the next other message; system and developer messages come before the first user message; the last message is not the assistant's unless `continue_final_message`.",
+    }),
+    continue_final_message: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Let the conversation end with an assistant message, for the model to continue.' }),
+    tools: z
+      .array(z.union([z.string().min(1).max(64), FunctionTool]))
+      .max(MAX_TOOLS)
+      .optional()
+      .openapi({
+        description:
+          "The tools offered to the model: ids of the prompt's declared `tools` (the service calls them), and the caller's own function tools. Unset: all the prompt declares.",
+      }),
+    tool_choice: z
+      .union([
+        z.enum(['none', 'auto', 'required']),
+        z.object({ type: z.literal('function'), function: z.object({ name: FunctionName }) }).passthrough(),
+      ])
+      .optional()
+      .openapi({ description: '`none`: no tools are sent at all. A forced choice holds for the first request only.' }),
+    parallel_tool_calls: z.boolean().optional(),
+    max_steps: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: 'Tool rounds at most (default 4, at most CHAT_MAX_STEPS).', example: 4 }),
     temperature: z.number().optional(),
     max_tokens: z.number().int().positive().optional(),
     top_p: z.number().optional(),
     stop: z.union([z.string(), z.array(z.string())]).optional(),
     n: z.number().int().positive().optional(),
     user: z.string().optional(),
-    response_format: z.record(z.string(), z.unknown()).optional(),
+    response_format: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: 'Unset, a prompt whose `returns` is a JSON Schema asks for JSON of it.' }),
     seed: z.number().int().optional(),
     stream: z.boolean().optional().openapi({ description: "Answer with the provider's server-sent events." }),
   })
   .openapi('ChatRequest', { description: BODY_LIMITS })
 
 const ChatCompletion = z.record(z.string(), z.unknown()).openapi('ChatCompletion', {
-  description: "The provider's OpenAI chat completion (`object: chat.completion`), as it came.",
+  description:
+    "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`), `stopped` (`max_steps` or `deadline`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`).",
 })
 
 const route = createRoute({
@@ -57,47 +143,63 @@ const route = createRoute({
         }),
       }),
     },
-    ...errorsOf(...API_ERRORS, ...RENDER_ERRORS, 'LLM_REJECTED', 'LLM_FAILED'),
+    ...errorsOf(
+      ...API_ERRORS,
+      ...RENDER_ERRORS,
+      'INVALID_MESSAGES',
+      'LLM_REJECTED',
+      'LLM_FAILED',
+      'LLM_INVALID_OUTPUT',
+      'CHAT_TIMEOUT',
+    ),
   },
 })
 
 /**
  * POST /api/prompts/{prompt_id}/chat: renders the prompt exactly as /render
- * does (and fails as it does, before any LLM request), sends the messages
- * (a `prompt` as one user message) to the model, and answers the provider's
- * chat completion as it came, or its stream of chunks.
+ * does (and fails as it does, before any LLM request), checks the
+ * conversation and the tools offered, then runs the chat (lib/chat): the
+ * model's calls of the prompt's tools made in rounds, its answer checked
+ * against the prompt's `returns`. The args never reach the provider.
  */
 export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
-  const { args = {}, model: requested, stream: streamed, ...parameters } = c.req.valid('json')
-  const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args)
+  const { args = {}, model: requested, stream: streamed, ...fields } = c.req.valid('json')
+  const promptId = c.req.valid('param').prompt_id
+  const rendered = await renderRequested(c, promptId, args)
   // After the render, so that every render error answers exactly as /render's.
   const model = modelFor(c.env, requested)
   requestLog()?.set('model', model)
-  const options = llmOptionsFrom(c.env)
-  const client = clientFor(routeFor(c.env, model), options.timeoutMs)
-  const messages: Message[] =
-    typeof rendered.prompt === 'string' ? [{ role: 'user', content: rendered.prompt }] : rendered.prompt
-  // The args stay here: only the rendered messages and the OpenAI parameters go to the provider.
-  const request = { ...parameters, model, messages }
-
+  const llmOptions = llmOptionsFrom(c.env)
+  const client = clientFor(routeFor(c.env, model), llmOptions.timeoutMs)
+  const store = await freshStoreOf(c)
+  const declares = (rendered.record.tools?.length ?? 0) > 0 || fields.tools !== undefined
+  const conversation = startConversation(
+    {
+      promptId,
+      record: rendered.record,
+      rendered: rendered.prompt,
+      model,
+      store,
+      catalogue: declares ? (await listTools(store)).items : [],
+      renderOptions: renderOptionsFrom(c.env),
+      chatOptions: chatOptionsFrom(c.env),
+      llmOptions,
+    },
+    fields,
+  )
+  // Made once the work is done: Server-Timing says what it cost.
+  const headers = (type: string) => ({
+    'content-type': type,
+    'server-timing': rendered.timing.header(),
+    ...servedHeaders(rendered.served),
+  })
   if (streamed) {
     // `llm` runs until the first chunk: what follows streams after the headers are sent.
-    const body = await rendered.timing.measure('llm', () => stream(client, request, options))
+    const body = await rendered.timing.measure('llm', () => streamConversation(conversation, client, llmOptions))
     return new Response(body, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'server-timing': rendered.timing.header(),
-        ...servedHeaders(rendered.served),
-      },
+      headers: { ...headers('text/event-stream; charset=utf-8'), 'cache-control': 'no-cache' },
     })
   }
-  const completion = await rendered.timing.measure('llm', () => complete(client, request, options))
-  return new Response(completion, {
-    headers: {
-      'content-type': 'application/json',
-      'server-timing': rendered.timing.header(),
-      ...servedHeaders(rendered.served),
-    },
-  })
+  const answer = await completeConversation(conversation, client, llmOptions, rendered.timing)
+  return new Response(answer, { headers: headers('application/json') })
 })

@@ -53,24 +53,32 @@ export interface Env {
   LLM_MAX_BYTES?: string
   /** Comma-separated waits before each retry of an LLM request, in ms: one per retry, at most 5 (default `100,300`). */
   LLM_RETRY_DELAYS_MS?: string
+  /** Deadline of a whole chat, every provider request and tool round of it, in ms (default 120000). */
+  CHAT_TIMEOUT_MS?: string
+  /** Tool rounds a chat may ask for with `max_steps` at most (default 8). */
+  CHAT_MAX_STEPS?: string
+  /** Times a chat asks again when the answer does not match the prompt's `returns` schema (default 2; 0: never). */
+  LLM_OUTPUT_RETRIES?: string
 }
 
 /** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
 const QUOTED_CHARS = 40
 
-/**
- * A positive integer from a variable, or the default when unset. A bad value
- * is MISCONFIGURED naming the variable: the operator's fault, not a bug.
- */
 /** The settings that are text: every variable but the bindings. */
 type Setting = Exclude<keyof Env, 'ASSETS'>
 
-export function intVar(env: Env, name: Setting, fallback: number): number {
+/**
+ * An integer of at least `min` (a positive one by default) from a variable,
+ * or the default when unset. A bad value is MISCONFIGURED naming the
+ * variable: the operator's fault, not a bug.
+ */
+export function intVar(env: Env, name: Setting, fallback: number, min = 1): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw misconfigured(name, `must be a positive integer, got '${clip(raw, QUOTED_CHARS)}'`)
+  if (!Number.isSafeInteger(value) || value < min) {
+    const wanted = min === 1 ? 'a positive integer' : `an integer of at least ${min}`
+    throw misconfigured(name, `must be ${wanted}, got '${clip(raw, QUOTED_CHARS)}'`)
   }
   return value
 }

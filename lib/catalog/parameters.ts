@@ -1,22 +1,28 @@
 import { Validator } from '@cfworker/json-schema'
+import type { SchemaDraft } from '@cfworker/json-schema'
 import { isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
 
-/** What a parameters validator answers: Validator's own result. */
+/** What a validator answers: Validator's own result. */
 export type ValidationResult = ReturnType<Validator['validate']>
 
+export interface SchemaValidator {
+  validate(value: unknown): ValidationResult
+}
+
 /**
- * A validator of args against normalised parameters. The validator
- * interprets the schema (workerd forbids generating code) and annotates the
- * schema it is given, so it gets a copy of its own: records are shared
- * between requests, frozen. It reports every problem; but it gathers them by
+ * A validator of values against a JSON Schema (a tool's or prompt's
+ * normalised parameters, a prompt's `returns`). The validator interprets
+ * the schema (workerd forbids generating code) and annotates the schema it
+ * is given, so it gets a copy of its own: records are shared between
+ * requests, frozen. It reports every problem; but it gathers them by
  * spreading arrays into arrays, which a value of some hundred thousand bad
  * items overflows (a body within MAX_BODY_BYTES can be one), and then it
  * stops at the first problem instead, which is still the caller's 400.
  */
-export function parametersValidator(schema: ParametersSchema): { validate(value: unknown): ValidationResult } {
-  const every = new Validator(structuredClone(schema) as object, '7', false)
+export function schemaValidator(schema: JsonSchema, draft: SchemaDraft = '7'): SchemaValidator {
+  const every = new Validator(structuredClone(schema), draft, false)
   let first: Validator | undefined
   return {
     validate(value) {
@@ -24,11 +30,47 @@ export function parametersValidator(schema: ParametersSchema): { validate(value:
         return every.validate(value)
       } catch (e) {
         if (!(e instanceof RangeError)) throw e
-        first ??= new Validator(structuredClone(schema) as object, '7', true)
+        first ??= new Validator(structuredClone(schema), draft, true)
         return first.validate(value)
       }
     },
   }
+}
+
+/** Keywords whose failure only says that a schema inside failed, which reports its own. */
+const WRAPPERS = new Set(['properties', 'items', 'allOf', 'anyOf', 'oneOf', '$ref'])
+
+/** One thing wrong with a value: where (the member names down to it), and what, worded after its path. */
+export interface ValueProblem {
+  at: string[]
+  message: string
+}
+
+/**
+ * A failed validation's problems, once each, worded for a person (and for a
+ * model asked to fix its answer): a missing member is `at` that member, `is
+ * required`; a wrong type `must be number, not string`.
+ */
+export function validationProblems(result: ValidationResult): ValueProblem[] {
+  const problems = new Map<string, ValueProblem>()
+  for (const e of result.errors) {
+    if (WRAPPERS.has(e.keyword)) continue
+    const at = e.instanceLocation
+      .split('/')
+      .slice(1)
+      .map((s) => decodeURIComponent(s).replaceAll('~1', '/').replaceAll('~0', '~'))
+    const missing = /required property "(.*)"/.exec(e.error)
+    const type = /^Instance type "(.*)" is invalid\. Expected "(.*)"\.$/.exec(e.error)
+    const problem =
+      e.keyword === 'required' && missing
+        ? { at: [...at, missing[1] as string], message: 'is required' }
+        : {
+            at,
+            message: type ? `must be ${type[2]}, not ${type[1]}` : e.error.replace(/^Instance /, '').replace(/\.$/, ''),
+          }
+    problems.set(JSON.stringify(problem), problem)
+  }
+  return [...problems.values()]
 }
 
 /** `given`, and a copy of each declared `default` for a parameter it lacks. */

@@ -41,6 +41,8 @@ export interface PromptRecord {
   messages?: Message[]
   supports?: string[]
   parameters?: ParametersInput
+  /** The tools the model may call when the prompt is sent to /chat, by function name. */
+  tools?: string[]
   returns?: unknown
   [field: string]: unknown
 }

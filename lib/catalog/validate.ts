@@ -94,14 +94,20 @@ function requiredAlternatives(error: ErrorObject, errors: readonly ErrorObject[]
 
 /** `/contributes/prompts/0/name` is `$.contributes.prompts[0].name`. */
 export function jsonPath(pointer: string): string {
-  if (pointer === '') return '$'
-  return (
-    '$' +
+  return jsonPathOf(
     pointer
       .split('/')
       .slice(1)
-      .map((raw) => {
-        const part = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+      .map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~')),
+  )
+}
+
+/** `['contributes', 'prompts', '0', 'name']` is `$.contributes.prompts[0].name`. */
+export function jsonPathOf(at: readonly string[]): string {
+  return (
+    '$' +
+    at
+      .map((part) => {
         if (/^\d+$/.test(part)) return `[${part}]`
         return /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`
       })

@@ -4,7 +4,7 @@
 export const validateExtension = validate21;
 const schema6 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"extension.json","title":"Extension","description":"An extension record stored at shenma:extensions:{name}. Only extensions whose extensionType is `prompt` are served; others are left to the services they belong to.","type":"object","required":["name","version","extensionType","contributes"],"properties":{"name":{"type":"string","minLength":1},"publisher":{"type":"string"},"displayName":{"type":"string"},"icon":{"type":"string"},"description":{"type":"string"},"version":{"type":"string","minLength":1},"extensionType":{"type":"string","minLength":1},"license":{"type":"string"},"engines":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}}},"contributes":{"type":"object","properties":{"prompts":{"type":"array","items":{"allOf":[{"$ref":"prompt.json"},{"required":["name"]}]}},"languages":{"type":"array","items":{"type":"string"}},"dependences":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"version":{"type":"string"},"failStrategy":{"enum":["abort","ignore"]}}}}}}}};
 const func2 = (s) => { let n = 0; for (const _ of s) n++; return n };
-const schema7 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"prompt.json","title":"Prompt definition","description":"One prompt: an entry of an extension's contributes.prompts, or a record stored directly at shenma:templates:{a}:{b}. It has exactly one of `prompt` (a text template) and `messages` (a list of message templates).","type":"object","properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"prompt":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/message"}},"supports":{"$ref":"#/definitions/supports"},"parameters":{"$ref":"parameters.json"},"returns":true},"oneOf":[{"required":["prompt"]},{"required":["messages"]}],"definitions":{"message":{"type":"object","required":["role","content"],"properties":{"role":{"enum":["system","user","assistant"]},"content":{"type":"string"}}},"supports":{"description":"The scenarios the record serves: chat, completion, codereview, or others.","type":"array","items":{"type":"string"}}}};
+const schema7 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"prompt.json","title":"Prompt definition","description":"One prompt: an entry of an extension's contributes.prompts, or a record stored directly at shenma:templates:{a}:{b}. It has exactly one of `prompt` (a text template) and `messages` (a list of message templates).","type":"object","properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"prompt":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"#/definitions/message"}},"supports":{"$ref":"#/definitions/supports"},"parameters":{"$ref":"parameters.json"},"tools":{"description":"The tools (function names, as templates call them) the model may call when the prompt is sent to /chat.","type":"array","items":{"type":"string","minLength":1,"maxLength":64},"uniqueItems":true},"returns":{"description":"The answer's shape. A JSON Schema (an object with `type`, `properties`, `$schema`, `$ref`, `enum`, `const`, `items`, `anyOf`, `oneOf` or `allOf`): /chat asks the model for JSON matching it, checks the answer and asks again when it does not match. Anything else (the spec's list of return definitions, `{}`) is documentation only."}},"oneOf":[{"required":["prompt"]},{"required":["messages"]}],"definitions":{"message":{"type":"object","required":["role","content"],"properties":{"role":{"enum":["system","user","assistant"]},"content":{"type":"string"}}},"supports":{"description":"The scenarios the record serves: chat, completion, codereview, or others.","type":"array","items":{"type":"string"}}}};
 const schema8 = {"type":"object","required":["role","content"],"properties":{"role":{"enum":["system","user","assistant"]},"content":{"type":"string"}}};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -660,14 +660,89 @@ vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.error
 errors = vErrors.length;
 }
 }
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.tools !== undefined){
+let data7 = data.tools;
+if(Array.isArray(data7)){
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
+if(typeof data8 === "string"){
+if(func2(data8) > 64){
+const err9 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(func2(data8) < 1){
+const err10 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+let i2 = data7.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data7[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err12 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }

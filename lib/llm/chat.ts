@@ -1,53 +1,71 @@
+import { abortable } from '../abort'
 import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
 import type { ByteLimit } from '../egress'
-import type { Message } from '../catalog'
 import { ServiceError } from '../errors'
+import type { ErrorCode } from '../errors'
 import { boundToRequest, log } from '../log'
 import type { LlmClient } from './client'
 import type { LlmOptions } from './options'
 import { Retryable, withRetries } from './retry'
-
-/** The request to the provider: the rendered messages and the caller's OpenAI parameters. Never the args. */
-export type ChatRequest = { model: string; messages: Message[] } & Record<string, unknown>
+import type { Answer, ChatRequest, Completion } from './types'
 
 /**
- * A chat completion, under the retry policy. The answer is the provider's
- * body exactly as it came (its text), once it is seen to be a chat completion.
- * An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once: another
- * try would be as big.
+ * A chat completion, under the retry policy: the provider's body exactly as
+ * it came (its text), once it is seen to be a chat completion, and what it
+ * says. An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once:
+ * another try would be as big. `signal` (a chat's deadline) ends the wait,
+ * and every retry, with its reason.
  */
-export async function complete(client: LlmClient, request: ChatRequest, options: LlmOptions): Promise<string> {
+export async function complete(
+  client: LlmClient,
+  request: ChatRequest,
+  options: LlmOptions,
+  signal?: AbortSignal,
+): Promise<Answer> {
   const limit: ByteLimit = { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' }
-  return withRetries(async () => {
-    const response = await client.chat({ ...request, stream: false })
-    const text = await readWithin(response, options.timeoutMs, limit)
-    let body: unknown
-    try {
-      body = parseJson(text)
-    } catch {
-      throw new Retryable('answered 200 with a body that is not JSON')
-    }
-    if (!isChatCompletion(body)) throw new Retryable('answered 200 with a body that is not a chat completion')
-    return text
-  }, options.retryDelaysMs)
+  return withRetries(
+    async () => {
+      const response = await client.chat({ ...request, stream: false }, signal)
+      const text = await readWithin(response, options.timeoutMs, limit, signal)
+      let body: unknown
+      try {
+        body = parseJson(text)
+      } catch {
+        throw new Retryable('answered 200 with a body that is not JSON')
+      }
+      if (!isChatCompletion(body)) throw new Retryable('answered 200 with a body that is not a chat completion')
+      return { text, completion: body }
+    },
+    options.retryDelaysMs,
+    signal,
+  )
 }
 
 /**
  * The whole body, within `ms` and `limit`; a body that breaks off or stalls
- * is a failure worth another try, one too big is not.
+ * is a failure worth another try, one too big is not, nor one `signal` ended.
  */
-async function readWithin(response: Response, ms: number, limit: ByteLimit): Promise<string> {
+async function readWithin(response: Response, ms: number, limit: ByteLimit, signal?: AbortSignal): Promise<string> {
+  const timeout = AbortSignal.timeout(ms)
   try {
-    return decodeText(await readBody(response, limit, AbortSignal.timeout(ms)))
+    return decodeText(await readBody(response, limit, signal ? AbortSignal.any([timeout, signal]) : timeout))
   } catch (e) {
+    if (signal?.aborted) throw signal.reason
     if (e instanceof TooLargeError) throw new ServiceError('LLM_FAILED', `the provider ${e.message}`)
     throw new Retryable(`the answer broke off: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
 
-function isChatCompletion(body: unknown): boolean {
-  const b = body as { object?: unknown; choices?: unknown } | null
-  return typeof b === 'object' && b !== null && Array.isArray(b.choices) && b.choices.length > 0
+/** A body with a non-empty list of choices, each with a message. */
+function isChatCompletion(body: unknown): body is Completion {
+  const b = body as { choices?: unknown } | null
+  return (
+    typeof b === 'object' &&
+    b !== null &&
+    Array.isArray(b.choices) &&
+    b.choices.length > 0 &&
+    b.choices.every((c: unknown) => typeof (c as { message?: unknown } | null)?.message === 'object')
+  )
 }
 
 /**
@@ -61,24 +79,30 @@ export async function stream(
   client: LlmClient,
   request: ChatRequest,
   options: LlmOptions,
+  signal?: AbortSignal,
 ): Promise<ReadableStream<Uint8Array>> {
   const { timeoutMs: gapMs, maxBytes } = options
-  const { reader, first } = await withRetries(async () => {
-    const response = await client.chat({ ...request, stream: true })
-    if (!response.body) throw new Retryable('answered 200 with no body')
-    const reader = response.body.getReader()
-    try {
-      const first = await within(reader.read(), gapMs)
-      if (first.done) throw new Retryable('answered with an empty stream')
-      return { reader, first: first.value }
-    } catch (e) {
-      // This attempt is over: let the provider's connection go.
-      await reader.cancel().catch(() => undefined)
-      throw e instanceof Retryable
-        ? e
-        : new Retryable(`the stream broke off: ${e instanceof Error ? e.message : String(e)}`)
-    }
-  }, options.retryDelaysMs)
+  const { reader, first } = await withRetries(
+    async () => {
+      const response = await client.chat({ ...request, stream: true }, signal)
+      if (!response.body) throw new Retryable('answered 200 with no body')
+      const reader = response.body.getReader()
+      try {
+        const first = await within(reader.read(), gapMs, signal)
+        if (first.done) throw new Retryable('answered with an empty stream')
+        return { reader, first: first.value }
+      } catch (e) {
+        // This attempt is over: let the provider's connection go.
+        await reader.cancel().catch(() => undefined)
+        if (signal?.aborted) throw signal.reason
+        throw e instanceof Retryable
+          ? e
+          : new Retryable(`the stream broke off: ${e instanceof Error ? e.message : String(e)}`)
+      }
+    },
+    options.retryDelaysMs,
+    signal,
+  )
   const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
   let tail = ''
   let size = 0
@@ -106,11 +130,12 @@ export async function stream(
     },
     async pull(controller) {
       try {
-        const next = await within(reader.read(), gapMs)
+        const next = await within(reader.read(), gapMs, signal)
         if (next.done) fail(controller, tail, 'the provider ended the stream before [DONE]')
         else forward(controller, next.value)
       } catch (e) {
-        fail(controller, tail, e instanceof Error ? e.message : String(e))
+        const code = e instanceof ServiceError ? e.code : 'LLM_FAILED'
+        fail(controller, tail, e instanceof Error ? e.message : String(e), code)
         await reader.cancel().catch(() => undefined)
       }
     },
@@ -125,19 +150,28 @@ export async function stream(
  * provider broke off mid-event. The request's log line was written with the
  * 200 that started the stream, so the failure gets a line of its own.
  */
-function failStream(controller: ReadableStreamDefaultController<Uint8Array>, tail: string, message: string): void {
-  log.warn('chat stream ended with an error', { code: 'LLM_FAILED', reason: message })
-  const event = { error: { code: 'LLM_FAILED', message } }
+function failStream(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  tail: string,
+  message: string,
+  code: ErrorCode = 'LLM_FAILED',
+): void {
+  log.warn('chat stream ended with an error', { code, reason: message })
   const separator = tail === '' || tail.endsWith('\n\n') ? '' : '\n\n'
-  controller.enqueue(new TextEncoder().encode(`${separator}event: error\ndata: ${JSON.stringify(event)}\n\n`))
+  controller.enqueue(new TextEncoder().encode(separator + sseEvent('error', { error: { code, message } })))
   controller.close()
 }
 
-/** A read that must arrive within `ms`. */
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
+/** One server-sent event of ours (`error`, `step`, ...), its data JSON. */
+export function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+/** A read that must arrive within `ms`, and before `signal` aborts. */
+function within<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new DOMException(`no chunk within ${ms} ms`, 'TimeoutError')), ms)
   })
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
+  return abortable(Promise.race([p, timeout]), signal).finally(() => clearTimeout(timer))
 }

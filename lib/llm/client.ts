@@ -24,8 +24,8 @@ export class ConnectionError extends Error {}
  * the bundle.
  */
 export interface LlmClient {
-  /** The provider's answer to one chat request; an error status is a ProviderError. */
-  chat(body: Record<string, unknown>): Promise<Response>
+  /** The provider's answer to one chat request; an error status is a ProviderError; `signal` aborts it with its reason. */
+  chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<Response>
 }
 
 /**
@@ -38,26 +38,27 @@ export function clientFor(route: LlmRoute, timeoutMs: number): LlmClient {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
   if (route.apiKey) headers.authorization = `Bearer ${route.apiKey}`
   return {
-    chat: (body) => post(url, { method: 'POST', headers, body: JSON.stringify(body) }, timeoutMs),
+    chat: (body, signal) => post(url, { method: 'POST', headers, body: JSON.stringify(body) }, timeoutMs, signal),
   }
 }
 
-async function post(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+async function post(url: string, init: RequestInit, timeoutMs: number, outer?: AbortSignal): Promise<Response> {
   const timeout = new AbortController()
   const timer = setTimeout(
     () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
     timeoutMs,
   )
+  const signal = outer ? AbortSignal.any([outer, timeout.signal]) : timeout.signal
   try {
     let response: Response
     try {
-      response = await fetch(url, { ...init, signal: timeout.signal })
+      response = await fetch(url, { ...init, signal })
     } catch (e) {
-      if (timeout.signal.aborted) throw timeout.signal.reason
+      if (signal.aborted) throw signal.reason
       throw new ConnectionError(e instanceof Error ? e.message : String(e), { cause: e })
     }
     if (response.ok) return response
-    throw new ProviderError(response.status, await errorMessage(response, timeout.signal))
+    throw new ProviderError(response.status, await errorMessage(response, signal))
   } finally {
     clearTimeout(timer)
   }

@@ -1,3 +1,4 @@
+import { abortable } from '../abort'
 import { shortReason } from '../egress'
 import { ServiceError } from '../errors'
 import { ConnectionError, ProviderError } from './client'
@@ -10,12 +11,17 @@ export class Retryable extends Error {}
  * (LlmOptions.retryDelaysMs). Network errors, timeouts, 408, 429, 5xx and
  * invalid answers are retried; a 4xx that retrying cannot fix is LLM_REJECTED
  * at once; when every attempt failed, LLM_FAILED with the provider's last
- * error.
+ * error. `signal` ends the waits between attempts with its reason (an
+ * attempt ends itself when it aborts).
  */
-export async function withRetries<T>(attempt: () => Promise<T>, delaysMs: readonly number[]): Promise<T> {
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  delaysMs: readonly number[],
+  signal?: AbortSignal,
+): Promise<T> {
   let last: unknown
   for (let i = 0; i <= delaysMs.length; i++) {
-    if (i > 0) await delay(delaysMs[i - 1] as number)
+    if (i > 0) await abortable(delay(delaysMs[i - 1] as number), signal)
     try {
       return await attempt()
     } catch (e) {

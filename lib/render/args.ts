@@ -1,5 +1,5 @@
-import type { OutputUnit } from '@cfworker/json-schema'
-import { parametersValidator, withDefaults } from '../catalog'
+import { schemaValidator, validationProblems, withDefaults } from '../catalog'
+import type { ValueProblem } from '../catalog'
 import type { ParametersSchema } from '../catalog'
 import { ServiceError } from '../errors'
 import { setOwn } from '../json'
@@ -18,13 +18,13 @@ export interface ArgProblem {
  * missingkey=error. Args the parameters do not declare pass through.
  */
 export function argsChecker(schema: ParametersSchema): (args: Args) => Args {
-  const validator = parametersValidator(schema)
+  const validator = schemaValidator(schema)
   const properties = Object.entries(schema.properties)
   return (given) => {
     const args = withDefaults(schema, given)
     const result = validator.validate(args)
     if (!result.valid) {
-      const problems = describe(result.errors)
+      const problems = perArg(validationProblems(result))
       throw new ServiceError(
         'INVALID_ARGS',
         `invalid args: ${problems.map((p) => `${p.arg} ${p.message}`).join('; ')}`,
@@ -38,22 +38,12 @@ export function argsChecker(schema: ParametersSchema): (args: Args) => Args {
   }
 }
 
-/** One problem per offending arg, worded after its name; the validator's wrapper errors are dropped. */
-function describe(errors: readonly OutputUnit[]): ArgProblem[] {
-  const problems: ArgProblem[] = []
-  for (const e of errors) {
-    let problem: ArgProblem | undefined
-    const missing = /required property "(.*)"/.exec(e.error)
-    if (e.keyword === 'required' && missing) problem = { arg: missing[1] as string, message: 'is required' }
-    else if (e.instanceLocation !== '#' && !['properties', 'allOf', 'anyOf', 'oneOf', '$ref'].includes(e.keyword)) {
-      const arg = decodeURIComponent(e.instanceLocation.split('/')[1] ?? '')
-        .replaceAll('~1', '/')
-        .replaceAll('~0', '~')
-      const type = /^Instance type "(.*)" is invalid\. Expected "(.*)"\.$/.exec(e.error)
-      const message = type ? `must be ${type[2]}, not ${type[1]}` : e.error.replace(/^Instance /, '').replace(/\.$/, '')
-      problem = { arg, message }
-    }
-    if (problem && !problems.some((p) => p.arg === problem.arg)) problems.push(problem)
+/** One problem per offending arg, the first; a problem of the args as a whole says nothing an arg's would not. */
+function perArg(problems: readonly ValueProblem[]): ArgProblem[] {
+  const byArg = new Map<string, ArgProblem>()
+  for (const { at, message } of problems) {
+    const [arg] = at
+    if (arg !== undefined && !byArg.has(arg)) byArg.set(arg, { arg, message })
   }
-  return problems
+  return [...byArg.values()]
 }

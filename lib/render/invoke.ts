@@ -1,12 +1,26 @@
 import { getTool } from '../catalog'
+import type { Tool } from '../catalog'
 import type { Store } from '../store'
-import type { ValueMap } from '../template'
 import { ToolSession } from '../tools'
+import type { Outcome, Params } from '../tools'
 import { basePaths, baseUrlOf, loadVariables } from './context'
 import type { RenderOptions } from './pipeline'
 
-/** A tool's answer, or why it failed (the reason a render's TOOL_FAILED warning gives). */
-export type Invoked = { ok: true; value: unknown } | { ok: false; reason: string }
+/**
+ * A session for calling `tools` outside any template (a model's tool calls,
+ * MCP's tools/call), set up as a render's is: the base URLs of their
+ * modules read from the shared variables, the render's limits, and
+ * `signal` as the deadline that ends every call.
+ */
+export async function toolSession(
+  store: Store,
+  tools: readonly Tool[],
+  options: RenderOptions,
+  signal: AbortSignal,
+): Promise<ToolSession> {
+  const { vars } = await loadVariables(store, basePaths(tools))
+  return new ToolSession({ ...options.tools, signal, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
+}
 
 /**
  * Calls one tool on its own, with named arguments (MCP's tools/call), by
@@ -15,7 +29,7 @@ export type Invoked = { ok: true; value: unknown } | { ok: false; reason: string
  * render's deadline. A tool that does not exist is NOT_FOUND; a call that
  * fails is a reason, not an exception.
  */
-export async function invokeTool(store: Store, id: string, args: ValueMap, options: RenderOptions): Promise<Invoked> {
+export async function invokeTool(store: Store, id: string, args: Params, options: RenderOptions): Promise<Outcome> {
   // Its reason says which bound ended the call: the tool's own timeout is another.
   const deadline = new AbortController()
   const timer = setTimeout(() => {
@@ -25,12 +39,8 @@ export async function invokeTool(store: Store, id: string, args: ValueMap, optio
   let session: ToolSession | undefined
   try {
     const tool = await getTool(store, id)
-    const { vars } = await loadVariables(store, basePaths([tool]))
-    session = new ToolSession({ ...options.tools, signal: deadline.signal, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
-    // One map operand is named arguments, as `dict` gives them in a template.
-    const value = await session.functionFor(tool)(args)
-    const failed = session.warnings.find((w) => w.code === 'TOOL_FAILED')
-    return failed ? { ok: false, reason: failed.message } : { ok: true, value }
+    session = await toolSession(store, [tool], options, deadline.signal)
+    return await session.invoke(tool, args)
   } finally {
     clearTimeout(timer)
     await session?.close().catch(() => undefined)

@@ -1,6 +1,6 @@
 import { abortable } from '../abort'
 import { MAX_ENVIRON_SEGMENTS, getServedPrompt, listTools, promptAt } from '../catalog'
-import type { Message, Prompt, Served, Skip, Tool } from '../catalog'
+import type { Message, Prompt, PromptRecord, Served, Skip, Tool } from '../catalog'
 import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
 import { requestLog } from '../log'
@@ -62,10 +62,13 @@ export interface Rendered {
   analysis: Analysis
   /** The ids of the tools its templates call. */
   tools: string[]
+  /** The prompt's record: what a chat reads of it besides the templates (`tools`, `returns`). */
+  record: PromptRecord
 }
 
 /** What a render derives from the records it reads: kept while they hold (see keptPlan). */
 interface Plan {
+  record: PromptRecord
   compiled: CompiledPrompt
   served: Served | undefined
   /** The tools its templates call. */
@@ -176,6 +179,7 @@ async function render(options: RenderOptions, planner: Planner): Promise<Rendere
       served: plan.served,
       analysis: compiled.analysis,
       tools: called.map((t) => t.id),
+      record: plan.record,
     }
   } catch (e) {
     throw asServiceError(e, deadline, options.deadlineMs)
@@ -224,6 +228,7 @@ async function makePlan(
     abortable(loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)]), signal()),
   )
   const plan: Plan = {
+    record: prompt.record,
     compiled,
     served,
     called,

@@ -1,4 +1,4 @@
-import { normalizeParameters, parametersValidator, withDefaults } from '../catalog'
+import { jsonPathOf, normalizeParameters, schemaValidator, validationProblems, withDefaults } from '../catalog'
 import type { Tool, ToolRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
 import { Complex128, Uint8, isMap } from '../template/value'
@@ -51,7 +51,7 @@ const checkers = new WeakMap<ToolRecord, ParamsChecker>()
 function newParamsChecker(record: ToolRecord): ParamsChecker {
   const schema = normalizeParameters(record.parameters)
   const names = Object.keys(schema.properties)
-  const validator = parametersValidator(schema)
+  const validator = schemaValidator(schema)
   return {
     toParams(args) {
       const [first] = args
@@ -69,12 +69,8 @@ function newParamsChecker(record: ToolRecord): ParamsChecker {
       const params = withDefaults(schema, given)
       const result = validator.validate(params)
       if (!result.valid) {
-        const problems = result.errors.filter(
-          (e) => !['properties', 'allOf', 'anyOf', 'oneOf', '$ref'].includes(e.keyword),
-        )
-        throw new ArgumentError(
-          `invalid arguments: ${problems.map((e) => `${e.instanceLocation} ${e.error}`).join('; ')}`,
-        )
+        const problems = validationProblems(result).map((p) => `${jsonPathOf(p.at)} ${p.message}`)
+        throw new ArgumentError(`invalid arguments: ${problems.join('; ')}`)
       }
       return params
     },

@@ -4,6 +4,7 @@
  * calling convention, and lib/egress for where their requests may go.
  */
 export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './session'
-export type { ToolCall, ToolSessionOptions, ToolWarning } from './session'
+export type { Outcome, ToolCall, ToolSessionOptions, ToolWarning } from './session'
+export type { Params } from './arguments'
 export { dict } from './dict'
 export { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from './mcp'

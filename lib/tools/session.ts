@@ -45,6 +45,9 @@ export interface ToolCall {
   outcome: 'ok' | 'failed'
 }
 
+/** How a call ended: the tool's answer, or why it failed (the reason a TOOL_FAILED warning gives). */
+export type Outcome = { ok: true; value: Value } | { ok: false; reason: string }
+
 export type ToolWarning =
   | { code: 'TOOL_FAILED'; tool: string; message: string }
   | { code: 'TOOL_CALLS_REFUSED'; refused: number; message: string }
@@ -67,7 +70,7 @@ export class ToolSession {
   readonly calls: ToolCall[] = []
 
   readonly #warnings: ToolWarning[] = []
-  readonly #calls = new Map<string, Promise<Value> | Value>()
+  readonly #calls = new Map<string, Promise<Outcome> | Outcome>()
   readonly #queue: (() => void)[] = []
   readonly #mcp: McpClients
   /** Aborted when the render ends (close). */
@@ -97,12 +100,16 @@ export class ToolSession {
     const refused: ToolWarning = {
       code: 'TOOL_CALLS_REFUSED',
       refused: this.#refused,
-      message: `${this.#refused} more tool call${this.#refused === 1 ? ' was' : 's were'} refused: a render makes at most ${this.#maxCalls} (TOOL_MAX_CALLS)`,
+      message: `${this.#refused} more tool call${this.#refused === 1 ? ' was' : 's were'} refused: ${this.#refusal()}`,
     }
     return [...this.#warnings, refused]
   }
 
-  /** The template function of a tool. */
+  #refusal(): string {
+    return `a render makes at most ${this.#maxCalls} (TOOL_MAX_CALLS)`
+  }
+
+  /** The template function of a tool: a failed call prints as nothing (EMPTY), its reason a warning. */
   functionFor(tool: Tool): TemplateFunction {
     const checker = paramsChecker(tool)
     return (...args) => {
@@ -111,21 +118,36 @@ export class ToolSession {
       try {
         given = checker.toParams(args)
       } catch (e) {
-        return this.#counted(tool) ? this.#fail(tool, e, started) : EMPTY
+        return this.#counted(tool) ? valueOf(this.#fail(tool, e, started)) : EMPTY
       }
-      const key = `${tool.id}\u0000${JSON.stringify(given)}`
-      let call = this.#calls.get(key)
-      if (call === undefined) {
-        if (!this.#counted(tool)) return EMPTY
-        try {
-          call = this.#call(tool, checker.check(given), started)
-        } catch (e) {
-          call = this.#fail(tool, e, started)
-        }
-        this.#calls.set(key, call)
-      }
-      return call
+      const outcome = this.#outcome(tool, given, started)
+      return outcome instanceof Promise ? outcome.then(valueOf) : valueOf(outcome)
     }
+  }
+
+  /**
+   * One call with named arguments (a model's tool call, MCP's tools/call),
+   * made and bounded as a template's is, its outcome said rather than
+   * printed: the answer, or the reason it failed.
+   */
+  invoke(tool: Tool, params: Params): Promise<Outcome> | Outcome {
+    return this.#outcome(tool, params, Date.now())
+  }
+
+  /** The outcome of a call: a repeated call is the first one; a new one counts against the cap. */
+  #outcome(tool: Tool, given: Params, started: number): Promise<Outcome> | Outcome {
+    const key = `${tool.id}\u0000${JSON.stringify(given)}`
+    let call = this.#calls.get(key)
+    if (call === undefined) {
+      if (!this.#counted(tool)) return { ok: false, reason: `refused: ${this.#refusal()}` }
+      try {
+        call = this.#call(tool, paramsChecker(tool).check(given), started)
+      } catch (e) {
+        call = this.#fail(tool, e, started)
+      }
+      this.#calls.set(key, call)
+    }
+    return call
   }
 
   /**
@@ -148,7 +170,7 @@ export class ToolSession {
     return false
   }
 
-  async #call(tool: Tool, params: Params, started: number): Promise<Value> {
+  async #call(tool: Tool, params: Params, started: number): Promise<Outcome> {
     try {
       const send = this.#sender(tool, params)
       const queued = this.#acquire()
@@ -162,7 +184,7 @@ export class ToolSession {
         // Printed, a value deeper than any request or record may be would fail the whole render: fail the call.
         if (nestedDeeperThan(value)) throw new ToolError(`answered JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
         this.#record(tool, 'ok', started)
-        return value
+        return { ok: true, value }
       } finally {
         this.#busy(-1)
         this.#release()
@@ -197,12 +219,12 @@ export class ToolSession {
   }
 
   /** The log gets the reason; the caller's warning also a short reason the tool gave, if any. */
-  #fail(tool: Tool, e: unknown, started: number): Value {
+  #fail(tool: Tool, e: unknown, started: number): Outcome {
     const reason = reasonOf(e, this.options.timeoutMs)
     this.#record(tool, 'failed', started, reason)
     const excerpt = e instanceof ToolError && e.excerpt ? `: ${e.excerpt}` : ''
     this.#warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
-    return EMPTY
+    return { ok: false, reason: reason + excerpt }
   }
 
   #record(tool: Tool, outcome: ToolCall['outcome'], started: number, reason?: string): void {
@@ -230,6 +252,10 @@ export class ToolSession {
     if (delta === 1 && this.#inFlight++ === 0) this.#busySince = Date.now()
     if (delta === -1 && --this.#inFlight === 0) this.busyMs += Date.now() - this.#busySince
   }
+}
+
+function valueOf(outcome: Outcome): Value {
+  return outcome.ok ? outcome.value : EMPTY
 }
 
 function reasonOf(e: unknown, timeoutMs: number): string {

@@ -35,7 +35,11 @@ describe('POST /mcp on npm run dev', () => {
   it('lists the example prompts', async () => {
     const client = await connect(open)
     const { prompts } = await client.listPrompts()
-    expect(prompts.map((p) => p.name).sort()).toEqual(['evaluator.evaluate_quality', 'evaluator.quick_review'])
+    expect(prompts.map((p) => p.name).sort()).toEqual([
+      'evaluator.evaluate_quality',
+      'evaluator.quick_review',
+      'evaluator.review_symbol',
+    ])
     expect(prompts.find((p) => p.name === 'evaluator.quick_review')?.arguments).toEqual([
       { name: 'code', description: 'The code to review', required: true },
     ])

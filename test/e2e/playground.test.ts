@@ -147,13 +147,14 @@ describe('the playground', () => {
     expect(await items.evaluateAll((all) => all.map((item) => item.getAttribute('data-id')))).toEqual([
       'evaluator.evaluate_quality',
       'evaluator.quick_review',
+      'evaluator.review_symbol',
     ])
     // The text filter narrows the list.
     await page.getByPlaceholder('Filter prompts').fill('one-paragraph')
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 1)
     expect(await items.getAttribute('data-id')).toBe(PROMPT)
     await page.getByPlaceholder('Filter prompts').fill('')
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 2)
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 3)
   })
 
   it('renders the selected prompt with the args typed, with what it reads and how long it took', async () => {

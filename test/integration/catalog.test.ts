@@ -34,7 +34,7 @@ describe('extensions', () => {
           displayName: 'Project Quality Evaluator',
           description: evaluator.description,
           version: '1.0.0',
-          prompts: ['evaluator.evaluate_quality'],
+          prompts: ['evaluator.evaluate_quality', 'evaluator.review_symbol'],
         },
       ],
     })
@@ -64,16 +64,24 @@ describe('prompts', () => {
         description: evaluator.description,
         supports: ['chat', 'codereview'],
       },
+      {
+        id: 'evaluator.review_symbol',
+        origin: 'extension',
+        kind: 'prompt',
+        description: evaluator.contributes.prompts[1]?.description,
+        supports: ['chat', 'codereview'],
+      },
     ])
   })
 
   it('filters by supports and by extension', async () => {
     const ids = async (query: string) =>
       ((await get(db.env, `/api/prompts${query}`)).body.data as { id: string }[]).map((p) => p.id)
-    expect(await ids('?supports=chat')).toEqual(['evaluator.evaluate_quality'])
+    const both = ['evaluator.evaluate_quality', 'evaluator.review_symbol']
+    expect(await ids('?supports=chat')).toEqual(both)
     expect(await ids('?supports=completion')).toEqual([])
-    expect(await ids('?supports=chat,codereview')).toEqual(['evaluator.evaluate_quality'])
-    expect(await ids('?extension=evaluator')).toEqual(['evaluator.evaluate_quality'])
+    expect(await ids('?supports=chat,codereview')).toEqual(both)
+    expect(await ids('?extension=evaluator')).toEqual(both)
     expect(await ids('?extension=evalu')).toEqual([])
   })
 

@@ -10,7 +10,7 @@ describe('the embedded store', () => {
     const tools = await get({}, '/api/tools')
     expect(extensions.status).toBe(200)
     expect(extensions.body.data).toEqual([
-      expect.objectContaining({ id: 'evaluator', prompts: ['evaluator.evaluate_quality'] }),
+      expect.objectContaining({ id: 'evaluator', prompts: ['evaluator.evaluate_quality', 'evaluator.review_symbol'] }),
     ])
     expect((tools.body.data as { id: string }[]).map((t) => t.id)).toEqual([
       'codebase_lookup_ref',
@@ -24,7 +24,7 @@ describe('the embedded store', () => {
 
   it('answers every kind of record', async () => {
     expect((await get({}, '/api/extensions/evaluator')).body.data).toEqual(evaluator)
-    expect((await get({}, '/api/prompts')).body.data).toHaveLength(2)
+    expect((await get({}, '/api/prompts')).body.data).toHaveLength(3)
     expect((await get({}, '/api/prompts/evaluator.quick_review')).body.data).toMatchObject({
       origin: 'direct',
       kind: 'prompt',

@@ -118,6 +118,7 @@ describe('a prompt stored directly', () => {
         description: null,
         supports: ['completion'],
       },
+      expect.objectContaining({ id: 'evaluator.review_symbol', origin: 'extension' }),
       { id: 'team.standup', origin: 'direct', kind: 'messages', description: null, supports: [] },
     ])
     const one = await get(db.env, '/api/prompts/evaluator.evaluate_quality')

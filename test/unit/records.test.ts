@@ -1,7 +1,7 @@
 // Record decoding: each text is parsed and validated once per isolate, and
 // the record it gives is shared between requests, so it must not change.
 import { describe, expect, it } from 'vitest'
-import { parametersValidator } from '../../lib/catalog'
+import { schemaValidator } from '../../lib/catalog'
 import type { ParametersSchema } from '../../lib/catalog'
 import { environValue, jsonRecord } from '../../lib/catalog/records'
 import { validateTool } from '../../lib/catalog/validators.generated'
@@ -61,7 +61,7 @@ describe('environValue', () => {
   })
 })
 
-describe('parametersValidator', () => {
+describe('schemaValidator', () => {
   it('validates against a frozen schema, which it leaves as it was', () => {
     const schema = Object.freeze({
       type: 'object',
@@ -69,7 +69,7 @@ describe('parametersValidator', () => {
       required: Object.freeze(['n']),
     }) as unknown as ParametersSchema
     const before = JSON.stringify(schema)
-    const validator = parametersValidator(schema)
+    const validator = schemaValidator(schema)
     expect(validator.validate({ n: 1 }).valid).toBe(true)
     expect(validator.validate({ n: 'x' }).valid).toBe(false)
     expect(JSON.stringify(schema)).toBe(before)

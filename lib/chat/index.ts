@@ -1,0 +1,110 @@
+/**
+ * Chat: the rendered prompt and the caller's messages sent to a model,
+ * the prompt's tools offered to it and called for it in rounds, and its
+ * answer checked against the prompt's `returns`. conversation.ts holds the
+ * loop's state and rules; this file runs it plainly, stream.ts streamed.
+ */
+import type { PromptRecord, Tool } from '../catalog'
+import { ServiceError } from '../errors'
+import { complete } from '../llm'
+import type { ChatMessage, FunctionTool, LlmClient, LlmOptions } from '../llm'
+import type { RenderOptions, Rendered } from '../render'
+import type { Store } from '../store'
+import { Conversation } from './conversation'
+import { checkConversation } from './messages'
+import { DEFAULT_STEPS } from './options'
+import type { ChatOptions } from './options'
+import { returnsSchema } from './returns'
+import { offeredTools } from './tools'
+
+export { chatOptionsFrom } from './options'
+export type { ChatOptions } from './options'
+export { streamConversation } from './stream'
+export type { Conversation } from './conversation'
+
+/** The chat fields of a body besides the OpenAI parameters passed on. */
+export interface ChatFields {
+  messages?: ChatMessage[] | undefined
+  tools?: (string | FunctionTool)[] | undefined
+  max_steps?: number | undefined
+  continue_final_message?: boolean | undefined
+  n?: number | undefined
+  tool_choice?: unknown
+}
+
+/** What a chat starts from: the prompt rendered, where its tools live, and the configuration. */
+export interface ChatSetup {
+  promptId: string
+  record: PromptRecord
+  rendered: Rendered['prompt']
+  model: string
+  store: Store
+  catalogue: readonly Tool[]
+  renderOptions: RenderOptions
+  chatOptions: ChatOptions
+  llmOptions: LlmOptions
+}
+
+/**
+ * Checks a chat's body against the prompt and starts its conversation:
+ * the messages (400 INVALID_MESSAGES), the tools offered, `max_steps`
+ * within CHAT_MAX_STEPS. Nothing has been sent yet.
+ */
+export function startConversation(setup: ChatSetup, body: ChatFields & Record<string, unknown>): Conversation {
+  const { messages: given = [], tools, max_steps: steps, continue_final_message: continueLast, ...parameters } = body
+  const { promptId, record, rendered, model, chatOptions } = setup
+  if (steps !== undefined && steps > chatOptions.maxSteps) {
+    throw new ServiceError('BAD_REQUEST', `max_steps is ${steps}, more than CHAT_MAX_STEPS (${chatOptions.maxSteps})`)
+  }
+  const prompt: ChatMessage[] =
+    typeof rendered === 'string' ? [{ role: 'user', content: rendered }] : rendered.map((m) => ({ ...m }))
+  checkConversation(prompt, given, continueLast === true)
+  const offered = offeredTools(record.tools ?? [], tools, body.tool_choice, setup.catalogue)
+  const returns = returnsSchema(record)
+  if ((body.n ?? 1) > 1 && (offered.ours.size > 0 || returns)) {
+    throw new ServiceError(
+      'BAD_REQUEST',
+      'n must be 1 when the prompt offers tools or has a returns schema: the loop follows one answer',
+    )
+  }
+  const plan = {
+    promptId,
+    model,
+    parameters,
+    messages: [...prompt, ...given],
+    offered,
+    returns,
+    maxSteps: steps ?? Math.min(DEFAULT_STEPS, chatOptions.maxSteps),
+  }
+  return new Conversation(plan, setup.store, setup.renderOptions, chatOptions, setup.llmOptions.maxBytes)
+}
+
+/**
+ * Runs a conversation to its answer: the provider's last chat completion,
+ * as it came when the service adds nothing to it, else with `steps` (and
+ * `stopped`, `tool_messages`) and `choices[0].message.parsed`.
+ */
+export async function completeConversation(
+  conversation: Conversation,
+  client: LlmClient,
+  options: LlmOptions,
+  timing: Rendered['timing'],
+): Promise<string> {
+  try {
+    for (;;) {
+      const request = conversation.request()
+      const { text, completion } = await timing.measure('llm', () =>
+        complete(client, request, options, conversation.signal),
+      )
+      const choice = completion.choices[0] as (typeof completion.choices)[number]
+      const next = await conversation.next(choice.message, completion.usage, true)
+      if (next.kind === 'again') continue
+      if (!conversation.extended) return text
+      if (next.checked?.ok) choice.message.parsed = next.checked.value
+      return JSON.stringify({ ...completion, ...conversation.answerFields(next) })
+    }
+  } finally {
+    timing.addTools(conversation.toolsMs, [])
+    await conversation.close()
+  }
+}

@@ -1,0 +1,112 @@
+import type { SchemaDraft } from '@cfworker/json-schema'
+import { jsonPathOf, schemaValidator, validationProblems } from '../catalog'
+import type { JsonSchema, PromptRecord, SchemaValidator } from '../catalog'
+import { clip } from '../errors'
+import { isObject } from '../json'
+
+/** Members that make an object a JSON Schema rather than the spec's free-form description of an answer. */
+const SCHEMA_MARKS = ['type', 'properties', '$schema', '$ref', 'enum', 'const', 'items', 'anyOf', 'oneOf', 'allOf']
+
+/**
+ * The prompt's `returns` when it is a JSON Schema: an object with one of
+ * SCHEMA_MARKS, and not the tags format (`{"format": "tags"}`). Anything
+ * else there (the spec's list of return definitions, `{}`) documents the
+ * answer and asks nothing of the model.
+ */
+export function returnsSchema(record: PromptRecord): JsonSchema | undefined {
+  const { returns } = record
+  if (!isObject(returns) || returns.format === 'tags') return undefined
+  return SCHEMA_MARKS.some((mark) => Object.hasOwn(returns, mark)) ? returns : undefined
+}
+
+/**
+ * The `response_format` asking the model for JSON of `schema`: strict (the
+ * provider constrains decoding to it) where the schema keeps to what strict
+ * mode takes, a guide otherwise. The name is the prompt's id, as the
+ * provider allows names.
+ */
+export function responseFormat(schema: JsonSchema, promptId: string): Record<string, unknown> {
+  const { $schema: _draft, $id: _id, ...body } = schema
+  const name = promptId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)
+  return { type: 'json_schema', json_schema: { name, schema: body, strict: strictAllowed(schema, true) } }
+}
+
+/** The keywords OpenAI's strict mode takes in every schema of the tree; `additionalProperties` only as false. */
+const STRICT_KEYWORDS = new Set([
+  '$schema',
+  '$id',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+])
+
+/**
+ * True when strict mode takes `schema`: only STRICT_KEYWORDS, a root of type
+ * object, every object closed (`additionalProperties: false`) with all its
+ * properties required. Anything else would make the provider refuse the
+ * request, so the schema is sent as a guide and the answer still checked.
+ */
+function strictAllowed(schema: unknown, root = false): boolean {
+  if (!isObject(schema)) return false
+  if (root && schema.type !== 'object') return false
+  if (Object.keys(schema).some((k) => !STRICT_KEYWORDS.has(k))) return false
+  if (isObject(schema.properties)) {
+    const names = Object.keys(schema.properties)
+    const required = Array.isArray(schema.required) ? schema.required : []
+    if (schema.additionalProperties !== false || names.some((n) => !required.includes(n))) return false
+    if (!Object.values(schema.properties).every((s) => strictAllowed(s))) return false
+  } else if (schema.type === 'object' && schema.additionalProperties !== false) return false
+  const nested = [schema.items, ...(Array.isArray(schema.anyOf) ? schema.anyOf : [])]
+  const defs = [schema.$defs, schema.definitions].flatMap((d) => (isObject(d) ? Object.values(d) : []))
+  return [...nested.filter((s) => s !== undefined), ...defs].every((s) => strictAllowed(s))
+}
+
+/** What an answer's content came to: the value it holds, or what is wrong with it. */
+export type Checked = { ok: true; value: unknown } | { ok: false; errors: string[] }
+
+/** Problems listed at most, each at most PROBLEM_CHARS: what a model needs to fix its answer, never a flood. */
+const MAX_PROBLEMS = 10
+const PROBLEM_CHARS = 200
+
+/** Validators by schema: a record is one frozen object while its text is unchanged (catalog/records.ts). */
+const validators = new WeakMap<JsonSchema, SchemaValidator>()
+
+/** Parses an answer's content as JSON and checks it against `schema`. */
+export function checkAnswer(schema: JsonSchema, content: unknown): Checked {
+  if (typeof content !== 'string') return { ok: false, errors: ['the answer has no text content'] }
+  let value: unknown
+  try {
+    value = JSON.parse(content)
+  } catch {
+    // JSON.parse's own message quotes the text: the answer is the caller's to read, not the log's.
+    return { ok: false, errors: ['the answer is not JSON'] }
+  }
+  let validator = validators.get(schema)
+  if (!validator) validators.set(schema, (validator = schemaValidator(schema, draftOf(schema))))
+  const result = validator.validate(value)
+  if (result.valid) return { ok: true, value }
+  const errors = validationProblems(result).map((p) => clip(`${jsonPathOf(p.at)} ${p.message}`, PROBLEM_CHARS))
+  return { ok: false, errors: errors.slice(0, MAX_PROBLEMS) }
+}
+
+/** The user message asking a model again, after an answer that failed `errors`. */
+export function retryRequest(errors: readonly string[]): string {
+  return `Your answer does not match the required JSON Schema:\n${errors.map((e) => `- ${e}`).join('\n')}\nAnswer again with only the corrected JSON.`
+}
+
+function draftOf(schema: JsonSchema): SchemaDraft {
+  const uri = typeof schema.$schema === 'string' ? schema.$schema : ''
+  if (uri.includes('2020-12')) return '2020-12'
+  if (uri.includes('2019-09')) return '2019-09'
+  return '7'
+}

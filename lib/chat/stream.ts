@@ -1,0 +1,195 @@
+import { ServiceError } from '../errors'
+import { isObject } from '../json'
+import { sseEvent, stream } from '../llm'
+import type { ChatMessage, LlmClient, LlmOptions, ToolCallSpec } from '../llm'
+import { boundToRequest, log } from '../log'
+import type { Conversation } from './conversation'
+
+/** A provider's server-sent event: its text as it came, its name, and its data. */
+interface SseEvent {
+  raw: string
+  name: string | undefined
+  data: string
+}
+
+/**
+ * A streamed chat that loops. The caller reads one assistant message: the
+ * text of every round as it arrives; a tool round announced as `event:
+ * step` (its JSON) once its calls are made, its tool-call chunks kept back;
+ * the last round's remaining chunks as the provider sent them; then, with
+ * `returns`, `event: parsed` (the check of the whole text: it cannot be
+ * asked again, the text is out), `event: summary` with the fields a plain
+ * answer adds (`steps`, `stopped`, `tool_messages`), and `[DONE]`. A failure ends the stream with `event: error` and no
+ * `[DONE]`, as a plain stream's does. The first request is made before the
+ * answer starts, so that its failure is still an HTTP error.
+ */
+export async function streamConversation(
+  conversation: Conversation,
+  client: LlmClient,
+  options: LlmOptions,
+): Promise<ReadableStream<Uint8Array>> {
+  const ask = () => stream(client, conversation.request(), options, conversation.signal)
+  let first: ReadableStream<Uint8Array>
+  try {
+    first = await ask()
+  } catch (e) {
+    await conversation.close()
+    throw e
+  }
+  // Nothing to add: the provider's events go through as they came, and the deadline ends with them.
+  if (!conversation.extended) return first.pipeThrough(new TransformStream({ flush: () => conversation.close() }))
+  const events = rounds(conversation, first, ask)
+  const encoder = new TextEncoder()
+  // The stream outlives the handler: what it logs belongs to the request that started it.
+  const pull = boundToRequest(async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const next = await events.next()
+    if (next.done) controller.close()
+    else controller.enqueue(encoder.encode(next.value))
+  })
+  return new ReadableStream<Uint8Array>({
+    pull,
+    async cancel() {
+      await events.return(undefined)
+    },
+  })
+}
+
+async function* rounds(
+  conversation: Conversation,
+  first: ReadableStream<Uint8Array>,
+  ask: () => Promise<ReadableStream<Uint8Array>>,
+): AsyncGenerator<string> {
+  let body = first
+  try {
+    for (;;) {
+      const round = new RoundReader()
+      for await (const event of sseEvents(body)) {
+        // The provider's failure, as stream() worded it: it ends the answer.
+        if (event.name === 'error') return yield event.raw
+        if (/^\s*\[DONE\]\s*$/.test(event.data)) break
+        const now = round.take(event)
+        if (now !== undefined) yield now
+      }
+      const next = await conversation.next(round.message(), round.usage, false)
+      if (next.kind === 'again') {
+        if (next.step) yield sseEvent('step', next.step)
+        body = await ask()
+        continue
+      }
+      yield* round.held
+      if (next.checked) {
+        yield sseEvent(
+          'parsed',
+          next.checked.ok ? { valid: true, parsed: next.checked.value } : { valid: false, errors: next.checked.errors },
+        )
+      }
+      const fields = conversation.answerFields(next)
+      if (Object.keys(fields).length > 0) yield sseEvent('summary', fields)
+      yield 'data: [DONE]\n\n'
+      return
+    }
+  } catch (e) {
+    const error = e instanceof ServiceError ? e : new ServiceError('INTERNAL', 'internal error', { cause: e })
+    log.warn('chat stream ended with an error', { code: error.code, reason: error.message })
+    yield sseEvent('error', { error: { code: error.code, message: error.message } })
+  } finally {
+    await conversation.close()
+  }
+}
+
+/**
+ * One round of a stream: the chunks to forward now, those kept back, and
+ * the message they add up to. Text is forwarded as it comes; from the first
+ * chunk that carries tool calls, a finish reason or usage on, every chunk
+ * is kept back (in order), until the round turns out to be the last.
+ */
+class RoundReader {
+  readonly held: string[] = []
+  usage: unknown
+  #content = ''
+  readonly #calls: { id: string; name: string; arguments: string }[] = []
+
+  take(event: SseEvent): string | undefined {
+    const chunk = parse(event.data)
+    const choice = isObject(chunk) && Array.isArray(chunk.choices) ? (chunk.choices[0] as unknown) : undefined
+    const delta = isObject(choice) && isObject(choice.delta) ? choice.delta : {}
+    if (isObject(chunk) && chunk.usage) this.usage = chunk.usage
+    if (typeof delta.content === 'string') this.#content += delta.content
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.#addCall(call)
+    const settled = Array.isArray(delta.tool_calls) || !isObject(choice) || choice.finish_reason
+    if (this.held.length > 0 || (settled && isObject(chunk))) {
+      this.held.push(event.raw)
+      return undefined
+    }
+    return event.raw
+  }
+
+  /** The assistant message the round's chunks add up to. */
+  message(): ChatMessage {
+    const calls: ToolCallSpec[] = this.#calls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }))
+    return { role: 'assistant', content: this.#content, ...(calls.length > 0 ? { tool_calls: calls } : {}) }
+  }
+
+  /** A tool call's delta: the first of a call has its id and name, later ones pieces of its arguments. */
+  #addCall(delta: unknown): void {
+    if (!isObject(delta) || typeof delta.index !== 'number') return
+    const fn = isObject(delta.function) ? delta.function : {}
+    const call = (this.#calls[delta.index] ??= { id: '', name: '', arguments: '' })
+    if (typeof delta.id === 'string') call.id = delta.id
+    if (typeof fn.name === 'string') call.name += fn.name
+    if (typeof fn.arguments === 'string') call.arguments += fn.arguments
+  }
+}
+
+function parse(data: string): unknown {
+  try {
+    return JSON.parse(data)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The events of a provider's stream, each with its text. stream() bounds
+ * the bytes and the gaps, and ends a failed stream with an `error` event,
+ * so every event here is whole.
+ */
+async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder()
+  const separator = /\r?\n\r?\n/g
+  let buffer = ''
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      // Only the new text is searched (and the few characters before it a separator may begin in).
+      separator.lastIndex = Math.max(0, buffer.length - 3)
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true })
+      while (separator.exec(buffer) !== null) {
+        const raw = buffer.slice(0, separator.lastIndex)
+        buffer = buffer.slice(raw.length)
+        separator.lastIndex = 0
+        const event = eventOf(raw)
+        if (event) yield event
+      }
+      if (done) return
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+function eventOf(raw: string): SseEvent | undefined {
+  let name: string | undefined
+  const data: string[] = []
+  for (const line of raw.split(/\r?\n/)) {
+    const field = /^([^:]*):? ?(.*)$/.exec(line)
+    if (field?.[1] === 'event') name = field[2]
+    else if (field?.[1] === 'data') data.push(field[2] ?? '')
+  }
+  return data.length > 0 || name !== undefined ? { raw, name, data: data.join('\n') } : undefined
+}
