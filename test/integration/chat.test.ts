@@ -91,7 +91,7 @@ describe('chat', () => {
       temperature: 0.2,
       stop: ['END'],
       messages: [
-        { role: 'system', content: evaluator.contributes.prompts[0]?.messages[0]?.content },
+        { role: 'system', content: evaluator.contributes.prompts[0]?.messages?.[0]?.content },
         { role: 'user', content: userContent },
       ],
     })

@@ -55,7 +55,7 @@ describe('rendering', () => {
     expect(body).toEqual({
       status: 'success',
       rendered_prompt: [
-        { role: 'system', content: evaluator.contributes.prompts[0]?.messages[0]?.content },
+        { role: 'system', content: evaluator.contributes.prompts[0]?.messages?.[0]?.content },
         {
           role: 'user',
           content:
