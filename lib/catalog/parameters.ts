@@ -38,7 +38,7 @@ export function schemaValidator(schema: JsonSchema, draft: SchemaDraft = '7'): S
 }
 
 /** Keywords whose failure only says that a schema inside failed, which reports its own. */
-const WRAPPERS = new Set(['properties', 'items', 'allOf', 'anyOf', 'oneOf', '$ref'])
+const WRAPPERS = new Set(['properties', 'additionalProperties', 'items', 'allOf', 'anyOf', 'oneOf', '$ref'])
 
 /** One thing wrong with a value: where (the member names down to it), and what, worded after its path. */
 export interface ValueProblem {
@@ -61,13 +61,11 @@ export function validationProblems(result: ValidationResult): ValueProblem[] {
       .map((s) => decodeURIComponent(s).replaceAll('~1', '/').replaceAll('~0', '~'))
     const missing = /required property "(.*)"/.exec(e.error)
     const type = /^Instance type "(.*)" is invalid\. Expected "(.*)"\.$/.exec(e.error)
-    const problem =
-      e.keyword === 'required' && missing
-        ? { at: [...at, missing[1] as string], message: 'is required' }
-        : {
-            at,
-            message: type ? `must be ${type[2]}, not ${type[1]}` : e.error.replace(/^Instance /, '').replace(/\.$/, ''),
-          }
+    let message = type ? `must be ${type[2]}, not ${type[1]}` : e.error.replace(/^Instance /, '').replace(/\.$/, '')
+    // A false schema (`additionalProperties: false`) forbids the member.
+    if (e.keyword === 'false') message = 'is not allowed'
+    const missingAt = e.keyword === 'required' && missing ? [...at, missing[1] as string] : undefined
+    const problem = missingAt ? { at: missingAt, message: 'is required' } : { at, message }
     problems.set(JSON.stringify(problem), problem)
   }
   return [...problems.values()]
