@@ -6,7 +6,7 @@ import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
 import type { Env } from '../../lib/env'
 import type { GrpcRequestRecord, GrpcServerStats } from './grpc-server'
-import type { LlmIdle, LlmRequestRecord } from './llm-server'
+import type { LlmIdle, LlmRequestRecord, ScriptedAnswer } from './llm-server'
 import type { BridgeStats } from './upstash-bridge'
 import type { McpServerStats } from './mcp-server'
 import type { ToolServerStats } from './tool-server'
@@ -162,6 +162,8 @@ export function mcpServer(): McpServerClient {
   }
 }
 
+export type { ScriptedAnswer }
+
 export interface LlmServerClient {
   /** Base URL for an OpenAI-compatible client, `http://127.0.0.1:<port>/v1` (no trailing slash). */
   url: string
@@ -171,13 +173,23 @@ export interface LlmServerClient {
   reset(model: string): Promise<void>
   /** Once no answer of the model is being written: how many the client left before they were complete. */
   idle(model: string): Promise<LlmIdle>
+  /**
+   * Scripts the model, whatever its name, and forgets its requests: the Nth chat request from now takes
+   * `answers[N-1]`; past the end the last one again with `repeatLast`, else a 500. `reset` forgets the script.
+   */
+  script(model: string, answers: ScriptedAnswer[], options?: { repeatLast?: boolean }): Promise<void>
 }
 
 /** The OpenAI-compatible provider the global setup started (test/support/llm-server.ts). */
 export function llmServer(): LlmServerClient {
   const url = inject('llmUrl')
-  const admin = async (method: string, path: string, model: string): Promise<unknown> => {
-    const res = await fetch(new URL(`${path}?model=${encodeURIComponent(model)}`, url), { method })
+  const admin = async (method: string, path: string, model: string, body?: unknown): Promise<unknown> => {
+    const init: RequestInit = { method }
+    if (body !== undefined) {
+      init.body = JSON.stringify(body)
+      init.headers = { 'content-type': 'application/json' }
+    }
+    const res = await fetch(new URL(`${path}?model=${encodeURIComponent(model)}`, url), init)
     if (!res.ok) throw new Error(`LLM server ${method} ${path}: ${res.status} ${await res.text()}`)
     return res.json()
   }
@@ -187,6 +199,8 @@ export function llmServer(): LlmServerClient {
       ((await admin('GET', '/__requests', model)) as { requests: LlmRequestRecord[] }).requests,
     reset: async (model) => void (await admin('POST', '/__reset', model)),
     idle: async (model) => (await admin('GET', '/__idle', model)) as LlmIdle,
+    script: async (model, answers, options = {}) =>
+      void (await admin('POST', '/__script', model, { answers, repeat_last: options.repeatLast ?? false })),
   }
 }
 

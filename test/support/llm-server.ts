@@ -20,10 +20,18 @@
 //                                 (a piece whenever the client has taken the last) and stopped when the client
 //                                 leaves; with `"stream": true`, chunks of 64 KiB of content each, then [DONE]
 //
+// A model can instead be scripted, whatever its name: `POST /__script?model=NAME`
+// with `{ "answers": ScriptedAnswer[], "repeat_last"?: boolean }` has the Nth
+// request of that exact model since then take answers[N-1] (a completion,
+// tool calls included, streamed when asked; a hang; or an error status), and
+// past the end the last answer again with `repeat_last`, else a 500
+// `script exhausted: N answers scripted`. Setting a script forgets the model's
+// records, so the count starts with it.
+//
 // Every request with a JSON body naming a model is recorded under that model on
 // arrival (`LlmRequestRecord`). `GET /__requests?model=NAME` answers
 // `{ requests: LlmRequestRecord[] }`; `POST /__reset?model=NAME` forgets the
-// model's records and so restarts its fail/rate-limited/timeout/garbage count;
+// model's records and script and so restarts its fail/rate-limited/timeout/garbage count;
 // `GET /__idle?model=NAME` answers `LlmIdle` once no answer of the model is
 // being written (an event to wait on, for a client that should have left).
 import { createServer } from 'node:http'
@@ -62,6 +70,38 @@ export const GARBAGE = { unexpected: true } as const
 /** What `/__idle` answers: how many answers of the model the client left before they were complete. */
 export interface LlmIdle {
   cutShort: number
+}
+
+export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+
+/** A tool call a scripted answer asks for; `arguments` goes out as it is, valid JSON or not. */
+export interface ScriptedToolCall {
+  id: string
+  name: string
+  arguments: string
+}
+
+/**
+ * One answer of a scripted model (`POST /__script`). Without `hang` or `status`, a chat
+ * completion: `content` defaults to null when there are tool calls, else ''; `finish_reason`
+ * to `tool_calls` when there are tool calls, else `stop`; `usage` to USAGE.
+ */
+export interface ScriptedAnswer {
+  content?: string | null
+  tool_calls?: ScriptedToolCall[]
+  finish_reason?: string
+  usage?: Usage
+  /** Never answers, until the client leaves or the server stops. */
+  hang?: true
+  /** Answers this error status (400 to 599) with an OpenAI error body, `error` its message. */
+  status?: number
+  error?: string
+}
+
+/** A model's script as `/__script` took it. */
+interface Script {
+  answers: ScriptedAnswer[]
+  repeatLast: boolean
 }
 
 /** A big-N answer's content comes in pieces of this many bytes. */
@@ -125,6 +165,8 @@ export async function startLlmServer(): Promise<LlmServer> {
       wakeIdle()
     })
   }
+  /** Each scripted model's script, kept until the model is reset or scripted again. */
+  const scripts = new Map<string, Script>()
   /** Responses left hanging or stalled, destroyed on stop. */
   const hanging = new Set<ServerResponse>()
   let stopping = false
@@ -147,6 +189,20 @@ export async function startLlmServer(): Promise<LlmServer> {
       // A new record: requests still in flight no longer count.
       models.delete(model)
       writing.delete(model)
+      scripts.delete(model)
+      return [200, { ok: true }]
+    }
+    if (url.pathname === '/__script' && req.method === 'POST') {
+      let script: Script
+      try {
+        script = parseScript(await readBody(req))
+      } catch (error) {
+        return [400, { error: `bad script for ${model}: ${messageOf(error)}` }]
+      }
+      // The script's count is the model's record's, so both start now.
+      models.delete(model)
+      writing.delete(model)
+      scripts.set(model, script)
       return [200, { ok: true }]
     }
     return [404, { error: `no admin route ${req.method} ${url.pathname}` }]
@@ -171,6 +227,11 @@ export async function startLlmServer(): Promise<LlmServer> {
     const nth = records.length
     wake()
 
+    const script = scripts.get(model)
+    if (script) {
+      await answerScripted(res, model, script, nth, body)
+      return
+    }
     const failing = FAILING.exec(model)
     if (failing && nth <= Number(failing[2])) {
       const kind = failing[1] as Failure
@@ -229,40 +290,55 @@ export async function startLlmServer(): Promise<LlmServer> {
   }
 
   const stream = async (res: ServerResponse, model: string, text: string, body: Record<string, unknown>) => {
-    const options = body.stream_options as { include_usage?: unknown } | undefined
-    const includeUsage = options?.include_usage === true
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-      chunkEvent(model, delta, finishReason, includeUsage ? { usage: null } : {})
-    const events = [
-      chunk({ role: 'assistant', content: '' }, null),
-      ...echoWords(text).map((word) => chunk({ content: word }, null)),
-      chunk({}, 'stop'),
-    ]
-    if (includeUsage) {
-      events.push(
-        sse({
-          id: COMPLETION_ID,
-          object: 'chat.completion.chunk',
-          created: CREATED,
-          model,
-          choices: [],
-          usage: USAGE,
-        }),
-      )
-    }
-    events.push('data: [DONE]\n\n')
-
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
-    res.flushHeaders()
+    const deltas = [{ role: 'assistant', content: '' }, ...echoWords(text).map((word) => ({ content: word }))]
+    const events = streamEvents(model, deltas, 'stop', USAGE, body)
     const limit = model === 'stream-cut' ? 2 : model === 'stream-stall' ? 1 : events.length
-    for (const event of events.slice(0, limit)) {
-      // Each chunk on its own: handed to the socket, then a turn of the event loop.
-      if (!(await write(res, event))) return
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+    if (!(await sendEvents(res, events.slice(0, limit)))) return
     if (model === 'stream-cut') res.destroy()
     else if (model === 'stream-stall') hang(res)
     else res.end()
+  }
+
+  const answerScripted = async (
+    res: ServerResponse,
+    model: string,
+    script: Script,
+    nth: number,
+    body: Record<string, unknown>,
+  ): Promise<void> => {
+    const { answers, repeatLast } = script
+    const answer = answers[nth - 1] ?? (repeatLast ? answers.at(-1) : undefined)
+    if (!answer) {
+      sendError(res, 500, `script exhausted: ${answers.length} answers scripted`, 'server_error')
+      return
+    }
+    if (answer.hang) return hang(res)
+    if (answer.status !== undefined) {
+      const { status } = answer
+      // The same type (and code) as the name-based errors of that status, so clients classify them alike.
+      if (status === 429) sendError(res, status, answer.error ?? RATE_LIMIT_MESSAGE, 'requests', 'rate_limit_exceeded')
+      else if (status >= 500) sendError(res, status, answer.error ?? FAIL_MESSAGE, 'server_error')
+      else sendError(res, status, answer.error ?? `the script answers ${status}`, 'invalid_request_error')
+      return
+    }
+    const toolCalls = answer.tool_calls ?? []
+    const content = answer.content !== undefined ? answer.content : toolCalls.length > 0 ? null : ''
+    const finishReason = answer.finish_reason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop')
+    const usage = answer.usage ?? USAGE
+    if (body.stream !== true) {
+      send(res, 200, completion(model, content, toolCalls, finishReason, usage))
+      return
+    }
+    const deltas: Record<string, unknown>[] = [
+      // What OpenAI sends: a null content opens an answer that has none, '' one whose text follows.
+      { role: 'assistant', content: content === null ? null : '' },
+      ...(content ? echoWords(content).map((word) => ({ content: word })) : []),
+    ]
+    toolCalls.forEach(({ id, name, arguments: args }, index) => {
+      deltas.push({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] })
+      for (const piece of pieces(args)) deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] })
+    })
+    if (await sendEvents(res, streamEvents(model, deltas, finishReason, usage, body))) res.end()
   }
 
   const server = createServer((req, res) => {
@@ -330,16 +406,44 @@ async function sendBig(res: ServerResponse, model: string, size: number, streame
   res.end(tail)
 }
 
-function completion(model: string, text: string) {
+function completion(
+  model: string,
+  content: string | null,
+  toolCalls: ScriptedToolCall[] = [],
+  finishReason = 'stop',
+  usage: Usage = USAGE,
+) {
+  const message = {
+    role: 'assistant',
+    content,
+    ...(toolCalls.length > 0
+      ? { tool_calls: toolCalls.map(({ id, name, arguments: args }) => toolCall(id, name, args)) }
+      : {}),
+  }
   return {
     id: COMPLETION_ID,
     object: 'chat.completion',
     created: CREATED,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop', logprobs: null }],
-    usage: USAGE,
+    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+    usage,
     system_fingerprint: SYSTEM_FINGERPRINT,
   }
+}
+
+function toolCall(id: string, name: string, args: string) {
+  return { id, type: 'function', function: { name, arguments: args } }
+}
+
+/**
+ * A tool call's arguments as streamed: in two pieces split at the middle code
+ * point, so a client must join pieces that are no JSON on their own.
+ */
+function pieces(args: string): string[] {
+  const points = Array.from(args)
+  if (points.length < 2) return points.length === 0 ? [] : [args]
+  const middle = points.length >> 1
+  return [points.slice(0, middle).join(''), points.slice(middle).join('')]
 }
 
 function contentText(content: unknown): string {
@@ -368,6 +472,43 @@ function chunkEvent(
     choices: [{ index: 0, delta, finish_reason: finishReason }],
     ...extra,
   })
+}
+
+/**
+ * A stream's events: a chunk per delta, one with the finish reason, the usage chunk when
+ * `stream_options.include_usage` asks for it (every chunk then carries `usage: null`), then [DONE].
+ */
+function streamEvents(
+  model: string,
+  deltas: Record<string, unknown>[],
+  finishReason: string,
+  usage: Usage,
+  body: Record<string, unknown>,
+): string[] {
+  const options = body.stream_options as { include_usage?: unknown } | undefined
+  const includeUsage = options?.include_usage === true
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    chunkEvent(model, delta, finish, includeUsage ? { usage: null } : {})
+  const events = [...deltas.map((delta) => chunk(delta, null)), chunk({}, finishReason)]
+  if (includeUsage) {
+    events.push(
+      sse({ id: COMPLETION_ID, object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage }),
+    )
+  }
+  events.push('data: [DONE]\n\n')
+  return events
+}
+
+/** The head of an event stream, then each event; true once all are handed to the socket, false if the client left. */
+async function sendEvents(res: ServerResponse, events: string[]): Promise<boolean> {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+  res.flushHeaders()
+  for (const event of events) {
+    // Each chunk on its own: handed to the socket, then a turn of the event loop.
+    if (!(await write(res, event))) return false
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return true
 }
 
 function sse(payload: unknown): string {
@@ -407,4 +548,79 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 /** An error in OpenAI's shape; `code` only when given. */
 function sendError(res: ServerResponse, status: number, message: string, type: string, code?: string): void {
   send(res, status, { error: { message, type, ...(code === undefined ? {} : { code }) } })
+}
+
+const ANSWER_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage', 'hang', 'status', 'error']
+/** The fields of an answer that is a completion, which one that hangs or fails cannot have. */
+const COMPLETION_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage']
+const TOOL_CALL_FIELDS = ['id', 'name', 'arguments']
+const USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'total_tokens']
+
+/** A `/__script` body, checked field by field: a typo must not pass for a default. */
+function parseScript(body: Record<string, unknown>): Script {
+  onlyFields(body, ['answers', 'repeat_last'], 'the body')
+  const { answers, repeat_last: repeatLast = false } = body
+  if (!Array.isArray(answers) || answers.length === 0) throw new Error('answers must be a non-empty array')
+  if (typeof repeatLast !== 'boolean') throw new Error('repeat_last must be a boolean')
+  return { answers: answers.map((answer: unknown, i) => parseAnswer(answer, `answers[${i}]`)), repeatLast }
+}
+
+function parseAnswer(answer: unknown, at: string): ScriptedAnswer {
+  const fields = objectAt(answer, at)
+  onlyFields(fields, ANSWER_FIELDS, at)
+  const { content, tool_calls: toolCalls, finish_reason: finishReason, usage, hang, status, error } = fields
+  if (content !== undefined && content !== null && typeof content !== 'string') {
+    throw new Error(`${at}.content must be a string or null`)
+  }
+  if (toolCalls !== undefined) {
+    if (!Array.isArray(toolCalls) || toolCalls.length === 0) {
+      throw new Error(`${at}.tool_calls must be a non-empty array`)
+    }
+    toolCalls.forEach((call: unknown, j) => {
+      const callFields = objectAt(call, `${at}.tool_calls[${j}]`)
+      onlyFields(callFields, TOOL_CALL_FIELDS, `${at}.tool_calls[${j}]`)
+      for (const field of TOOL_CALL_FIELDS) {
+        if (typeof callFields[field] !== 'string') throw new Error(`${at}.tool_calls[${j}].${field} must be a string`)
+      }
+    })
+  }
+  if (finishReason !== undefined && typeof finishReason !== 'string') {
+    throw new Error(`${at}.finish_reason must be a string`)
+  }
+  if (usage !== undefined) {
+    const usageFields = objectAt(usage, `${at}.usage`)
+    onlyFields(usageFields, USAGE_FIELDS, `${at}.usage`)
+    for (const field of USAGE_FIELDS) {
+      const count = usageFields[field]
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+        throw new Error(`${at}.usage.${field} must be a non-negative integer`)
+      }
+    }
+  }
+  if (hang !== undefined && hang !== true) throw new Error(`${at}.hang must be true when given`)
+  if (
+    status !== undefined &&
+    (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
+  ) {
+    throw new Error(`${at}.status must be an error status, 400 to 599`)
+  }
+  if (error !== undefined && typeof error !== 'string') throw new Error(`${at}.error must be a string`)
+  if (error !== undefined && status === undefined)
+    throw new Error(`${at}.error is the message of a status, and there is none`)
+  if (hang && status !== undefined) throw new Error(`${at} cannot both hang and answer a status`)
+  const given = COMPLETION_FIELDS.filter((field) => fields[field] !== undefined)
+  if ((hang || status !== undefined) && given.length > 0) {
+    throw new Error(`${at} ${hang ? 'hangs' : 'answers a status'}, so it cannot have ${given.join(', ')}`)
+  }
+  return fields as ScriptedAnswer
+}
+
+function objectAt(value: unknown, at: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${at} must be an object`)
+  return value as Record<string, unknown>
+}
+
+function onlyFields(value: Record<string, unknown>, fields: string[], at: string): void {
+  const unknown = Object.keys(value).filter((key) => !fields.includes(key))
+  if (unknown.length > 0) throw new Error(`${at} has unknown fields ${unknown.join(', ')}; known: ${fields.join(', ')}`)
 }
