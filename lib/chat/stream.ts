@@ -15,11 +15,11 @@ interface SseEvent {
 /**
  * A streamed chat that loops. The caller reads one assistant message: the
  * text of every round as it arrives; a tool round announced as `event:
- * step` (its JSON) once its calls are made, its tool-call chunks kept back;
- * the last round's remaining chunks as the provider sent them; then, with
- * `returns`, `event: parsed` (the check of the whole text: it cannot be
- * asked again, the text is out), `event: summary` with the fields a plain
- * answer adds (`steps`, `stopped`, `tool_messages`), and `[DONE]`. A failure ends the stream with `event: error` and no
+ * step` (`{step}`) once its calls are made, its tool-call chunks kept
+ * back; the last round's remaining chunks as the provider sent them; then,
+ * with `returns`, `event: parsed` (the check of the whole text: it cannot
+ * be asked again, the text is out), `event: summary` with `stopped` or
+ * `tool_messages` when the loop ended so, and `[DONE]`. A failure ends the stream with `event: error` and no
  * `[DONE]`, as a plain stream's does. The first request is made before the
  * answer starts, so that its failure is still an HTTP error.
  */
@@ -72,19 +72,21 @@ async function* rounds(
       }
       const next = await conversation.next(round.message(), round.usage, false)
       if (next.kind === 'again') {
-        if (next.step) yield sseEvent('step', next.step)
+        if (next.step) yield ourEvent('step', { step: next.step })
         body = await ask()
         continue
       }
       yield* round.held
       if (next.checked) {
-        yield sseEvent(
+        const { checked } = next
+        yield ourEvent(
           'parsed',
-          next.checked.ok ? { valid: true, parsed: next.checked.value } : { valid: false, errors: next.checked.errors },
+          checked.ok ? { valid: true, parsed: checked.value } : { valid: false, errors: checked.errors },
         )
       }
-      const fields = conversation.answerFields(next)
-      if (Object.keys(fields).length > 0) yield sseEvent('summary', fields)
+      // The steps went out one by one: what is left to say is how the loop ended.
+      const { steps: _said, ...fields } = conversation.answerFields(next)
+      if (Object.keys(fields).length > 0) yield ourEvent('summary', fields)
       yield 'data: [DONE]\n\n'
       return
     }
@@ -95,6 +97,16 @@ async function* rounds(
   } finally {
     await conversation.close()
   }
+}
+
+/**
+ * An event of ours in the provider's stream. Its data is also an empty
+ * `chat.completion.chunk` (no choices, like a usage chunk): OpenAI's own
+ * clients read every event's data as a chunk, whatever its name, and so
+ * pass over it, while a client that reads event names finds its fields.
+ */
+function ourEvent(name: string, fields: Record<string, unknown>): string {
+  return sseEvent(name, { object: 'chat.completion.chunk', choices: [], ...fields })
 }
 
 /**

@@ -312,7 +312,11 @@ export async function startLlmServer(): Promise<LlmServer> {
       sendError(res, 500, `script exhausted: ${answers.length} answers scripted`, 'server_error')
       return
     }
-    if (answer.hang) return hang(res)
+    if (answer.hang) {
+      // Tracked, so that /__idle counts the client leaving it.
+      track(model, res)
+      return hang(res)
+    }
     if (answer.status !== undefined) {
       const { status } = answer
       // The same type (and code) as the name-based errors of that status, so clients classify them alike.
