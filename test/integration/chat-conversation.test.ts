@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import OpenAI from 'openai'
 import evaluator from '../../examples/extensions/evaluator.json'
 import lookupRef from '../../examples/tools/codebase/lookup_ref.json'
-import { call, fetchWorker, freshRedis, llmServer, toolServer } from '../support/harness'
+import { call, chatEnv, fetchWorker, freshRedis, llmServer, toolServer } from '../support/harness'
 import type { ScriptedAnswer, TestRedis } from '../support/harness'
 import { restTool } from '../support/records'
 import type { Env } from '../../lib/env'
@@ -18,14 +18,7 @@ const SCORE = { type: 'object', properties: { score: { type: 'number' } }, requi
 
 beforeAll(async () => {
   db = await freshRedis()
-  env = {
-    ...db.env,
-    LLM_BASE_URL: llm.url,
-    LLM_API_KEY: 'test-key',
-    LLM_TIMEOUT_MS: '2000',
-    LLM_RETRY_DELAYS_MS: '0,0',
-    TOOLS_BASE_URL: `${tools.url}/tools`,
-  }
+  env = chatEnv(db, { TOOLS_BASE_URL: `${tools.url}/tools` })
   await db.redis.mset({
     'shenma:extensions:evaluator': evaluator,
     'shenma:tools:codebase:lookup_ref': lookupRef,
@@ -136,7 +129,10 @@ describe('the caller’s messages', () => {
   it('must have a known role and a well-formed tool call: 400 BAD_REQUEST naming the field', async () => {
     const { status, body } = await chat('team.brief', { model: 'x', messages: [{ role: 'robot', content: 'x' }] })
     expect(status).toBe(400)
-    expect(body).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('messages.0.role: Invalid option') })
+    expect(body).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('messages.0.role: Invalid option'),
+    })
   })
 })
 

@@ -1,7 +1,7 @@
 // POST /chat with the prompt's tools offered to the model: a local OpenAI-compatible server scripted per request
 // stands in for the model, and the REST tool server the test setup started answers the calls. Nothing is mocked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, freshRedis, llmServer, toolServer } from '../support/harness'
+import { call, chatEnv, freshRedis, llmServer, toolServer } from '../support/harness'
 import type { ScriptedAnswer, TestRedis } from '../support/harness'
 import { restTool } from '../support/records'
 import type { Echo } from '../support/tool-server'
@@ -18,13 +18,7 @@ const lookup = (symbol: string, id = 'call_1'): ScriptedAnswer => ({
 
 beforeAll(async () => {
   db = await freshRedis()
-  env = {
-    ...db.env,
-    LLM_BASE_URL: llm.url,
-    LLM_API_KEY: 'test-key',
-    LLM_TIMEOUT_MS: '2000',
-    LLM_RETRY_DELAYS_MS: '0,0',
-  }
+  env = chatEnv(db)
   await db.redis.mset({
     'shenma:tools:refs:lookup': restTool('refs', 'lookup', `${tools.url}/tools/refs/{symbol}?group=chat-loop`, {
       parameters: {

@@ -2,7 +2,7 @@
 // test setup started (its behaviour is chosen by the model name).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import evaluator from '../../examples/extensions/evaluator.json'
-import { call, freshRedis, llmServer, logged } from '../support/harness'
+import { call, chatEnv, freshRedis, llmServer, logged } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import worker from '../../functions/index'
@@ -14,14 +14,7 @@ let env: Env
 
 beforeAll(async () => {
   db = await freshRedis()
-  // No waits between retries, but where a test is about them: the policy's own are in test/unit/llm-options.test.ts.
-  env = {
-    ...db.env,
-    LLM_BASE_URL: llm.url,
-    LLM_API_KEY: 'test-key',
-    LLM_TIMEOUT_MS: '1000',
-    LLM_RETRY_DELAYS_MS: '0,0',
-  }
+  env = chatEnv(db)
   await db.redis.mset({
     'shenma:extensions:evaluator': evaluator,
     'shenma:environs:vscode:rules': ['readability'],

@@ -180,6 +180,23 @@ export interface LlmServerClient {
   script(model: string, answers: ScriptedAnswer[], options?: { repeatLast?: boolean }): Promise<void>
 }
 
+/**
+ * The environment of a chat test: `db`'s, and the provider the global setup started, with the key
+ * `test-key`, a short LLM_TIMEOUT_MS, and no waits between retries but where a test is about them (the
+ * policy's own are in test/unit/llm-options.test.ts).
+ */
+export function chatEnv(db: TestRedis, over: Env = {}): Env {
+  const llm = inject('llmUrl')
+  return {
+    ...db.env,
+    LLM_BASE_URL: llm,
+    LLM_API_KEY: 'test-key',
+    LLM_TIMEOUT_MS: '1000',
+    LLM_RETRY_DELAYS_MS: '0,0',
+    ...over,
+  }
+}
+
 /** The OpenAI-compatible provider the global setup started (test/support/llm-server.ts). */
 export function llmServer(): LlmServerClient {
   const url = inject('llmUrl')
