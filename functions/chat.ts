@@ -131,7 +131,8 @@ const route = createRoute({
   },
   responses: {
     200: {
-      description: 'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE]',
+      description:
+        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and `event: summary` (`stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
       content: {
         'application/json': { schema: ChatCompletion },
         'text/event-stream': { schema: z.string() },

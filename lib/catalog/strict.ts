@@ -39,6 +39,8 @@ export interface FilePrompt {
   readonly parsed: ParsedPrompt
   /** Its declared parameters' names. */
   readonly parameters: readonly string[]
+  /** The tools it declares for the model to call on /chat. */
+  readonly tools: readonly string[]
 }
 
 /** The function the service adds for named tool arguments (lib/tools/dict.ts). */
@@ -68,7 +70,8 @@ export function filePrompts(records: readonly RecordFile[]): FilePrompt[] {
 }
 
 function filePrompt(file: string, path: string, prompt: Prompt): FilePrompt {
-  return { file, path, parsed: parsePrompt(prompt), parameters: declaredParameters(prompt.record.parameters) }
+  const { parameters, tools = [] } = prompt.record
+  return { file, path, parsed: parsePrompt(prompt), parameters: declaredParameters(parameters), tools }
 }
 
 /** The names of the parameters a prompt or tool declares, in order, whichever shape they are written in. */
@@ -118,14 +121,19 @@ function merged(base: JsonObject, top: JsonObject): JsonObject {
 
 /**
  * What a prompt's templates read or call that the catalogue lacks: each
- * missing variable, undeclared parameter and unknown function once, where it
- * is first used; each call passing a tool more operands than it declares.
+ * tool it declares for the model that is not there; each missing variable,
+ * undeclared parameter and unknown function once, where it is first used;
+ * each call passing a tool more operands than it declares.
  * Errors, in the order of the templates' text; a warning when the analysis
  * gave up on a template set too intricate to follow.
  */
 export function strictFindings(prompt: FilePrompt, catalogue: Catalogue): Findings {
   const findings: Findings = { errors: [], warnings: [] }
   const { file, path } = prompt
+  prompt.tools.forEach((name, i) => {
+    if (catalogue.tools.has(name)) return
+    findings.errors.push({ file, where: `${path}.tools[${i}]`, message: `declares ${name}, which is not a tool` })
+  })
   const sites = sitesOf(prompt)
   if (!sites) {
     const message = 'calls its templates in ways too intricate to check strictly (the analysis gave up)'

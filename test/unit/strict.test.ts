@@ -42,6 +42,13 @@ describe('the strict check of a prompt', () => {
     expect(errorsOf(text, ['code'])).toEqual([])
   })
 
+  it('names a tool declared for the model that is not in the catalogue', () => {
+    const prompt = promptOf({ prompt: 'Rate it.', tools: ['codebase_lookup_ref', 'codebase_gone'] })
+    expect(strictFindings(prompt, catalogue).errors).toEqual([
+      { file: 'templates/t/p.json', where: '$.tools[1]', message: 'declares codebase_gone, which is not a tool' },
+    ])
+  })
+
   it('names a variable that does not exist, at its line and column', () => {
     expect(errorsOf('Hello\n{{.nope.x}}')).toEqual([
       '$.prompt:2:7: reads .nope.x, but there is no shared variable nope',
