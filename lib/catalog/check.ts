@@ -1,4 +1,4 @@
-import type { ValidateFunction } from 'ajv'
+import type { Schema } from '@cfworker/json-schema'
 import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../store/keys'
 import type { Kind } from '../store/keys'
 import { HELPER_NAMES, ParseError } from '../template'
@@ -7,7 +7,7 @@ import { parsePrompt } from './parse'
 import type { Prompt } from './prompts'
 import type { GrpcToolRecord, PromptRecord } from './types'
 import { schemaProblems } from './validate'
-import { validateExtension, validatePrompt, validateTool } from './validators.generated'
+import { EXTENSION_SCHEMA, PROMPT_SCHEMA, TOOL_SCHEMA } from './schemas.generated'
 
 /** A record to check, with the key it is published under, and where it came from (a file, a request body). */
 export interface RecordFile {
@@ -32,10 +32,10 @@ export interface Findings {
   warnings: Problem[]
 }
 
-const SCHEMAS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
-  extensions: validateExtension,
-  templates: validatePrompt,
-  tools: validateTool,
+const SCHEMAS: Partial<Record<RecordFile['kind'], Schema>> = {
+  extensions: EXTENSION_SCHEMA,
+  templates: PROMPT_SCHEMA,
+  tools: TOOL_SCHEMA,
 }
 
 /**
@@ -69,9 +69,9 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
   const functions = [...tools.keys(), 'dict']
 
   for (const record of records) {
-    const validate = SCHEMAS[record.kind]
-    if (!validate) continue
-    const problems = schemaProblems(validate, record.value)
+    const schema = SCHEMAS[record.kind]
+    if (!schema) continue
+    const problems = schemaProblems(schema, record.value)
     // What the schema cannot see, once it holds: a grpc tool's descriptor, service and method.
     if (problems.length === 0 && record.kind === 'tools' && fieldsOf(record.value).type === 'grpc')
       problems.push(...grpcProblems(record.value as GrpcToolRecord))

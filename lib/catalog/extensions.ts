@@ -4,11 +4,11 @@ import type { Store } from '../store'
 import { checkId } from './ids'
 import { jsonRecord, readKind, unusable } from './records'
 import type { ExtensionRecord, Listing } from './types'
-import { validateExtension } from './validators.generated'
+import { EXTENSION_SCHEMA } from './schemas.generated'
 
 /** The only extension type this service serves; others belong to other services. */
 const PROMPT_EXTENSION = 'prompt'
-const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension)
+const decodeExtension = jsonRecord<ExtensionRecord>(EXTENSION_SCHEMA)
 
 export interface Extension {
   /** The key without its prefix, `:` as `.`; the name prompt ids start with. */

@@ -8,9 +8,9 @@ import { jsonRecord, readKind, skip, unusable } from './records'
 import { normalizeParameters, regexIn } from './parameters'
 import { schemaProblems } from './validate'
 import type { Listing, PromptRecord, Skip } from './types'
-import { validatePrompt } from './validators.generated'
+import { PROMPT_SCHEMA } from './schemas.generated'
 
-const decodePrompt = jsonRecord<PromptRecord>(validatePrompt)
+const decodePrompt = jsonRecord<PromptRecord>(PROMPT_SCHEMA)
 
 export interface Prompt {
   /** `{extension}.{prompt}`, or `{a}.{b}` for one stored at shenma:templates:{a}:{b}. */
@@ -124,7 +124,7 @@ export const DRAFT_ID = 'draft'
  * published prompt's may.
  */
 export function draftPrompt(record: unknown): Prompt {
-  const problems = schemaProblems(validatePrompt, record)
+  const problems = schemaProblems(PROMPT_SCHEMA, record)
   if (problems.length > 0) {
     const said = problems.map((p) => `${p.path} ${p.problem}`).join('; ')
     throw new ServiceError('BAD_REQUEST', `the draft is not a valid prompt: ${said}`)

@@ -5,9 +5,9 @@ import { grpcProblems } from './grpc'
 import { checkId } from './ids'
 import { jsonRecord, readKind, skip, storedBut } from './records'
 import type { Listing, ToolRecord } from './types'
-import { validateTool } from './validators.generated'
+import { TOOL_SCHEMA } from './schemas.generated'
 
-const decodeTool = jsonRecord<ToolRecord>(validateTool, (record) => {
+const decodeTool = jsonRecord<ToolRecord>(TOOL_SCHEMA, (record) => {
   if (record.type !== 'grpc') return undefined
   const problems = grpcProblems(record)
   return problems.length > 0 ? problems.map((p) => `${p.path} ${p.problem}`).join('; ') : undefined

@@ -1,22 +1,20 @@
-import type { ErrorObject, ValidateFunction } from 'ajv'
-import { ONE_OF_REQUIRED } from './validators.generated'
+import { dereference, validate } from '@cfworker/json-schema'
+import type { Schema } from '@cfworker/json-schema'
+import { isObject } from '../json'
+import { wordUnits } from './schema-errors'
+import type { SchemaUris, WordedProblem } from './schema-errors'
+import * as SCHEMAS from './schemas.generated'
 
 /**
- * Runs a generated validator and words its failure for a person: one clause
- * per problem, each naming where in the record it is, as a JSON path.
- * Returns undefined when the value is valid.
+ * Checks a value against one of jsonschema/'s schemas (schemas.generated)
+ * and words its failure for a person: one clause per problem, each naming
+ * where in the record it is, as a JSON path. Returns undefined when the
+ * value is valid.
  */
-export function explainInvalid(validate: ValidateFunction, value: unknown): string | undefined {
-  if (validate(value)) return undefined
-  return wordErrors(validate.errors ?? [])
-}
-
-export function wordErrors(errors: readonly ErrorObject[]): string {
-  return (
-    problemsOf(errors)
-      .map(({ path, problem }) => `${path} ${problem}`)
-      .join('; ') || 'does not match its schema'
-  )
+export function explainInvalid(schema: Schema, value: unknown): string | undefined {
+  const problems = problemsOf(schema, value)
+  if (!problems) return undefined
+  return problems.map(({ path, problem }) => `${path} ${problem}`).join('; ') || 'does not match its schema'
 }
 
 export interface SchemaProblem {
@@ -25,80 +23,75 @@ export interface SchemaProblem {
   problem: string
 }
 
-/** Each thing wrong with `value` under a generated validator, once; none when it is valid. */
-export function schemaProblems(validate: ValidateFunction, value: unknown): SchemaProblem[] {
-  return validate(value) ? [] : problemsOf(validate.errors ?? [])
+/** Each thing wrong with `value` under one of jsonschema/'s schemas, once; none when it is valid. */
+export function schemaProblems(schema: Schema, value: unknown): SchemaProblem[] {
+  return problemsOf(schema, value) ?? []
 }
 
-function problemsOf(errors: readonly ErrorObject[]): SchemaProblem[] {
+function problemsOf(schema: Schema, value: unknown): SchemaProblem[] | undefined {
+  const worded = wordedProblems(schema, value)
+  if (!worded) return undefined
   const problems = new Map<string, SchemaProblem>()
-  for (const error of relevant(errors)) {
-    const problem = { path: jsonPath(error.instancePath), problem: describe(error, errors) }
-    problems.set(`${problem.path} ${problem.problem}`, problem)
+  for (const { at, problem } of worded) {
+    const found = { path: jsonPathOf(at), problem }
+    problems.set(`${found.path} ${found.problem}`, found)
   }
   return [...problems.values()]
 }
 
+let uris: SchemaUris | undefined
+
 /**
- * Drops the errors that only restate others: the branches of a failed
- * oneOf/anyOf (the oneOf/anyOf error says it better), and if/then wrappers
- * (the `then` branch's own error is kept).
+ * jsonschema/'s schemas by URI, for their `$ref`s to each other: listed
+ * once per isolate, when it checks its first record.
  */
-function relevant(errors: readonly ErrorObject[]): ErrorObject[] {
-  const combinators = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf')
-  return errors.filter((e) => {
-    if (e.keyword === 'if') return false
-    return !combinators.some(
-      (c) => c !== e && c.instancePath === e.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`),
-    )
-  })
+function schemaUris(): SchemaUris {
+  uris ??= Object.values(SCHEMAS).reduce<SchemaUris>((found, schema) => dereference(schema, found), {})
+  return uris
 }
 
-function describe(error: ErrorObject, errors: readonly ErrorObject[]): string {
-  const params = error.params as Record<string, unknown>
-  switch (error.keyword) {
-    case 'oneOf':
-    case 'anyOf': {
-      const names = requiredAlternatives(error, errors)
-      if (names) return `must have ${error.keyword === 'oneOf' ? 'exactly' : 'at least'} one of ${names}`
-      return `must match ${error.keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the allowed shapes`
-    }
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
-    case 'const':
-      return `must be ${JSON.stringify(params.allowedValue)}`
-    default:
-      return error.message ?? 'is invalid'
+/**
+ * The validator reports every problem, but gathers them by spreading arrays
+ * into arrays, which a value of some hundred thousand bad items overflows:
+ * then it stops at the first problem instead.
+ */
+function wordedProblems(schema: Schema, value: unknown): WordedProblem[] | undefined {
+  try {
+    return wordedOnce(schema, value)
+  } catch (e) {
+    if (!notJsonEnough(e)) throw e
+    return wordedOnce(schema, asJson(value))
   }
 }
 
-/**
- * For `oneOf: [{required: [a]}, {required: [b]}]` (or anyOf), the words
- * "'a' or 'b'": from the branches' own errors, each a missing property, or,
- * when branches matched rather than failed, from the schemas (ONE_OF_REQUIRED).
- */
-function requiredAlternatives(error: ErrorObject, errors: readonly ErrorObject[]): string | undefined {
-  const branches = errors.filter(
-    (e) => e !== error && e.instancePath === error.instancePath && e.schemaPath.startsWith(`${error.schemaPath}/`),
-  )
-  const missing = branches.map((b) =>
-    b.keyword === 'required' && b.schemaPath === `${error.schemaPath}/${b.schemaPath.split('/').at(-2)}/required`
-      ? String((b.params as { missingProperty: unknown }).missingProperty)
-      : undefined,
-  )
-  const names =
-    branches.length > 0 ? missing : error.keyword === 'oneOf' ? ONE_OF_REQUIRED[error.schemaPath] : undefined
-  if (!names || names.length === 0 || names.some((n) => n === undefined)) return undefined
-  return names.map((n) => `'${n}'`).join(' or ')
+function wordedOnce(schema: Schema, value: unknown): WordedProblem[] | undefined {
+  let result: ReturnType<typeof validate>
+  try {
+    result = validate(value, schema, '7', schemaUris(), false)
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e
+    result = validate(value, schema, '7', schemaUris(), true)
+  }
+  return result.valid ? undefined : wordUnits(result.errors, schema, schemaUris(), value)
 }
 
-/** `/contributes/prompts/0/name` is `$.contributes.prompts[0].name`. */
-export function jsonPath(pointer: string): string {
-  return jsonPathOf(
-    pointer
-      .split('/')
-      .slice(1)
-      .map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~')),
+/**
+ * What the validator throws on a value JSON would carry otherwise: a member
+ * name with a lone surrogate, which it cannot write into a URI, and a member
+ * set to undefined (an object built in code), which it will not check.
+ */
+function notJsonEnough(e: unknown): boolean {
+  return e instanceof URIError || (e instanceof Error && e.message.startsWith('Instances of "undefined" type'))
+}
+
+/** `value` as the old validators read it: members set to undefined left out, lone surrogates in names as U+FFFD. */
+function asJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asJson)
+  if (!isObject(value)) return value
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([name, member]) =>
+      member === undefined ? [] : [[name.replace(/\p{Cs}/gu, '\ufffd'), asJson(member)]],
+    ),
   )
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { normalizeParameters } from '../../lib/catalog/parameters'
-import { validatePrompt } from '../../lib/catalog/validators.generated'
+import { PROMPT_SCHEMA } from '../../lib/catalog/schemas.generated'
+import { explainInvalid } from '../../lib/catalog/validate'
 
 describe('normalizeParameters', () => {
   it("turns the spec's list into a JSON Schema, optional unless marked required", () => {
@@ -77,7 +78,8 @@ describe('normalizeParameters', () => {
   })
 
   it('accepts exactly the shapes the schema accepts', () => {
-    const withParameters = (parameters: unknown) => validatePrompt({ prompt: 'x', parameters })
+    const withParameters = (parameters: unknown) =>
+      explainInvalid(PROMPT_SCHEMA, { prompt: 'x', parameters }) === undefined
     expect(withParameters([{ name: 'a' }])).toBe(true)
     expect(withParameters({ type: 'object', properties: { a: { type: 'string' } } })).toBe(true)
     expect(withParameters({ a: { type: 'string' } })).toBe(true)

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { schemaValidator } from '../../lib/catalog'
 import type { ParametersSchema } from '../../lib/catalog'
 import { environValue, jsonRecord } from '../../lib/catalog/records'
-import { validateTool } from '../../lib/catalog/validators.generated'
+import { TOOL_SCHEMA } from '../../lib/catalog/schemas.generated'
 
 const tool = (name: string) =>
   JSON.stringify({
@@ -20,7 +20,7 @@ const tool = (name: string) =>
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
 describe('jsonRecord', () => {
-  const decode = jsonRecord(validateTool)
+  const decode = jsonRecord(TOOL_SCHEMA)
 
   it('gives the same frozen record for the same text, and a new one for a changed text', () => {
     const first = decode(tool('a'))
