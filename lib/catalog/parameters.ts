@@ -1,11 +1,10 @@
-import { Validator } from '@cfworker/json-schema'
+import { dereference } from '@cfworker/json-schema'
 import type { SchemaDraft } from '@cfworker/json-schema'
+import { checkValue } from './schema-check'
+import type { ValidationResult } from './schema-check'
 import { isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
-
-/** What a validator answers: Validator's own result. */
-export type ValidationResult = ReturnType<Validator['validate']>
 
 export interface SchemaValidator {
   validate(value: unknown): ValidationResult
@@ -13,28 +12,15 @@ export interface SchemaValidator {
 
 /**
  * A validator of values against a JSON Schema (a tool's or prompt's
- * normalised parameters, a prompt's `returns`). The validator interprets
- * the schema (workerd forbids generating code) and annotates the schema it
- * is given, so it gets a copy of its own: records are shared between
- * requests, frozen. It reports every problem; but it gathers them by
- * spreading arrays into arrays, which a value of some hundred thousand bad
- * items overflows (a body within MAX_BODY_BYTES can be one), and then it
- * stops at the first problem instead, which is still the caller's 400.
+ * normalised parameters, a prompt's `returns`), interpreting the schema
+ * (workerd forbids generating code). Resolving its `$ref`s annotates the
+ * schema, so it gets a copy of its own: records are shared between
+ * requests, frozen. How a value is checked: schema-check.ts.
  */
 export function schemaValidator(schema: JsonSchema, draft: SchemaDraft = '7'): SchemaValidator {
-  const every = new Validator(structuredClone(schema), draft, false)
-  let first: Validator | undefined
-  return {
-    validate(value) {
-      try {
-        return every.validate(value)
-      } catch (e) {
-        if (!(e instanceof RangeError)) throw e
-        first ??= new Validator(structuredClone(schema), draft, true)
-        return first.validate(value)
-      }
-    },
-  }
+  const own = structuredClone(schema)
+  const uris = dereference(own)
+  return { validate: (value) => checkValue(value, own, draft, uris).result }
 }
 
 /** Keywords whose failure only says that a schema inside failed, which reports its own. */

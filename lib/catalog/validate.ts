@@ -1,6 +1,6 @@
-import { dereference, validate } from '@cfworker/json-schema'
+import { dereference } from '@cfworker/json-schema'
 import type { Schema } from '@cfworker/json-schema'
-import { isObject } from '../json'
+import { checkValue } from './schema-check'
 import { wordUnits } from './schema-errors'
 import type { SchemaUris, WordedProblem } from './schema-errors'
 import * as SCHEMAS from './schemas.generated'
@@ -50,49 +50,9 @@ function schemaUris(): SchemaUris {
   return uris
 }
 
-/**
- * The validator reports every problem, but gathers them by spreading arrays
- * into arrays, which a value of some hundred thousand bad items overflows:
- * then it stops at the first problem instead.
- */
 function wordedProblems(schema: Schema, value: unknown): WordedProblem[] | undefined {
-  try {
-    return wordedOnce(schema, value)
-  } catch (e) {
-    if (!notJsonEnough(e)) throw e
-    return wordedOnce(schema, asJson(value))
-  }
-}
-
-function wordedOnce(schema: Schema, value: unknown): WordedProblem[] | undefined {
-  let result: ReturnType<typeof validate>
-  try {
-    result = validate(value, schema, '7', schemaUris(), false)
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e
-    result = validate(value, schema, '7', schemaUris(), true)
-  }
-  return result.valid ? undefined : wordUnits(result.errors, schema, schemaUris(), value)
-}
-
-/**
- * What the validator throws on a value JSON would carry otherwise: a member
- * name with a lone surrogate, which it cannot write into a URI, and a member
- * set to undefined (an object built in code), which it will not check.
- */
-function notJsonEnough(e: unknown): boolean {
-  return e instanceof URIError || (e instanceof Error && e.message.startsWith('Instances of "undefined" type'))
-}
-
-/** `value` as the old validators read it: members set to undefined left out, lone surrogates in names as U+FFFD. */
-function asJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(asJson)
-  if (!isObject(value)) return value
-  return Object.fromEntries(
-    Object.entries(value).flatMap(([name, member]) =>
-      member === undefined ? [] : [[name.replace(/\p{Cs}/gu, '\ufffd'), asJson(member)]],
-    ),
-  )
+  const checked = checkValue(value, schema, '7', schemaUris())
+  return checked.result.valid ? undefined : wordUnits(checked.result.errors, schema, schemaUris(), checked.value)
 }
 
 /** `['contributes', 'prompts', '0', 'name']` is `$.contributes.prompts[0].name`. */

@@ -1,7 +1,7 @@
 // Record decoding: each text is parsed and validated once per isolate, and
 // the record it gives is shared between requests, so it must not change.
 import { describe, expect, it } from 'vitest'
-import { schemaValidator } from '../../lib/catalog'
+import { schemaValidator, validationProblems } from '../../lib/catalog'
 import type { ParametersSchema } from '../../lib/catalog'
 import { environValue, jsonRecord } from '../../lib/catalog/records'
 import { TOOL_SCHEMA } from '../../lib/catalog/schemas.generated'
@@ -73,5 +73,12 @@ describe('schemaValidator', () => {
     expect(validator.validate({ n: 1 }).valid).toBe(true)
     expect(validator.validate({ n: 'x' }).valid).toBe(false)
     expect(JSON.stringify(schema)).toBe(before)
+  })
+
+  it('checks a member name with a lone surrogate as JSON would carry it, rather than throwing', () => {
+    const closed = { type: 'object', properties: {}, required: [], additionalProperties: false } as ParametersSchema
+    const result = schemaValidator(closed).validate(JSON.parse('{"\\ud800x": 1}'))
+    expect(result.valid).toBe(false)
+    expect(validationProblems(result)).toEqual([{ at: ['\ufffdx'], message: 'is not allowed' }])
   })
 })

@@ -1,0 +1,58 @@
+import { validate } from '@cfworker/json-schema'
+import type { Schema, SchemaDraft } from '@cfworker/json-schema'
+import { isObject } from '../json'
+import type { SchemaUris } from './schema-errors'
+
+/** What the validator answers. */
+export type ValidationResult = ReturnType<typeof validate>
+
+/**
+ * Checks `value` against `schema` (its `$ref`s found in `uris`), reporting
+ * every problem, for records (validate.ts) and for requests' and models'
+ * values alike (parameters.ts). Where the validator cannot, the value is
+ * checked as it can be, so that a bad value is the caller's 4xx, never a
+ * crash: it gathers problems by spreading arrays into arrays, which a value
+ * of some hundred thousand bad items overflows (then it stops at the first
+ * problem); and it cannot write a member name with a lone surrogate (a
+ * `\ud800` escape in a body) into a URI, nor check a member set to
+ * undefined (an object built in code), so such a value is checked as JSON
+ * would carry it. `value` is what was checked.
+ */
+export function checkValue(
+  value: unknown,
+  schema: Schema,
+  draft: SchemaDraft,
+  uris: SchemaUris,
+): { result: ValidationResult; value: unknown } {
+  try {
+    return { result: checkOnce(value, schema, draft, uris), value }
+  } catch (e) {
+    if (!notJsonEnough(e)) throw e
+    const json = asJson(value)
+    return { result: checkOnce(json, schema, draft, uris), value: json }
+  }
+}
+
+function checkOnce(value: unknown, schema: Schema, draft: SchemaDraft, uris: SchemaUris): ValidationResult {
+  try {
+    return validate(value, schema, draft, uris, false)
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e
+    return validate(value, schema, draft, uris, true)
+  }
+}
+
+function notJsonEnough(e: unknown): boolean {
+  return e instanceof URIError || (e instanceof Error && e.message.startsWith('Instances of "undefined" type'))
+}
+
+/** `value` as JSON would carry it: members set to undefined left out, lone surrogates in names as U+FFFD. */
+function asJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asJson)
+  if (!isObject(value)) return value
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([name, member]) =>
+      member === undefined ? [] : [[name.replace(/\p{Cs}/gu, '\ufffd'), asJson(member)]],
+    ),
+  )
+}
