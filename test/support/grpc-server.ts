@@ -25,6 +25,13 @@
 //   GET /__idle?group=NAME    the same, once no request of the group is in flight (an event to wait on)
 //   GET /__busy?group=NAME&count=N  the same, once N requests of the group are in flight (default 1)
 //   POST /__reset?group=NAME  forgets the group (requests still in flight finish against the old record)
+//
+// Answers a gRPC-Web server may give but connect-node never does are written by hand, not by the adapter, for an RPC
+// path (after any group prefix) that begins `/answer/<kind>/`; the RPC after it is ignored, and the request is
+// recorded like any other:
+//   /answer/trailers-only/<code>/<message>/...  HTTP 200, `grpc-status: <code>` and `grpc-message: <message>` (as
+//                                               written in the path, so percent-encoded) in the headers, no body
+//   /answer/no-status/...                       HTTP 200, one data frame of an empty message, and no status at all
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -287,6 +294,11 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
       release(call)
     })
     calls.set(req, call)
+    if (rpcPath.startsWith('/answer/')) {
+      req.resume()
+      answerByHand(rpcPath, res)
+      return
+    }
     // The adapter routes on req.url alone, so it sees the path without the group.
     req.url = rpcPath + url.search
     rpc(req, res)
@@ -299,6 +311,23 @@ export async function startGrpcServer(): Promise<GrpcTestServer> {
     async stop() {
       await closeNow(http, open)
     },
+  }
+}
+
+/** An `/answer/<kind>/...` answer (see the top of this file); 404 for a kind there is not. */
+function answerByHand(rpcPath: string, res: ServerResponse): void {
+  const [, , kind, code = '', message = ''] = rpcPath.split('/')
+  const grpcWeb = { 'content-type': 'application/grpc-web+proto' }
+  if (kind === 'trailers-only') {
+    res.writeHead(200, { ...grpcWeb, 'grpc-status': code, 'grpc-message': message })
+    res.end()
+  } else if (kind === 'no-status') {
+    res.writeHead(200, grpcWeb)
+    // Flags 0 (data), length 0: an empty message, which decodes as any message with its fields at their defaults.
+    res.end(Buffer.alloc(5))
+  } else {
+    res.writeHead(404)
+    res.end()
   }
 }
 

@@ -239,11 +239,7 @@ export interface GrpcServerClient {
   idle(group?: string): Promise<GrpcServerStats>
 }
 
-/**
- * The gRPC server the global setup started (test/support/grpc-server.ts). In workerd, connect-web's transports need
- * a `fetch` option that asks for `redirect: 'manual'`: they ask for 'error', which workerd's fetch refuses with a
- * TypeError before sending anything.
- */
+/** The gRPC server the global setup started (test/support/grpc-server.ts). */
 export function grpcServer(): GrpcServerClient {
   const url = inject('grpcUrl')
   const admin = async (method: string, path: string, group = 'default'): Promise<unknown> => {

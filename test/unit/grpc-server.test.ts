@@ -1,6 +1,6 @@
-// The gRPC test server, called the way the Worker calls it: connect-web's
-// fetch transports (Node's global fetch here, workerd's in the integration
-// tests), on the service read from the descriptor the server hands out.
+// The gRPC test server, called through connect-web's fetch transports, a
+// client written apart from the Worker's own (lib/tools/grpc-wire.ts), on the
+// service read from the descriptor the server hands out.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { Code, ConnectError, createClient } from '@connectrpc/connect'
 import type { Client } from '@connectrpc/connect'
