@@ -33,7 +33,7 @@ const DATA = new Set(['enum', 'const', 'required', 'type'])
 const WORDED = new Set([
   ...DATA,
   ...['$id', '$ref', 'definitions', 'properties', 'additionalProperties', 'items', 'allOf', 'anyOf', 'oneOf'],
-  ...['if', 'then', 'else', 'minLength', 'maxLength', 'minItems', 'uniqueItems'],
+  ...['if', 'then', 'else', 'minLength', 'maxLength', 'minItems', 'uniqueItems', 'pattern'],
 ])
 
 function validating(schema, file) {

@@ -191,6 +191,8 @@ function describe(error: Found, errors: readonly Found[]): string | undefined {
       return `must NOT have more than ${String(value)} characters`
     case 'minItems':
       return `must NOT have fewer than ${String(value)} items`
+    case 'pattern':
+      return `must match pattern "${String(value)}"`
     case 'uniqueItems': {
       const pair = duplicatePair(error.data, field(error.schema, 'items'))
       return pair && `must NOT have duplicate items (items ## ${pair[0]} and ${pair[1]} are identical)`

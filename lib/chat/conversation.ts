@@ -9,6 +9,7 @@ import type { ToolSession } from '../tools'
 import type { ChatOptions } from './options'
 import { checkAnswer, responseFormat, retryRequest } from './returns'
 import type { Checked } from './returns'
+import { parseTags } from './tags'
 import { runCalls } from './tools'
 import type { Offered, StepCall } from './tools'
 
@@ -23,6 +24,8 @@ export interface ChatPlan {
   offered: Offered
   /** The prompt's `returns`, when it is a JSON Schema. */
   returns: JsonSchema | undefined
+  /** The tags the answer is parsed into, when the prompt's `returns` is in the tags format. */
+  tags: string[] | undefined
   /** Tool rounds at most (`max_steps`). */
   maxSteps: number
 }
@@ -85,7 +88,7 @@ export class Conversation {
 
   /** Whether the answer says more than the provider's: the service's tool rounds, or the parsed answer. */
   get extended(): boolean {
-    return this.plan.offered.ours.size > 0 || this.plan.returns !== undefined
+    return this.plan.offered.ours.size > 0 || this.plan.returns !== undefined || this.plan.tags !== undefined
   }
 
   /**
@@ -128,6 +131,10 @@ export class Conversation {
       if (ours.length < calls.length) return { kind: 'done', toolMessages: answers }
       this.plan.messages.push(assistantTurn(message), ...answers)
       return this.signal.aborted ? { kind: 'done', stopped: 'deadline' } : { kind: 'again', step }
+    }
+    if (this.plan.tags) {
+      const { parsed, warnings } = parseTags(textOf(message.content), this.plan.tags)
+      return { kind: 'done', checked: { ok: true, value: parsed, warnings } }
     }
     if (!returns) return { kind: 'done' }
     const checked = checkAnswer(returns, message.content)
@@ -175,6 +182,12 @@ export class Conversation {
     this.steps.push(step)
     return { step, answers: round.answers }
   }
+}
+
+/** An answer's text: its string, or its text parts joined. */
+function textOf(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content
+  return (content ?? []).map((part) => (typeof part.text === 'string' ? part.text : '')).join('')
 }
 
 /** The model's turn as the next request repeats it: what OpenAI takes back of an assistant message. */

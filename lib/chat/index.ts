@@ -15,6 +15,7 @@ import { checkConversation } from './messages'
 import { DEFAULT_STEPS } from './options'
 import type { ChatOptions } from './options'
 import { returnsSchema } from './returns'
+import { returnsTags } from './tags'
 import { offeredTools } from './tools'
 
 export { chatOptionsFrom } from './options'
@@ -61,10 +62,11 @@ export function startConversation(setup: ChatSetup, body: ChatFields & Record<st
   checkConversation(prompt, given, continueLast === true)
   const offered = offeredTools(record.tools ?? [], tools, body.tool_choice, setup.catalogue)
   const returns = returnsSchema(record)
-  if ((body.n ?? 1) > 1 && (offered.ours.size > 0 || returns)) {
+  const tags = returnsTags(record)
+  if ((body.n ?? 1) > 1 && (offered.ours.size > 0 || returns || tags)) {
     throw new ServiceError(
       'BAD_REQUEST',
-      'n must be 1 when the prompt offers tools or has a returns schema: the loop follows one answer',
+      'n must be 1 when the prompt offers tools or has a returns schema or tags: the loop follows one answer',
     )
   }
   const plan = {
@@ -74,6 +76,7 @@ export function startConversation(setup: ChatSetup, body: ChatFields & Record<st
     messages: [...prompt, ...given],
     offered,
     returns,
+    tags,
     maxSteps: steps ?? Math.min(DEFAULT_STEPS, chatOptions.maxSteps),
   }
   return new Conversation(plan, setup.store, setup.renderOptions, chatOptions, setup.llmOptions.maxBytes)
@@ -100,7 +103,10 @@ export async function completeConversation(
       const next = await conversation.next(choice.message, completion.usage, true)
       if (next.kind === 'again') continue
       if (!conversation.extended) return text
-      if (next.checked?.ok) choice.message.parsed = next.checked.value
+      if (next.checked?.ok) {
+        choice.message.parsed = next.checked.value
+        if (next.checked.warnings) choice.message.parse_warnings = next.checked.warnings
+      }
       return JSON.stringify({ ...completion, ...conversation.answerFields(next) })
     }
   } finally {

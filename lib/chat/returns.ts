@@ -71,8 +71,8 @@ function strictAllowed(schema: unknown, root = false): boolean {
   return [...nested.filter((s) => s !== undefined), ...defs].every((s) => strictAllowed(s))
 }
 
-/** What an answer's content came to: the value it holds, or what is wrong with it. */
-export type Checked = { ok: true; value: unknown } | { ok: false; errors: string[] }
+/** What an answer's content came to: the value it holds (and what did not parse cleanly), or what is wrong with it. */
+export type Checked = { ok: true; value: unknown; warnings?: string[] } | { ok: false; errors: string[] }
 
 /** Problems listed at most, each at most PROBLEM_CHARS: what a model needs to fix its answer, never a flood. */
 const MAX_PROBLEMS = 10

@@ -1,16 +1,9 @@
 import { ServiceError } from '../errors'
 import { isObject } from '../json'
-import { sseEvent, stream } from '../llm'
-import type { ChatMessage, LlmClient, LlmOptions, ToolCallSpec } from '../llm'
+import { sseEvent, sseEvents, stream } from '../llm'
+import type { ChatMessage, LlmClient, LlmOptions, SseEvent, ToolCallSpec } from '../llm'
 import { boundToRequest, log } from '../log'
 import type { Conversation } from './conversation'
-
-/** A provider's server-sent event: its text as it came, its name, and its data. */
-interface SseEvent {
-  raw: string
-  name: string | undefined
-  data: string
-}
 
 /**
  * A streamed chat that loops. The caller reads one assistant message: the
@@ -81,7 +74,9 @@ async function* rounds(
         const { checked } = next
         yield ourEvent(
           'parsed',
-          checked.ok ? { valid: true, parsed: checked.value } : { valid: false, errors: checked.errors },
+          checked.ok
+            ? { valid: true, parsed: checked.value, ...(checked.warnings ? { parse_warnings: checked.warnings } : {}) }
+            : { valid: false, errors: checked.errors },
         )
       }
       // The steps went out one by one: what is left to say is how the loop ended.
@@ -163,45 +158,4 @@ function parse(data: string): unknown {
   } catch {
     return undefined
   }
-}
-
-/**
- * The events of a provider's stream, each with its text. stream() bounds
- * the bytes and the gaps, and ends a failed stream with an `error` event,
- * so every event here is whole.
- */
-async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder()
-  const separator = /\r?\n\r?\n/g
-  let buffer = ''
-  const reader = body.getReader()
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      // Only the new text is searched (and the few characters before it a separator may begin in).
-      separator.lastIndex = Math.max(0, buffer.length - 3)
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true })
-      while (separator.exec(buffer) !== null) {
-        const raw = buffer.slice(0, separator.lastIndex)
-        buffer = buffer.slice(raw.length)
-        separator.lastIndex = 0
-        const event = eventOf(raw)
-        if (event) yield event
-      }
-      if (done) return
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined)
-  }
-}
-
-function eventOf(raw: string): SseEvent | undefined {
-  let name: string | undefined
-  const data: string[] = []
-  for (const line of raw.split(/\r?\n/)) {
-    const field = /^([^:]*):? ?(.*)$/.exec(line)
-    if (field?.[1] === 'event') name = field[2]
-    else if (field?.[1] === 'data') data.push(field[2] ?? '')
-  }
-  return data.length > 0 || name !== undefined ? { raw, name, data: data.join('\n') } : undefined
 }

@@ -41,7 +41,7 @@ export type ChatRequest = { model: string; messages: ChatMessage[] } & Record<st
 
 export interface Choice {
   index: number
-  message: ChatMessage & { parsed?: unknown }
+  message: ChatMessage & { parsed?: unknown; parse_warnings?: string[] }
   finish_reason: string | null
   [field: string]: unknown
 }

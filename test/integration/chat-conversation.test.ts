@@ -28,6 +28,10 @@ beforeAll(async () => {
     }),
     'shenma:templates:team:score': { prompt: 'Score it.', returns: SCORE },
     'shenma:templates:team:rate': { prompt: 'Rate it.', tools: ['refs_lookup'] },
+    'shenma:templates:team:build': {
+      prompt: 'Build it.',
+      returns: { format: 'tags', tags: ['actions', 'read', 'code', 'task'] },
+    },
     'shenma:templates:team:brief': {
       messages: [
         { role: 'system', content: 'You are terse.' },
@@ -214,6 +218,58 @@ describe('an answer checked against returns', () => {
     const { status, body } = await chat('team.score', { model: 'x', n: 2 })
     expect(status).toBe(400)
     expect(body.message).toMatch(/^n must be 1/)
+  })
+})
+
+const TAGGED = [
+  '<code filename="a.py">print(1)</code>',
+  'and again:',
+  '<code filename="a.py">print(2)</code>',
+  '<actions>',
+  'ls',
+  'rm -rf /',
+  '</actions>',
+].join('\n')
+const PARSED = [
+  { tag: 'code', attributes: { filename: 'a.py' }, content: 'print(1)' },
+  { tag: 'code', attributes: { filename: 'a.py' }, content: 'print(2)' },
+  {
+    tag: 'actions',
+    attributes: {},
+    content: '\nls\nrm -rf /\n',
+    commands: [{ line: 'ls' }, { line: 'rm -rf /', dangerous: true, reason: 'deletes recursively' }],
+  },
+]
+
+describe('an answer in tags', () => {
+  it('is parsed into the declared tags, a destructive command marked', async () => {
+    await llm.script('tagged', [{ content: TAGGED }])
+    const { status, body } = await chat('team.build', { model: 'tagged' })
+    expect(status).toBe(200)
+    expect(choiceOf(body)?.message).toEqual({
+      role: 'assistant',
+      content: TAGGED,
+      parsed: PARSED,
+      parse_warnings: [],
+    })
+    const [sent] = await llm.requests('tagged')
+    expect(sent?.body).not.toHaveProperty('response_format')
+  })
+
+  it('is parsed once at the end of a stream, in the last event before [DONE]', async () => {
+    await llm.script('tagged-stream', [{ content: TAGGED + '\n<task>unclosed' }])
+    const { events } = await streamed('team.build', { model: 'tagged-stream' })
+    expect(events.at(-2)).toEqual({
+      name: 'parsed',
+      data: {
+        object: 'chat.completion.chunk',
+        choices: [],
+        valid: true,
+        parsed: [...PARSED, { tag: 'task', attributes: {}, content: 'unclosed' }],
+        parse_warnings: ['the <task> at line 8 is not closed: its content runs to the end'],
+      },
+    })
+    expect(events.at(-1)?.data).toBe('[DONE]')
   })
 })
 

@@ -123,6 +123,17 @@ describe('explainInvalid', () => {
     expect(explainInvalid(PROMPT_SCHEMA, { messages })).toBe("$.messages[0] must have required property 'content'")
   })
 
+  it('holds returns in the tags format to a list of tag names', () => {
+    expect(explainInvalid(PROMPT_SCHEMA, { prompt: 'x', returns: { format: 'tags', tags: ['code'] } })).toBeUndefined()
+    expect(explainInvalid(PROMPT_SCHEMA, { prompt: 'x', returns: { format: 'tags' } })).toBe(
+      "$.returns must have required property 'tags'",
+    )
+    expect(explainInvalid(PROMPT_SCHEMA, { prompt: 'x', returns: { format: 'tags', tags: ['a b'] } })).toBe(
+      '$.returns.tags[0] must match pattern "^[A-Za-z][A-Za-z0-9_-]*$"',
+    )
+    expect(explainInvalid(PROMPT_SCHEMA, { prompt: 'x', returns: { format: 'json', tags: 1 } })).toBeUndefined()
+  })
+
   it('points into messages', () => {
     expect(explainInvalid(PROMPT_SCHEMA, { messages: [{ role: 'robot', content: 1 }] })).toBe(
       '$.messages[0].role must be one of "system", "user", "assistant"; $.messages[0].content must be string',
