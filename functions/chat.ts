@@ -171,7 +171,7 @@ export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
   const model = modelFor(c.env, requested)
   requestLog()?.set('model', model)
   const llmOptions = llmOptionsFrom(c.env)
-  const client = clientFor(routeFor(c.env, model), llmOptions.timeoutMs)
+  const client = clientFor(routeFor(c.env, model), llmOptions)
   const store = await freshStoreOf(c)
   const declares = (rendered.record.tools?.length ?? 0) > 0 || fields.tools !== undefined
   const conversation = startConversation(
@@ -193,6 +193,8 @@ export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
     'content-type': type,
     'server-timing': rendered.timing.header(),
     ...servedHeaders(rendered.served),
+    // What the provider's API cannot take was left out rather than sent to fail: said, not silent.
+    ...(client.dropped?.size ? { 'x-llm-dropped-parameters': [...client.dropped].join(', ') } : {}),
   })
   if (streamed) {
     // `llm` runs until the first chunk: what follows streams after the headers are sent.

@@ -1,89 +1,36 @@
-import { TooLargeError, decodeText, readBody } from '../egress'
+import { anthropic } from './anthropic'
 import type { LlmRoute } from './config'
-
-/** An error answer's bytes read at most: enough for the provider's message, never a flood. */
-const ERROR_BODY = { bytes: 64 * 1024, name: 'an error answer' }
-
-/** The provider answered with an error status; `message` is its own words when its body had some. */
-export class ProviderError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
-/** The provider could not be reached: the connection failed before any answer. */
-export class ConnectionError extends Error {}
+import { gemini } from './gemini'
+import { nativeClient } from './native'
+import type { LlmOptions } from './options'
+import { post } from './post'
 
 /**
- * An OpenAI-compatible provider's chat completions endpoint. The Worker needs
- * one POST of it, with the answer's body as it comes (the route forwards it),
- * so this is a fetch rather than the openai SDK, which would weigh a third of
- * the bundle.
+ * A provider's chat endpoint, spoken as OpenAI's chat completions: an
+ * OpenAI-compatible one as it is (its answer's body forwarded as it comes),
+ * a native API through its dialect (native.ts). One POST each, a fetch of
+ * our own: the providers' SDKs would weigh more than the rest of the Worker.
  */
 export interface LlmClient {
-  /** The provider's answer to one chat request; an error status is a ProviderError; `signal` aborts it with its reason. */
+  /** The provider's answer to one chat request, OpenAI's shape; an error status is a ProviderError; `signal` aborts it with its reason. */
   chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<Response>
+  /** The OpenAI parameters its API cannot take, left out of the requests so far. */
+  readonly dropped?: ReadonlySet<string>
 }
 
 /**
- * The client of a route. `timeoutMs` bounds the wait for the provider's
- * response headers (not the body: a streamed answer may rightly take
- * longer), and for an error answer's body too.
+ * The client of a route, by its API. `timeoutMs` bounds the wait for the
+ * provider's response headers (not the body: a streamed answer may rightly
+ * take longer), and for an error answer's body too; a native API's answer
+ * is read within `maxBytes` to be translated.
  */
-export function clientFor(route: LlmRoute, timeoutMs: number): LlmClient {
+export function clientFor(route: LlmRoute, { timeoutMs, maxBytes }: LlmOptions): LlmClient {
+  if (route.api === 'anthropic') return nativeClient(anthropic, route, timeoutMs, maxBytes)
+  if (route.api === 'gemini') return nativeClient(gemini, route, timeoutMs, maxBytes)
   const url = `${route.baseURL.replace(/\/+$/, '')}/chat/completions`
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
   if (route.apiKey) headers.authorization = `Bearer ${route.apiKey}`
   return {
     chat: (body, signal) => post(url, { method: 'POST', headers, body: JSON.stringify(body) }, timeoutMs, signal),
   }
-}
-
-async function post(url: string, init: RequestInit, timeoutMs: number, outer?: AbortSignal): Promise<Response> {
-  const timeout = new AbortController()
-  const timer = setTimeout(
-    () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
-    timeoutMs,
-  )
-  const signal = outer ? AbortSignal.any([outer, timeout.signal]) : timeout.signal
-  try {
-    let response: Response
-    try {
-      response = await fetch(url, { ...init, signal })
-    } catch (e) {
-      if (signal.aborted) throw signal.reason
-      throw new ConnectionError(e instanceof Error ? e.message : String(e), { cause: e })
-    }
-    if (response.ok) return response
-    throw new ProviderError(response.status, await errorMessage(response, signal))
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
-/**
- * The provider's message in an error answer (`{"error": {"message": ...}}`
- * as OpenAI words it), read within ERROR_BODY and `signal`; a bigger body
- * says nothing.
- */
-async function errorMessage(response: Response, signal: AbortSignal): Promise<string> {
-  let text: string
-  try {
-    text = decodeText(await readBody(response, ERROR_BODY, signal))
-  } catch (e) {
-    if (!(e instanceof TooLargeError)) throw e
-    return 'an error answer too big to read'
-  }
-  let error: unknown
-  try {
-    error = (JSON.parse(text) as { error?: unknown } | null)?.error
-  } catch {
-    return text.trim() || 'an error answer with no body'
-  }
-  const message = (error as { message?: unknown } | null | undefined)?.message
-  if (typeof message === 'string') return message
-  return error === undefined ? 'an error answer with no message' : JSON.stringify(error)
 }

@@ -1,28 +1,45 @@
 import type { Env } from '../env'
 import { ServiceError, misconfigured } from '../errors'
 
-/** Where a model is reached: an OpenAI-compatible base URL (version path included) and its key. */
+/** The HTTP APIs a model is reached by: OpenAI's chat completions (and every compatible one), or a native one. */
+export const LLM_APIS = ['openai', 'anthropic', 'gemini'] as const
+export type LlmApi = (typeof LLM_APIS)[number]
+
+/**
+ * Where a model is reached: its API, the base URL (OpenAI's with the version
+ * path included; a native API's root, the adapter adds the paths), its key,
+ * and the `max_tokens` to send where the API requires one and the request
+ * has none.
+ */
 export interface LlmRoute {
+  api: LlmApi
   baseURL: string
   apiKey: string
+  maxTokens?: number | undefined
 }
 
 interface RouteSpec {
+  api?: LlmApi
   baseURL: string
   apiKeyVar?: string
+  maxTokens?: number
 }
 
 /**
  * The route of a model: its entry in LLM_ROUTES (`{"<model>": {"baseURL": ...,
- * "apiKeyVar": "<name of the secret holding the key>"}}`), else the default
- * LLM_BASE_URL with LLM_API_KEY. One deployment so reaches several providers.
+ * "apiKeyVar": "<name of the secret holding the key>", "api": "anthropic",
+ * "maxTokens": 4096}}`), else the default LLM_BASE_URL with LLM_API_KEY
+ * (OpenAI's API). One deployment so reaches several providers.
  */
 export function routeFor(env: Env, model: string): LlmRoute {
   const routes = parseRoutes(env.LLM_ROUTES)
   const spec = Object.hasOwn(routes, model) ? routes[model] : undefined
-  if (spec) return { baseURL: spec.baseURL, apiKey: secret(env, spec.apiKeyVar, model) }
+  if (spec) {
+    const { api = 'openai', baseURL, apiKeyVar, maxTokens } = spec
+    return { api, baseURL, apiKey: secret(env, apiKeyVar, model), maxTokens }
+  }
   if (!env.LLM_BASE_URL) throw misconfigured('LLM_BASE_URL', 'is not set: no provider to send the chat to')
-  return { baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
+  return { api: 'openai', baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
 }
 
 /** The model to ask: the body's, else LLM_DEFAULT_MODEL. */
@@ -44,8 +61,17 @@ function parseRoutes(raw: string | undefined): Record<string, RouteSpec> {
     throw misconfigured('LLM_ROUTES', 'must be a JSON object from model to {baseURL, apiKeyVar}')
   }
   for (const [model, spec] of Object.entries(routes)) {
-    if (typeof (spec as RouteSpec | null)?.baseURL !== 'string') {
-      throw misconfigured('LLM_ROUTES', `has no baseURL for model ${JSON.stringify(model)}`)
+    const { baseURL, api, maxTokens } = (spec ?? {}) as Partial<Record<keyof RouteSpec, unknown>>
+    const named = JSON.stringify(model)
+    if (typeof baseURL !== 'string') throw misconfigured('LLM_ROUTES', `has no baseURL for model ${named}`)
+    if (api !== undefined && !LLM_APIS.includes(api as LlmApi)) {
+      throw misconfigured(
+        'LLM_ROUTES',
+        `names api ${JSON.stringify(api)} for model ${named}: one of ${LLM_APIS.join(', ')}`,
+      )
+    }
+    if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) > 0)) {
+      throw misconfigured('LLM_ROUTES', `has a maxTokens for model ${named} that is not a positive integer`)
     }
   }
   return routes as Record<string, RouteSpec>

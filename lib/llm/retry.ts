@@ -1,7 +1,7 @@
 import { abortable } from '../abort'
 import { shortReason } from '../egress'
 import { ServiceError } from '../errors'
-import { ConnectionError, ProviderError } from './client'
+import { ConnectionError, ProviderError } from './post'
 
 /** A failure worth another try: an answer that broke off, stalled, or is not what was asked for. */
 export class Retryable extends Error {}

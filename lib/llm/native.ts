@@ -1,0 +1,157 @@
+import { decodeText, readBody } from '../egress'
+import type { ByteLimit } from '../egress'
+import { isObject } from '../json'
+import type { LlmClient } from './client'
+import type { LlmRoute } from './config'
+import { sseEvents } from './sse'
+import type { SseEvent } from './sse'
+import type { Completion } from './types'
+import { post } from './post'
+
+/**
+ * How an API other than OpenAI's is spoken: the request translated from
+ * OpenAI's, the answer and the stream translated back. Everything above
+ * the client (retries, limits, the chat loop) sees OpenAI's shapes only.
+ */
+export interface Dialect {
+  /** The request to the provider: URL, headers, body; and the OpenAI parameters it cannot take, left out. */
+  request(route: LlmRoute, body: Record<string, unknown>): NativeRequest
+  /** The provider's answer as a chat completion; undefined when it is not an answer. */
+  answer(json: unknown, model: string): Completion | undefined
+  /** A translator of one streamed answer. */
+  stream(model: string, includeUsage: boolean): StreamTranslator
+}
+
+export interface NativeRequest {
+  url: string
+  headers: Record<string, string>
+  body: unknown
+  dropped: string[]
+}
+
+export interface StreamTranslator {
+  /** The OpenAI events (`data: ...`) a provider event makes; throws when the provider says it failed. */
+  next(event: SseEvent): string
+  /** What ends the stream (its last chunks, `[DONE]`); throws when the provider stopped before its end. */
+  end(): string
+}
+
+/**
+ * A client of a native API. Its error answers are read as OpenAI's are
+ * (`{"error": {"message"}}`, which Anthropic's and Google's shapes share);
+ * an answer is read within `maxBytes` before it is translated; a stream is
+ * translated event by event as it is read.
+ */
+export function nativeClient(dialect: Dialect, route: LlmRoute, timeoutMs: number, maxBytes: number): LlmClient {
+  const limit: ByteLimit = { bytes: maxBytes, name: 'LLM_MAX_BYTES' }
+  const dropped = new Set<string>()
+  return {
+    dropped,
+    async chat(body, signal) {
+      const request = dialect.request(route, body)
+      for (const name of request.dropped) dropped.add(name)
+      const init = { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) }
+      const response = await post(request.url, init, timeoutMs, signal)
+      const model = String(body.model)
+      if (body.stream !== true) return new Response(translatedAnswer(response, dialect, model, limit))
+      const usage = isObject(body.stream_options) && body.stream_options.include_usage === true
+      return new Response(translatedStream(response, dialect.stream(model, usage)))
+    },
+  }
+}
+
+/**
+ * The answer, read whole within `limit` (its reader's signal bounds the
+ * wait), then translated; an answer that is not the provider's is passed on
+ * as it came, for the caller to find it is not a chat completion.
+ */
+function translatedAnswer(response: Response, dialect: Dialect, model: string, limit: ByteLimit) {
+  const reading = new AbortController()
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        const text = decodeText(await readBody(response, limit, reading.signal))
+        let translated: Completion | undefined
+        try {
+          translated = dialect.answer(JSON.parse(text), model)
+        } catch {
+          translated = undefined
+        }
+        controller.enqueue(new TextEncoder().encode(translated ? JSON.stringify(translated) : text))
+        controller.close()
+      } catch (e) {
+        controller.error(e)
+      }
+    },
+    cancel(reason) {
+      reading.abort(reason)
+    },
+  })
+}
+
+function translatedStream(response: Response, translator: StreamTranslator): ReadableStream<Uint8Array> {
+  const events = sseEvents(response.body ?? new ReadableStream())
+  const encoder = new TextEncoder()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const next = await events.next()
+        const out = next.done ? translator.end() : translator.next(next.value)
+        if (out !== '') controller.enqueue(encoder.encode(out))
+        if (next.done) return controller.close()
+        if (out !== '') return
+      }
+    },
+    async cancel() {
+      await events.return(undefined)
+    },
+  })
+}
+
+/** One OpenAI `chat.completion.chunk` event. */
+export function chunk(
+  head: { id: string; model: string; created: number },
+  delta: Record<string, unknown>,
+  finish: string | null = null,
+): string {
+  const choices = [{ index: 0, delta, finish_reason: finish }]
+  return `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices })}\n\n`
+}
+
+/** The last events of a stream: the finish reason, the usage when asked for, `[DONE]`. */
+export function ending(
+  head: { id: string; model: string; created: number },
+  finish: string,
+  usage: Completion['usage'],
+  includeUsage: boolean,
+): string {
+  const totals = includeUsage
+    ? `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage })}\n\n`
+    : ''
+  return chunk(head, {}, finish) + totals + 'data: [DONE]\n\n'
+}
+
+/** The usage of an answer, OpenAI's way. */
+export function usageOf(prompt: number, completion: number, total = prompt + completion) {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total }
+}
+
+/** OpenAI's text of a message's content: the string, or the text parts joined. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.map((p: unknown) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('')
+}
+
+/** A tool call's arguments as the object native APIs take; arguments that are not one are passed as `{}`. */
+export function argumentsOf(text: unknown): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(String(text))
+    return isObject(parsed) ? parsed : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Seconds since the epoch, as `created` says. */
+export const now = (): number => Math.floor(Date.now() / 1000)
