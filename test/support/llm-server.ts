@@ -1,69 +1,114 @@
-// A local OpenAI-compatible provider for POST /v1/chat/completions. What it
-// does is read from the request's `model`, so tests need no setup calls:
+// A local LLM provider for tests, speaking three wire formats on one port with
+// the same behaviours in each, so that one table of scenarios runs against all:
 //
-//   ok (and any model not below)  200 chat completion, content `echo: <last message's content>`;
-//                                 with `"stream": true` an SSE stream of the same text, word by word
+//   POST /v1/chat/completions                                 OpenAI's Chat Completions (llm-wire/openai.ts)
+//   POST /v1/messages                                         Anthropic's Messages, as of anthropic-version
+//                                                             2023-06-01 (llm-wire/anthropic.ts): a request without
+//                                                             the anthropic-version header or max_tokens is refused
+//                                                             (400 invalid_request_error)
+//   POST /v1beta/models/{model}:generateContent               Gemini's (llm-wire/gemini.ts), the model in the path,
+//   POST /v1beta/models/{model}:streamGenerateContent?alt=sse percent-encoded as need be; the stream only with alt=sse
+//
+// What it does is read from the request's model (the body's `model`; Gemini's
+// path), so tests need no setup calls:
+//
+//   ok (and any model not below)  200 answer, its text `echo: <the last message's text>` (OpenAI's and Anthropic's
+//                                 text parts and blocks joined, Anthropic's tool results' content, Gemini's text
+//                                 parts and function responses' JSON); streamed when asked (OpenAI's and
+//                                 Anthropic's `"stream": true`, Gemini's streamGenerateContent), word by word
 //   fail-N                        the first N requests of that exact model string answer 500, later ones like ok
 //   rate-limited-N                the same with 429
+//   overloaded-N                  the same with 503 (Anthropic's own 529 overloaded_error)
 //   timeout-N                     the same, but the failing requests hang until the client leaves or the server stops
 //   garbage-N                     the same, but the failing requests answer 200 `{"unexpected": true}`
 //   malformed-N                   the same, but the failing requests answer 200 with JSON cut short
-//   missing-model                 404 model_not_found
-//   bad-request                   400 invalid_request_error
-//   stream-cut                    streams two chunks, then destroys the socket (no [DONE]); without
-//                                 `"stream": true`, half of the JSON completion, then the same
-//   stream-stall                  streams one chunk, then silence until the client leaves or the server stops;
-//                                 without `"stream": true`, the headers and half of the JSON completion, then the same
+//   missing-model                 404 (OpenAI's model_not_found, Anthropic's not_found_error, Google's NOT_FOUND)
+//   bad-request                   400 (invalid_request_error, Google's INVALID_ARGUMENT)
+//   stream-cut                    streams through the first word (OpenAI's role chunk and first word; Anthropic's
+//                                 message_start, content_block_start, ping and first text_delta; Gemini's first
+//                                 event), but never the stream's last event, then destroys the socket: no [DONE],
+//                                 message_stop or finishReason; without a stream, half of the JSON answer, then the same
+//   stream-stall                  streams one event (OpenAI's role chunk, Anthropic's message_start, Gemini's first
+//                                 word), then silence until the client leaves or the server stops; without a stream,
+//                                 the headers and half of the JSON answer, then the same
 //   reject-big-N                  400 whose error body is N bytes, written lazily and stopped when the client leaves
 //   reject-stall                  400 with the start of an error body, then silence until the client leaves
-//   big-N                         a completion whose content is N `x`s, written lazily without a Content-Length
+//   big-N                         an answer whose text is N `x`s, written lazily without a Content-Length
 //                                 (a piece whenever the client has taken the last) and stopped when the client
-//                                 leaves; with `"stream": true`, chunks of 64 KiB of content each, then [DONE]
+//                                 leaves; streamed, in pieces of 64 KiB of text each, to the stream's end
+//
+// Errors come in each format's shape, typed by status: OpenAI's
+// `{"error": {"message", "type", "code"?}}`, Anthropic's
+// `{"type": "error", "error": {"type", "message"}}`, Google's
+// `{"error": {"code", "message", "status"}}`.
 //
 // A model can instead be scripted, whatever its name: `POST /__script?model=NAME`
 // with `{ "answers": ScriptedAnswer[], "repeat_last"?: boolean }` has the Nth
-// request of that exact model since then take answers[N-1] (a completion,
-// tool calls included, streamed when asked; a hang; or an error status), and
-// past the end the last answer again with `repeat_last`, else a 500
+// request of that exact model since then, in any format, take answers[N-1] (an
+// answer, tool calls included, streamed when asked; a hang; or an error status),
+// and past the end the last answer again with `repeat_last`, else a 500
 // `script exhausted: N answers scripted`. Setting a script forgets the model's
-// records, so the count starts with it.
+// records, so the count starts with it. Anthropic and Gemini carry a tool
+// call's arguments as an object: a scripted call whose arguments are no JSON
+// object answers those formats 500 saying so (but Anthropic's stream, whose
+// input goes as text).
 //
-// Every request with a JSON body naming a model is recorded under that model on
-// arrival (`LlmRequestRecord`). `GET /__requests?model=NAME` answers
-// `{ requests: LlmRequestRecord[] }`; `POST /__reset?model=NAME` forgets the
-// model's records and script and so restarts its fail/rate-limited/timeout/garbage count;
+// Every request with a JSON body naming a model, in whatever format, is recorded
+// under that model on arrival (`LlmRequestRecord`: its native body, and the
+// headers its format's clients must send); one the format refuses is not.
+// `GET /__requests?model=NAME` answers `{ requests: LlmRequestRecord[] }`;
+// `POST /__reset?model=NAME` forgets the model's records and script and so
+// restarts its fail/rate-limited/overloaded/timeout/garbage count;
 // `GET /__idle?model=NAME` answers `LlmIdle` once no answer of the model is
 // being written (an event to wait on, for a client that should have left).
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
+import { parseScript } from './llm-script'
+import type { Script, ScriptedAnswer } from './llm-script'
+import { anthropic } from './llm-wire/anthropic'
+import { gemini } from './llm-wire/gemini'
+import { openai } from './llm-wire/openai'
+import { USAGE, echoWords } from './llm-wire/wire'
+import type { Reply, StreamedReply, Trouble, Wire } from './llm-wire/wire'
 import { closeNow, listenOnLoopback } from './ports'
 import { messageOf, send } from './serving'
 
+export { COMPLETION_ID, CREATED, SYSTEM_FINGERPRINT, echoText } from './llm-wire/openai'
+export { MESSAGE_ID } from './llm-wire/anthropic'
+export { RESPONSE_ID } from './llm-wire/gemini'
+export { USAGE, echoWords } from './llm-wire/wire'
+export type { ScriptedToolCall, Usage } from './llm-wire/wire'
+export type { ScriptedAnswer } from './llm-script'
+
 export interface LlmServer {
-  /** Base URL including the version path, e.g. `http://127.0.0.1:40123/v1` (no trailing slash). */
+  /** OpenAI's base URL, including the version path, e.g. `http://127.0.0.1:40123/v1` (no trailing slash). */
   url: string
+  /** The server's origin, e.g. `http://127.0.0.1:40123`: the base URL of Anthropic's and Gemini's clients. */
+  origin: string
   /** Resolves once `count` requests of `model` have arrived (since its last reset). */
   arrived(model: string, count?: number): Promise<void>
   stop(): Promise<void>
 }
 
-/** One request to /v1/chat/completions as it arrived. */
+/** One request as it arrived, in whichever format. */
 export interface LlmRequestRecord {
   /** `performance.now()` of the server process when the request arrived, in ms. */
   at: number
-  /** The parsed JSON body. */
+  /** The parsed JSON body, as the format has it. */
   body: Record<string, unknown>
   /** The `authorization` header (`Bearer <key>`), or null when there was none. */
   authorization: string | null
+  /**
+   * Anthropic's and Gemini's requests: the headers their clients must send (`x-api-key` and `anthropic-version`;
+   * `x-goog-api-key`), each null when it was not.
+   */
+  headers?: Record<string, string | null>
 }
 
-export const COMPLETION_ID = 'chatcmpl-test'
-export const CREATED = 1700000000
-export const SYSTEM_FINGERPRINT = 'fp_test'
-export const USAGE = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } as const
 export const FAIL_MESSAGE = 'upstream exploded'
 export const RATE_LIMIT_MESSAGE = 'Rate limit reached: retry later'
+export const OVERLOADED_MESSAGE = 'Overloaded: retry later'
 export const BAD_REQUEST_MESSAGE = "Invalid request: the model 'bad-request' refuses every request"
 export const GARBAGE = { unexpected: true } as const
 
@@ -72,59 +117,17 @@ export interface LlmIdle {
   cutShort: number
 }
 
-export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number }
-
-/** A tool call a scripted answer asks for; `arguments` goes out as it is, valid JSON or not. */
-export interface ScriptedToolCall {
-  id: string
-  name: string
-  arguments: string
-}
-
-/**
- * One answer of a scripted model (`POST /__script`). Without `hang` or `status`, a chat
- * completion: `content` defaults to null when there are tool calls, else ''; `finish_reason`
- * to `tool_calls` when there are tool calls, else `stop`; `usage` to USAGE.
- */
-export interface ScriptedAnswer {
-  content?: string | null
-  tool_calls?: ScriptedToolCall[]
-  finish_reason?: string
-  usage?: Usage
-  /** Never answers, until the client leaves or the server stops. */
-  hang?: true
-  /** Answers this error status (400 to 599) with an OpenAI error body, `error` its message. */
-  status?: number
-  error?: string
-}
-
-/** A model's script as `/__script` took it. */
-interface Script {
-  answers: ScriptedAnswer[]
-  repeatLast: boolean
-}
-
 /** A big-N answer's content comes in pieces of this many bytes. */
 const BIG_PIECE = 64 * 1024
 const BIG = /^big-(\d+)$/
 const REJECT_BIG = /^reject-big-(\d+)$/
 
 /** What a failing request of a `<kind>-N` model does. */
-type Failure = 'fail' | 'rate-limited' | 'timeout' | 'garbage' | 'malformed'
+type Failure = 'fail' | 'rate-limited' | 'overloaded' | 'timeout' | 'garbage' | 'malformed'
 
-const FAILING = /^(fail|rate-limited|timeout|garbage|malformed)-([1-9]\d*)$/
+const FAILING = /^(fail|rate-limited|overloaded|timeout|garbage|malformed)-([1-9]\d*)$/
 
-/** The answer's text for a request: `echo: ` and the last message's content (text parts joined). */
-export function echoText(body: Record<string, unknown>): string {
-  const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
-  const last = messages.at(-1) as { content?: unknown } | undefined
-  return `echo: ${contentText(last?.content)}`
-}
-
-/** The streamed pieces of a text: one word each, with the whitespace after it, so they join back into the text. */
-export function echoWords(text: string): string[] {
-  return text.match(/\s*\S+\s*/g) ?? [text]
-}
+const WIRES: readonly Wire[] = [openai, anthropic, gemini]
 
 export async function startLlmServer(): Promise<LlmServer> {
   const models = new Map<string, LlmRequestRecord[]>()
@@ -208,76 +211,87 @@ export async function startLlmServer(): Promise<LlmServer> {
     return [404, { error: `no admin route ${req.method} ${url.pathname}` }]
   }
 
-  const completions = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** A request to one of the formats' routes: recorded, then answered as its model says, in its format. */
+  const answer = async (wire: Wire, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const at = performance.now()
     let body: Record<string, unknown>
     try {
       body = await readBody(req)
     } catch (error) {
-      sendError(res, 400, messageOf(error), 'invalid_request_error')
+      sendTrouble(res, wire, 'invalid', messageOf(error))
       return
     }
-    const model = body.model
-    if (typeof model !== 'string' || model === '') {
-      sendError(res, 400, 'you must provide a model parameter', 'invalid_request_error')
+    const read = wire.read(url, req.headers, body)
+    if ('refused' in read) {
+      sendTrouble(res, wire, read.trouble ?? 'invalid', read.refused)
       return
     }
+    const { model, streamed } = read
     const records = recordsOf(model)
-    records.push({ at, body, authorization: req.headers.authorization ?? null })
+    records.push(recordOf(wire, req, at, body))
     const nth = records.length
     wake()
 
     const script = scripts.get(model)
     if (script) {
-      await answerScripted(res, model, script, nth, body)
+      await answerScripted(wire, res, model, script, nth, streamed, body)
       return
     }
     const failing = FAILING.exec(model)
     if (failing && nth <= Number(failing[2])) {
       const kind = failing[1] as Failure
-      if (kind === 'fail') sendError(res, 500, FAIL_MESSAGE, 'server_error')
-      else if (kind === 'rate-limited') {
-        sendError(res, 429, RATE_LIMIT_MESSAGE, 'requests', 'rate_limit_exceeded')
-      } else if (kind === 'garbage') send(res, 200, GARBAGE)
+      if (kind === 'fail') sendTrouble(res, wire, 'failed', FAIL_MESSAGE)
+      else if (kind === 'rate-limited') sendTrouble(res, wire, 'rate-limited', RATE_LIMIT_MESSAGE)
+      else if (kind === 'overloaded') sendTrouble(res, wire, 'overloaded', OVERLOADED_MESSAGE)
+      else if (kind === 'garbage') send(res, 200, GARBAGE)
       else if (kind === 'malformed') {
         res.writeHead(200, { 'Content-Type': 'application/json' })
-        res.end('{"id": "chatcmpl-test", "choices": [')
+        res.end(wire.malformed)
       } else hang(res)
       return
     }
     if (model === 'missing-model') {
-      sendError(res, 404, `The model \`${model}\` does not exist`, 'invalid_request_error', 'model_not_found')
+      sendTrouble(res, wire, 'missing-model', `The model \`${model}\` does not exist`)
       return
     }
     if (model === 'bad-request') {
-      sendError(res, 400, BAD_REQUEST_MESSAGE, 'invalid_request_error')
+      sendTrouble(res, wire, 'invalid', BAD_REQUEST_MESSAGE)
       return
     }
     const rejectBig = REJECT_BIG.exec(model)
     if (rejectBig || model === 'reject-stall') {
       track(model, res)
+      const [head, tail] = wire.rejected
       res.writeHead(400, { 'Content-Type': 'application/json' })
-      if (!(await write(res, '{"error": {"type": "invalid_request_error", "message": "'))) return
+      if (!(await write(res, head))) return
       if (!rejectBig) return hang(res)
       for (let sent = 0, size = Number(rejectBig[1]); sent < size; sent += BIG_PIECE) {
         if (!(await write(res, 'x'.repeat(Math.min(BIG_PIECE, size - sent))))) return
       }
-      res.end('"}}')
+      res.end(tail)
       return
     }
 
     const big = BIG.exec(model)
     if (big) {
       track(model, res)
-      await sendBig(res, model, Number(big[1]), body.stream === true)
+      await sendBig(res, wire, model, Number(big[1]), streamed)
       return
     }
-    const text = echoText(body)
-    if (body.stream === true) {
-      await stream(res, model, text, body)
+    const text = wire.echo(body)
+    if (streamed) {
+      await stream(
+        res,
+        wire,
+        model,
+        { pieces: echoWords(text), toolCalls: [], finishReason: 'stop', usage: USAGE },
+        body,
+      )
       return
     }
-    const json = JSON.stringify(completion(model, text))
+    const json = JSON.stringify(
+      wire.answer(model, { content: text, toolCalls: [], finishReason: 'stop', usage: USAGE }),
+    )
     if (model === 'stream-cut' || model === 'stream-stall') {
       res.writeHead(200, { 'Content-Type': 'application/json' })
       if (!(await write(res, json.slice(0, json.length >> 1)))) return
@@ -289,27 +303,38 @@ export async function startLlmServer(): Promise<LlmServer> {
     res.end(json)
   }
 
-  const stream = async (res: ServerResponse, model: string, text: string, body: Record<string, unknown>) => {
-    const deltas = [{ role: 'assistant', content: '' }, ...echoWords(text).map((word) => ({ content: word }))]
-    const events = streamEvents(model, deltas, 'stop', USAGE, body)
-    const limit = model === 'stream-cut' ? 2 : model === 'stream-stall' ? 1 : events.length
+  const stream = async (
+    res: ServerResponse,
+    wire: Wire,
+    model: string,
+    reply: StreamedReply,
+    body: Record<string, unknown>,
+  ): Promise<void> => {
+    if (model !== 'stream-cut' && model !== 'stream-stall') {
+      if (await sendEvents(res, wire.events(model, reply, body))) res.end()
+      return
+    }
+    const events = Array.from(wire.events(model, reply, body))
+    // Never the last event, whatever the text: a stream cut short must not look whole.
+    const limit = Math.min(model === 'stream-cut' ? wire.cutAfter : wire.stallAfter, events.length - 1)
     if (!(await sendEvents(res, events.slice(0, limit)))) return
     if (model === 'stream-cut') res.destroy()
-    else if (model === 'stream-stall') hang(res)
-    else res.end()
+    else hang(res)
   }
 
   const answerScripted = async (
+    wire: Wire,
     res: ServerResponse,
     model: string,
     script: Script,
     nth: number,
+    streamed: boolean,
     body: Record<string, unknown>,
   ): Promise<void> => {
     const { answers, repeatLast } = script
-    const answer = answers[nth - 1] ?? (repeatLast ? answers.at(-1) : undefined)
+    const answer: ScriptedAnswer | undefined = answers[nth - 1] ?? (repeatLast ? answers.at(-1) : undefined)
     if (!answer) {
-      sendError(res, 500, `script exhausted: ${answers.length} answers scripted`, 'server_error')
+      sendTrouble(res, wire, 'failed', `script exhausted: ${answers.length} answers scripted`)
       return
     }
     if (answer.hang) {
@@ -319,56 +344,53 @@ export async function startLlmServer(): Promise<LlmServer> {
     }
     if (answer.status !== undefined) {
       const { status } = answer
-      // The same type (and code) as the name-based errors of that status, so clients classify them alike.
-      if (status === 429) sendError(res, status, answer.error ?? RATE_LIMIT_MESSAGE, 'requests', 'rate_limit_exceeded')
-      else if (status >= 500) sendError(res, status, answer.error ?? FAIL_MESSAGE, 'server_error')
-      else sendError(res, status, answer.error ?? `the script answers ${status}`, 'invalid_request_error')
+      // The messages of the name-based errors of that status, as the type is theirs too.
+      const message =
+        answer.error ??
+        (status === 429 ? RATE_LIMIT_MESSAGE : status >= 500 ? FAIL_MESSAGE : `the script answers ${status}`)
+      sendTrouble(res, wire, status, message)
       return
     }
     const toolCalls = answer.tool_calls ?? []
     const content = answer.content !== undefined ? answer.content : toolCalls.length > 0 ? null : ''
     const finishReason = answer.finish_reason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop')
     const usage = answer.usage ?? USAGE
-    if (body.stream !== true) {
-      send(res, 200, completion(model, content, toolCalls, finishReason, usage))
+    if (!streamed) {
+      send(res, 200, wire.answer(model, { content, toolCalls, finishReason, usage }))
       return
     }
-    const deltas: Record<string, unknown>[] = [
-      // What OpenAI sends: a null content opens an answer that has none, '' one whose text follows.
-      { role: 'assistant', content: content === null ? null : '' },
-      ...(content ? echoWords(content).map((word) => ({ content: word })) : []),
-    ]
-    toolCalls.forEach(({ id, name, arguments: args }, index) => {
-      deltas.push({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] })
-      for (const piece of pieces(args)) deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] })
-    })
-    if (await sendEvents(res, streamEvents(model, deltas, finishReason, usage, body))) res.end()
+    const pieces = content === null ? null : content === '' ? [] : echoWords(content)
+    if (await sendEvents(res, wire.events(model, { pieces, toolCalls, finishReason, usage }, body))) res.end()
   }
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://llm-server')
+    // Errors are told in the route's format, or else in the format whose paths look alike.
+    const wire =
+      WIRES.find((w) => w.serves(url.pathname)) ??
+      (url.pathname.startsWith('/v1beta/') ? gemini : url.pathname.startsWith('/v1/messages') ? anthropic : openai)
     let handled: Promise<void>
     if (url.pathname.startsWith('/__')) {
       handled = admin(req, url).then(([status, payload]) => send(res, status, payload))
-    } else if (url.pathname === '/v1/chat/completions') {
-      handled =
-        req.method === 'POST'
-          ? completions(req, res)
-          : Promise.resolve(sendError(res, 405, `${req.method} is not allowed here`, 'invalid_request_error'))
+    } else if (!wire.serves(url.pathname)) {
+      handled = Promise.resolve(sendTrouble(res, wire, 'no-route', `no route ${req.method} ${url.pathname}`))
+    } else if (req.method !== 'POST') {
+      handled = Promise.resolve(sendTrouble(res, wire, 'no-method', `${req.method} is not allowed here`))
     } else {
-      handled = Promise.resolve(
-        sendError(res, 404, `no route ${req.method} ${url.pathname}`, 'invalid_request_error', 'unknown_url'),
-      )
+      handled = answer(wire, req, res, url)
     }
     handled.catch((error: unknown) => {
-      if (!res.headersSent) sendError(res, 500, messageOf(error), 'server_error')
+      // Also what a format answers a reply it cannot carry (a scripted call's arguments that are no object).
+      if (!res.headersSent) sendTrouble(res, wire, 'failed', messageOf(error))
       else res.destroy()
     })
   })
   const port = await listenOnLoopback(server)
+  const origin = `http://127.0.0.1:${port}`
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${origin}/v1`,
+    origin,
     arrived(model, count = 1) {
       return new Promise((resolve) => {
         waiters.push({ model, count, resolve })
@@ -382,141 +404,62 @@ export async function startLlmServer(): Promise<LlmServer> {
   }
 }
 
+function recordOf(wire: Wire, req: IncomingMessage, at: number, body: Record<string, unknown>): LlmRequestRecord {
+  const record: LlmRequestRecord = { at, body, authorization: req.headers.authorization ?? null }
+  if (wire.headers.length > 0) {
+    record.headers = Object.fromEntries(
+      wire.headers.map((name) => {
+        const value = req.headers[name]
+        return [name, Array.isArray(value) ? value.join(', ') : (value ?? null)]
+      }),
+    )
+  }
+  return record
+}
+
+function sendTrouble(res: ServerResponse, wire: Wire, trouble: Trouble, message: string): void {
+  const [status, body] = wire.error(trouble, message)
+  send(res, status, body)
+}
+
 /**
- * A big-N answer: N `x`s of content, as one JSON completion or as chunks,
- * each piece written once the socket has taken the last, and no more once
- * the client has left.
+ * A big-N answer: N `x`s of text, as one JSON answer or as a stream, each
+ * piece written once the socket has taken the last, and no more once the
+ * client has left.
  */
-async function sendBig(res: ServerResponse, model: string, size: number, streamed: boolean): Promise<void> {
-  const piece = (n: number) => 'x'.repeat(n)
+async function sendBig(res: ServerResponse, wire: Wire, model: string, size: number, streamed: boolean) {
+  const reply: Omit<Reply, 'content'> = { toolCalls: [], finishReason: 'stop', usage: USAGE }
   if (streamed) {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' })
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-      chunkEvent(model, delta, finishReason)
-    if (!(await write(res, chunk({ role: 'assistant', content: '' }, null)))) return
-    for (let sent = 0; sent < size; sent += BIG_PIECE) {
-      if (!(await write(res, chunk({ content: piece(Math.min(BIG_PIECE, size - sent)) }, null)))) return
-    }
-    if (!(await write(res, chunk({}, 'stop') + 'data: [DONE]\n\n'))) return
-    res.end()
+    // No stream options: big-N is about size, so OpenAI's carries no usage chunk whatever the request asks.
+    if (await sendEvents(res, wire.events(model, { ...reply, pieces: bigPieces(size) }, {}))) res.end()
     return
   }
-  const [head, tail] = JSON.stringify(completion(model, '\u0000')).split('\\u0000') as [string, string]
+  const [head, tail] = JSON.stringify(wire.answer(model, { ...reply, content: '\u0000' })).split('\\u0000') as [
+    string,
+    string,
+  ]
   res.writeHead(200, { 'Content-Type': 'application/json' })
   if (!(await write(res, head))) return
   for (let sent = 0; sent < size; sent += BIG_PIECE) {
-    if (!(await write(res, piece(Math.min(BIG_PIECE, size - sent))))) return
+    if (!(await write(res, 'x'.repeat(Math.min(BIG_PIECE, size - sent))))) return
   }
   res.end(tail)
 }
 
-function completion(
-  model: string,
-  content: string | null,
-  toolCalls: ScriptedToolCall[] = [],
-  finishReason = 'stop',
-  usage: Usage = USAGE,
-) {
-  const message = {
-    role: 'assistant',
-    content,
-    ...(toolCalls.length > 0
-      ? { tool_calls: toolCalls.map(({ id, name, arguments: args }) => toolCall(id, name, args)) }
-      : {}),
-  }
-  return {
-    id: COMPLETION_ID,
-    object: 'chat.completion',
-    created: CREATED,
-    model,
-    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
-    usage,
-    system_fingerprint: SYSTEM_FINGERPRINT,
-  }
-}
-
-function toolCall(id: string, name: string, args: string) {
-  return { id, type: 'function', function: { name, arguments: args } }
-}
-
-/**
- * A tool call's arguments as streamed: in two pieces split at the middle code
- * point, so a client must join pieces that are no JSON on their own.
- */
-function pieces(args: string): string[] {
-  const points = Array.from(args)
-  if (points.length < 2) return points.length === 0 ? [] : [args]
-  const middle = points.length >> 1
-  return [points.slice(0, middle).join(''), points.slice(middle).join('')]
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content
-    .map((part: unknown) => {
-      const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown }
-      return type === 'text' && typeof text === 'string' ? text : ''
-    })
-    .join('')
-}
-
-/** One `chat.completion.chunk` event of `model`, carrying `delta`. */
-function chunkEvent(
-  model: string,
-  delta: Record<string, unknown>,
-  finishReason: string | null,
-  extra: Record<string, unknown> = {},
-): string {
-  return sse({
-    id: COMPLETION_ID,
-    object: 'chat.completion.chunk',
-    created: CREATED,
-    model,
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-    ...extra,
-  })
-}
-
-/**
- * A stream's events: a chunk per delta, one with the finish reason, the usage chunk when
- * `stream_options.include_usage` asks for it (every chunk then carries `usage: null`), then [DONE].
- */
-function streamEvents(
-  model: string,
-  deltas: Record<string, unknown>[],
-  finishReason: string,
-  usage: Usage,
-  body: Record<string, unknown>,
-): string[] {
-  const options = body.stream_options as { include_usage?: unknown } | undefined
-  const includeUsage = options?.include_usage === true
-  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-    chunkEvent(model, delta, finish, includeUsage ? { usage: null } : {})
-  const events = [...deltas.map((delta) => chunk(delta, null)), chunk({}, finishReason)]
-  if (includeUsage) {
-    events.push(
-      sse({ id: COMPLETION_ID, object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage }),
-    )
-  }
-  events.push('data: [DONE]\n\n')
-  return events
+function* bigPieces(size: number): Generator<string> {
+  for (let sent = 0; sent < size; sent += BIG_PIECE) yield 'x'.repeat(Math.min(BIG_PIECE, size - sent))
 }
 
 /** The head of an event stream, then each event; true once all are handed to the socket, false if the client left. */
-async function sendEvents(res: ServerResponse, events: string[]): Promise<boolean> {
+async function sendEvents(res: ServerResponse, events: Iterable<string>): Promise<boolean> {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
   res.flushHeaders()
   for (const event of events) {
-    // Each chunk on its own: handed to the socket, then a turn of the event loop.
+    // Each event on its own: handed to the socket, then a turn of the event loop.
     if (!(await write(res, event))) return false
     await new Promise((resolve) => setImmediate(resolve))
   }
   return true
-}
-
-function sse(payload: unknown): string {
-  return `data: ${JSON.stringify(payload)}\n\n`
 }
 
 /** Writes text; true once it is handed to the socket, false if the response closed first. */
@@ -547,84 +490,4 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
     throw new Error('the request body must be a JSON object')
   }
   return body as Record<string, unknown>
-}
-
-/** An error in OpenAI's shape; `code` only when given. */
-function sendError(res: ServerResponse, status: number, message: string, type: string, code?: string): void {
-  send(res, status, { error: { message, type, ...(code === undefined ? {} : { code }) } })
-}
-
-const ANSWER_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage', 'hang', 'status', 'error']
-/** The fields of an answer that is a completion, which one that hangs or fails cannot have. */
-const COMPLETION_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage']
-const TOOL_CALL_FIELDS = ['id', 'name', 'arguments']
-const USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'total_tokens']
-
-/** A `/__script` body, checked field by field: a typo must not pass for a default. */
-function parseScript(body: Record<string, unknown>): Script {
-  onlyFields(body, ['answers', 'repeat_last'], 'the body')
-  const { answers, repeat_last: repeatLast = false } = body
-  if (!Array.isArray(answers) || answers.length === 0) throw new Error('answers must be a non-empty array')
-  if (typeof repeatLast !== 'boolean') throw new Error('repeat_last must be a boolean')
-  return { answers: answers.map((answer: unknown, i) => parseAnswer(answer, `answers[${i}]`)), repeatLast }
-}
-
-function parseAnswer(answer: unknown, at: string): ScriptedAnswer {
-  const fields = objectAt(answer, at)
-  onlyFields(fields, ANSWER_FIELDS, at)
-  const { content, tool_calls: toolCalls, finish_reason: finishReason, usage, hang, status, error } = fields
-  if (content !== undefined && content !== null && typeof content !== 'string') {
-    throw new Error(`${at}.content must be a string or null`)
-  }
-  if (toolCalls !== undefined) {
-    if (!Array.isArray(toolCalls) || toolCalls.length === 0) {
-      throw new Error(`${at}.tool_calls must be a non-empty array`)
-    }
-    toolCalls.forEach((call: unknown, j) => {
-      const callFields = objectAt(call, `${at}.tool_calls[${j}]`)
-      onlyFields(callFields, TOOL_CALL_FIELDS, `${at}.tool_calls[${j}]`)
-      for (const field of TOOL_CALL_FIELDS) {
-        if (typeof callFields[field] !== 'string') throw new Error(`${at}.tool_calls[${j}].${field} must be a string`)
-      }
-    })
-  }
-  if (finishReason !== undefined && typeof finishReason !== 'string') {
-    throw new Error(`${at}.finish_reason must be a string`)
-  }
-  if (usage !== undefined) {
-    const usageFields = objectAt(usage, `${at}.usage`)
-    onlyFields(usageFields, USAGE_FIELDS, `${at}.usage`)
-    for (const field of USAGE_FIELDS) {
-      const count = usageFields[field]
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-        throw new Error(`${at}.usage.${field} must be a non-negative integer`)
-      }
-    }
-  }
-  if (hang !== undefined && hang !== true) throw new Error(`${at}.hang must be true when given`)
-  if (
-    status !== undefined &&
-    (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
-  ) {
-    throw new Error(`${at}.status must be an error status, 400 to 599`)
-  }
-  if (error !== undefined && typeof error !== 'string') throw new Error(`${at}.error must be a string`)
-  if (error !== undefined && status === undefined)
-    throw new Error(`${at}.error is the message of a status, and there is none`)
-  if (hang && status !== undefined) throw new Error(`${at} cannot both hang and answer a status`)
-  const given = COMPLETION_FIELDS.filter((field) => fields[field] !== undefined)
-  if ((hang || status !== undefined) && given.length > 0) {
-    throw new Error(`${at} ${hang ? 'hangs' : 'answers a status'}, so it cannot have ${given.join(', ')}`)
-  }
-  return fields as ScriptedAnswer
-}
-
-function objectAt(value: unknown, at: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${at} must be an object`)
-  return value as Record<string, unknown>
-}
-
-function onlyFields(value: Record<string, unknown>, fields: string[], at: string): void {
-  const unknown = Object.keys(value).filter((key) => !fields.includes(key))
-  if (unknown.length > 0) throw new Error(`${at} has unknown fields ${unknown.join(', ')}; known: ${fields.join(', ')}`)
 }
