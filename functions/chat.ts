@@ -115,7 +115,7 @@ const ChatBody = z
 
 const ChatCompletion = z.record(z.string(), z.unknown()).openapi('ChatCompletion', {
   description:
-    "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`), `stopped` (`max_steps` or `deadline`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`).",
+    "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`), `stopped` (`max_steps` or `deadline`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
 })
 
 const route = createRoute({
@@ -138,6 +138,10 @@ const route = createRoute({
         'text/event-stream': { schema: z.string() },
       },
       headers: z.object({
+        'X-LLM-Dropped-Parameters': z.string().optional().openapi({
+          description: "The OpenAI parameters the model's API cannot take (LLM_ROUTES `api`), left out of the request.",
+          example: 'seed, response_format',
+        }),
         'Server-Timing': z.string().openapi({
           description: "The render's metrics, and `llm` (for a stream, until its first chunk).",
           example: 'redis;dur=2, tools;dur=0, render;dur=1, llm;dur=840, total;dur=843',
