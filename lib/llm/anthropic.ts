@@ -7,7 +7,7 @@
  * `message_stop`) come back as a chat completion and its chunks.
  */
 import { isObject } from '../json'
-import { argumentsOf, chunk, ending, now, textOf, usageOf } from './native'
+import { argumentsOf, chunk, ending, imageOf, instructionsOf, now, textOf, usageOf } from './native'
 import type { Dialect, StreamTranslator } from './native'
 import type { SseEvent } from './sse'
 import type { Completion, ToolCallSpec } from './types'
@@ -37,10 +37,7 @@ export const anthropic: Dialect = {
     const { model, messages, stream, max_tokens: maxTokens, temperature, top_p: topP, stop, user } = body
     const dropped = Object.keys(body).filter((k) => !TAKEN.has(k) && !TOOLING.has(k))
     const list = Array.isArray(messages) ? (messages as Record<string, unknown>[]) : []
-    const system = list
-      .filter((m) => m.role === 'system' || m.role === 'developer')
-      .map((m) => textOf(m.content))
-      .join('\n\n')
+    const system = instructionsOf(list)
     const out: Record<string, unknown> = {
       model,
       max_tokens: maxTokens ?? route.maxTokens ?? ANTHROPIC_MAX_TOKENS,
@@ -133,10 +130,10 @@ function blocksOf(content: unknown, dropped: string[]): Block[] {
   return content.filter(isObject).flatMap((part): Block[] => {
     if (part.type === 'text')
       return typeof part.text === 'string' && part.text !== '' ? [{ type: 'text', text: part.text }] : []
-    const url = isObject(part.image_url) ? String(part.image_url.url) : undefined
-    if (part.type === 'image_url' && url) {
-      const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
-      const source = data ? { type: 'base64', media_type: data[1], data: data[2] } : { type: 'url', url }
+    const image = imageOf(part)
+    if (image) {
+      const source =
+        'url' in image ? { type: 'url', url: image.url } : { type: 'base64', media_type: image.mime, data: image.data }
       return [{ type: 'image', source }]
     }
     dropped.push(`content part ${String(part.type)}`)

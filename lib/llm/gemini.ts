@@ -7,7 +7,7 @@
  * back as a chat completion and its chunks.
  */
 import { isObject } from '../json'
-import { argumentsOf, chunk, ending, now, textOf, usageOf } from './native'
+import { argumentsOf, chunk, ending, imageOf, instructionsOf, now, textOf, usageOf } from './native'
 import type { Dialect, StreamTranslator } from './native'
 import type { SseEvent } from './sse'
 import type { ChatMessage, Completion, ToolCallSpec } from './types'
@@ -31,10 +31,7 @@ export const gemini: Dialect = {
     const { model, messages, stream } = body
     const dropped = Object.keys(body).filter((k) => !TAKEN.has(k))
     const list = Array.isArray(messages) ? (messages as ChatMessage[]) : []
-    const system = list
-      .filter((m) => m.role === 'system' || m.role === 'developer')
-      .map((m) => textOf(m.content))
-      .join('\n\n')
+    const system = instructionsOf(list)
     const out: Record<string, unknown> = { contents: contentsOf(list, dropped) }
     if (system !== '') out.systemInstruction = { parts: [{ text: system }] }
     Object.assign(out, toolsOf(body))
@@ -112,11 +109,13 @@ function partsFrom(content: unknown, dropped: string[]): Part[] {
   if (!Array.isArray(content)) return []
   return content.filter(isObject).flatMap((part): Part[] => {
     if (part.type === 'text') return typeof part.text === 'string' ? [{ text: part.text }] : []
-    const url = isObject(part.image_url) ? String(part.image_url.url) : undefined
-    if (part.type === 'image_url' && url) {
-      const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
-      return [data ? { inlineData: { mimeType: data[1], data: data[2] } } : { fileData: { fileUri: url } }]
-    }
+    const image = imageOf(part)
+    if (image)
+      return [
+        'url' in image
+          ? { fileData: { fileUri: image.url } }
+          : { inlineData: { mimeType: image.mime, data: image.data } },
+      ]
     dropped.push(`content part ${String(part.type)}`)
     return []
   })

@@ -143,6 +143,22 @@ export function textOf(content: unknown): string {
   return content.map((p: unknown) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('')
 }
 
+/** A conversation's instructions: its system and developer messages' text, which native APIs take apart from the turns. */
+export function instructionsOf(messages: readonly { role?: unknown; content?: unknown }[]): string {
+  return messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n\n')
+}
+
+/** An `image_url` content part's image: its bytes (a base64 data URL) or its URL; undefined for any other part. */
+export function imageOf(part: Record<string, unknown>): { mime: string; data: string } | { url: string } | undefined {
+  if (part.type !== 'image_url' || !isObject(part.image_url) || typeof part.image_url.url !== 'string') return undefined
+  const { url } = part.image_url
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
+  return data ? { mime: data[1] as string, data: data[2] as string } : { url }
+}
+
 /** A tool call's arguments as the object native APIs take; arguments that are not one are passed as `{}`. */
 export function argumentsOf(text: unknown): Record<string, unknown> {
   try {

@@ -155,6 +155,33 @@ describe('the same chat on every API', () => {
     })
   })
 
+  it('content parts: text and images, by data URL or by URL, each API its own way', async () => {
+    const parts = [
+      { type: 'text', text: 'What is this?' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+    ]
+    const messages = [{ role: 'user', content: parts }]
+    const answers = await perApi('cmp-plain', [{ content: 'A cat.' }], async (env) => {
+      const { body } = await call(env, 'POST', '/api/prompts/cmp.hello/chat', { model: 'cmp-plain', messages })
+      const [sent] = await llm.requests('cmp-plain')
+      return { essence: essence(body), sent: sent?.body }
+    })
+    expect(answers.anthropic.essence).toEqual(answers.openai.essence)
+    expect(answers.gemini.essence).toEqual(answers.openai.essence)
+    expect((answers.openai.sent?.messages as unknown[]).at(-1)).toEqual(messages[0])
+    expect((answers.anthropic.sent?.messages as { content: unknown[] }[])[0]?.content.slice(1)).toEqual([
+      { type: 'text', text: 'What is this?' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+    ])
+    expect((answers.gemini.sent?.contents as { parts: unknown[] }[])[0]?.parts.slice(1)).toEqual([
+      { text: 'What is this?' },
+      { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+      { fileData: { fileUri: 'https://example.com/cat.jpg' } },
+    ])
+  })
+
   const askThenAnswer: ScriptedAnswer[] = [
     { tool_calls: [{ id: 'call_1', name: 'refs_lookup', arguments: '{"symbol":"Foo"}' }] },
     { content: 'Foo is fine.' },
