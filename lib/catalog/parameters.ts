@@ -33,13 +33,21 @@ export interface ValueProblem {
 }
 
 /**
+ * Problems worded at most: a value can hold hundreds of thousands of bad
+ * items (a body of MAX_BODY_BYTES), and wording each costs far more than
+ * finding it; past the first ones, the rest are more of the same.
+ */
+const MAX_WORDED = 256
+
+/**
  * A failed validation's problems, once each, worded for a person (and for a
  * model asked to fix its answer): a missing member is `at` that member, `is
- * required`; a wrong type `must be number, not string`.
+ * required`; a wrong type `must be number, not string`. The first
+ * MAX_WORDED only.
  */
 export function validationProblems(result: ValidationResult): ValueProblem[] {
   const problems = new Map<string, ValueProblem>()
-  for (const e of result.errors) {
+  for (const e of result.errors.slice(0, MAX_WORDED)) {
     if (WRAPPERS.has(e.keyword)) continue
     const at = e.instanceLocation
       .split('/')

@@ -81,4 +81,13 @@ describe('schemaValidator', () => {
     expect(result.valid).toBe(false)
     expect(validationProblems(result)).toEqual([{ at: ['\ufffdx'], message: 'is not allowed' }])
   })
+
+  it('words the first problems of a value with hundreds of thousands, not all of them', () => {
+    const numbers = { type: 'array', items: { type: 'number' } } as unknown as ParametersSchema
+    const result = schemaValidator(numbers).validate(Array.from({ length: 300_000 }, () => 'x'))
+    expect(result.errors.length).toBeGreaterThan(300_000)
+    const problems = validationProblems(result)
+    expect(problems.length).toBeLessThanOrEqual(256)
+    expect(problems[0]).toEqual({ at: ['0'], message: 'must be number, not string' })
+  })
 })
