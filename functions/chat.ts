@@ -170,13 +170,13 @@ const route = createRoute({
 export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
   const { args = {}, model: requested, stream: streamed, ...fields } = c.req.valid('json')
   const promptId = c.req.valid('param').prompt_id
-  const rendered = await renderRequested(c, promptId, args)
+  const store = await freshStoreOf(c)
+  const rendered = await renderRequested(c, promptId, args, store)
   // After the render, so that every render error answers exactly as /render's.
   const model = modelFor(c.env, requested)
   requestLog()?.set('model', model)
   const llmOptions = llmOptionsFrom(c.env)
   const client = clientFor(routeFor(c.env, model), llmOptions)
-  const store = await freshStoreOf(c)
   const declares = (rendered.record.tools?.length ?? 0) > 0 || fields.tools !== undefined
   const conversation = startConversation(
     {

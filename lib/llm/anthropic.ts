@@ -13,9 +13,9 @@ import type { SseEvent } from './sse'
 import type { Completion, ToolCallSpec } from './types'
 
 /** The API version implemented here, and sent as `anthropic-version`: its parameters are the ones sent. */
-export const ANTHROPIC_VERSION = '2023-06-01'
+const ANTHROPIC_VERSION = '2023-06-01'
 /** `max_tokens`, which Anthropic requires, when neither the request nor the route (`maxTokens`) sets one. */
-export const ANTHROPIC_MAX_TOKENS = 4096
+const ANTHROPIC_MAX_TOKENS = 4096
 
 /** OpenAI parameters this version takes, translated; any other is left out. */
 const TAKEN = new Set(['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'temperature', 'top_p', 'stop'])

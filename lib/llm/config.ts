@@ -2,7 +2,7 @@ import type { Env } from '../env'
 import { ServiceError, misconfigured } from '../errors'
 
 /** The HTTP APIs a model is reached by: OpenAI's chat completions (and every compatible one), or a native one. */
-export const LLM_APIS = ['openai', 'anthropic', 'gemini'] as const
+const LLM_APIS = ['openai', 'anthropic', 'gemini'] as const
 export type LlmApi = (typeof LLM_APIS)[number]
 
 /**

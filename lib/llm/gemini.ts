@@ -13,7 +13,7 @@ import type { SseEvent } from './sse'
 import type { ChatMessage, Completion, ToolCallSpec } from './types'
 
 /** The API version implemented here, in every URL. */
-export const GEMINI_VERSION = 'v1beta'
+const GEMINI_VERSION = 'v1beta'
 
 /** OpenAI parameters Gemini takes, translated; any other is left out. */
 const TAKEN = new Set([
