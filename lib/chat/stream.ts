@@ -33,6 +33,7 @@ export async function streamConversation(
   }
   // Nothing to add: the provider's events go through as they came, and the deadline ends with them.
   if (!conversation.extended) return first.pipeThrough(new TransformStream({ flush: () => conversation.close() }))
+  // stream() bounds each round at LLM_MAX_BYTES in all, and so the one event open in it.
   const events = rounds(conversation, first, ask, { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' })
   const encoder = new TextEncoder()
   // The stream outlives the handler: what it logs belongs to the request that started it.

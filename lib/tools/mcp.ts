@@ -1,4 +1,13 @@
-import { SseParser, cancelBody, decodeText, guardedFetch, parseJson, readBody, shortReason, statusLine } from '../egress'
+import {
+  SseParser,
+  cancelBody,
+  decodeText,
+  guardedFetch,
+  parseJson,
+  readBody,
+  shortReason,
+  statusLine,
+} from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { abortable } from '../abort'
 import { isObject } from '../json'
