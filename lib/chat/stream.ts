@@ -1,7 +1,9 @@
 import { ServiceError } from '../errors'
 import { isObject } from '../json'
-import { sseEvent, sseEvents, stream } from '../llm'
-import type { ChatMessage, LlmClient, LlmOptions, SseEvent, ToolCallSpec } from '../llm'
+import { sseEvents } from '../egress'
+import type { ByteLimit, SseEvent } from '../egress'
+import { sseEvent, stream } from '../llm'
+import type { ChatMessage, LlmClient, LlmOptions, ToolCallSpec } from '../llm'
 import { boundToRequest, log } from '../log'
 import type { Conversation } from './conversation'
 
@@ -31,7 +33,8 @@ export async function streamConversation(
   }
   // Nothing to add: the provider's events go through as they came, and the deadline ends with them.
   if (!conversation.extended) return first.pipeThrough(new TransformStream({ flush: () => conversation.close() }))
-  const events = rounds(conversation, first, ask)
+  // stream() bounds each round at LLM_MAX_BYTES in all, and so the one event open in it.
+  const events = rounds(conversation, first, ask, { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' })
   const encoder = new TextEncoder()
   // The stream outlives the handler: what it logs belongs to the request that started it.
   const pull = boundToRequest(async (controller: ReadableStreamDefaultController<Uint8Array>) => {
@@ -51,12 +54,13 @@ async function* rounds(
   conversation: Conversation,
   first: ReadableStream<Uint8Array>,
   ask: () => Promise<ReadableStream<Uint8Array>>,
+  limit: ByteLimit,
 ): AsyncGenerator<string> {
   let body = first
   try {
     for (;;) {
       const round = new RoundReader()
-      for await (const event of sseEvents(body)) {
+      for await (const event of sseEvents(body, limit)) {
         // The provider's failure, as stream() worded it: it ends the answer.
         if (event.name === 'error') return yield event.raw
         if (/^\s*\[DONE\]\s*$/.test(event.data)) break

@@ -6,10 +6,10 @@
  * stream (`message_start`, `content_block_*`, `message_delta`,
  * `message_stop`) come back as a chat completion and its chunks.
  */
+import type { SseEvent } from '../egress'
 import { isObject } from '../json'
 import { argumentsOf, chunk, ending, imageOf, instructionsOf, now, textOf, usageOf } from './native'
 import type { Dialect, StreamTranslator } from './native'
-import type { SseEvent } from './sse'
 import type { Completion, ToolCallSpec } from './types'
 
 /** The API version implemented here, and sent as `anthropic-version`: its parameters are the ones sent. */

@@ -6,10 +6,10 @@
  * tool messages `functionResponse` parts; the answer and its stream come
  * back as a chat completion and its chunks.
  */
+import type { SseEvent } from '../egress'
 import { isObject } from '../json'
 import { argumentsOf, chunk, ending, imageOf, instructionsOf, now, textOf, usageOf } from './native'
 import type { Dialect, StreamTranslator } from './native'
-import type { SseEvent } from './sse'
 import type { ChatMessage, Completion, ToolCallSpec } from './types'
 
 /** The API version implemented here, in every URL. */

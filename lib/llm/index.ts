@@ -14,8 +14,6 @@ export type {
   ToolCallSpec,
 } from './types'
 export { CHAT_ROLES } from './types'
-export { sseEvents } from './sse'
-export type { SseEvent } from './sse'
 export { clientFor } from './client'
 export type { LlmClient } from './client'
 export { modelFor, routeFor } from './config'

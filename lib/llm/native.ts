@@ -1,10 +1,8 @@
-import { decodeText, readBody } from '../egress'
-import type { ByteLimit } from '../egress'
+import { decodeText, readBody, sseEvents } from '../egress'
+import type { ByteLimit, SseEvent } from '../egress'
 import { isObject } from '../json'
 import type { LlmClient } from './client'
 import type { LlmRoute } from './config'
-import { sseEvents } from './sse'
-import type { SseEvent } from './sse'
 import type { Completion } from './types'
 import { post } from './post'
 
@@ -55,7 +53,7 @@ export function nativeClient(dialect: Dialect, route: LlmRoute, timeoutMs: numbe
       const model = String(body.model)
       if (body.stream !== true) return new Response(translatedAnswer(response, dialect, model, limit))
       const usage = isObject(body.stream_options) && body.stream_options.include_usage === true
-      return new Response(translatedStream(response, dialect.stream(model, usage)))
+      return new Response(translatedStream(response, dialect.stream(model, usage), limit))
     },
   }
 }
@@ -89,8 +87,12 @@ function translatedAnswer(response: Response, dialect: Dialect, model: string, l
   })
 }
 
-function translatedStream(response: Response, translator: StreamTranslator): ReadableStream<Uint8Array> {
-  const events = sseEvents(response.body ?? new ReadableStream())
+function translatedStream(
+  response: Response,
+  translator: StreamTranslator,
+  limit: ByteLimit,
+): ReadableStream<Uint8Array> {
+  const events = sseEvents(response.body ?? new ReadableStream(), limit)
   const encoder = new TextEncoder()
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

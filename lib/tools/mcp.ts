@@ -1,4 +1,13 @@
-import { cancelBody, decodeText, guardedFetch, parseJson, readBody, shortReason, statusLine } from '../egress'
+import {
+  SseParser,
+  cancelBody,
+  decodeText,
+  guardedFetch,
+  parseJson,
+  readBody,
+  shortReason,
+  statusLine,
+} from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { abortable } from '../abort'
 import { isObject } from '../json'
@@ -135,12 +144,10 @@ export class McpClients {
       await cancelBody(response)
       return { result: undefined, response }
     }
-    const contentType = response.headers.get('content-type') ?? ''
     const id = message.id
-    // An event stream may stay open after the reply (the spec says SHOULD close): the reply ends the read.
-    const enough = isEventStream(contentType) ? replySeen(id) : undefined
-    const text = decodeText(await readBody(response, this.limit, init.signal, enough))
-    const reply = messagesIn(text, contentType).find((m) => isReply(m, id))
+    const reply = isEventStream(response.headers.get('content-type') ?? '')
+      ? await replyInStream(response, id, this.limit, init.signal)
+      : parsedMessages(decodeText(await readBody(response, this.limit, init.signal))).find((m) => isReply(m, id))
     if (!isObject(reply)) throw new ToolError(`answered no reply to ${message.method}`)
     if (isObject(reply.error)) {
       const reason = typeof reply.error.message === 'string' ? reply.error.message : ''
@@ -158,11 +165,6 @@ function isReply(m: unknown, id: number): m is Record<string, unknown> {
   return isObject(m) && m.id === id && ('result' in m || 'error' in m)
 }
 
-/** The JSON-RPC messages of an answer: its JSON (one message or a batch), or its events' data. */
-function messagesIn(text: string, contentType: string): unknown[] {
-  return (isEventStream(contentType) ? eventData(text) : [text]).flatMap(parsedMessages)
-}
-
 function parsedMessages(body: string): unknown[] {
   let parsed: unknown
   try {
@@ -174,54 +176,21 @@ function parsedMessages(body: string): unknown[] {
 }
 
 /**
- * Told an event stream's chunks, says when a complete event holds the reply
- * to `id`. Each event is looked at once, when its end has arrived.
+ * The reply to `id` in an event stream, its `message` events' data read
+ * as they arrive: the stream may stay open after the reply (the spec says
+ * SHOULD close), so the reply's event ends the read. An event whose data
+ * does not parse fails the call. readBody bounds the stream at `limit`,
+ * and so the one event open in it.
  */
-function replySeen(id: number): (chunk: Uint8Array) => boolean {
-  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
-  let open = ''
-  return (chunk) => {
-    // Only the new text, and the 3 characters before it a blank line may begin in, is searched.
-    const from = Math.max(0, open.length - 3)
-    open += decoder.decode(chunk, { stream: true })
-    const end = lastEventEnd(open, from)
-    if (end === -1) return false
-    const complete = open.slice(0, end)
-    open = open.slice(end)
-    // A malformed event fails the call when the whole answer is read; here it only is no reply.
-    return eventData(complete).some((data) => {
-      try {
-        return parsedMessages(data).some((m) => isReply(m, id))
-      } catch {
-        return false
-      }
-    })
-  }
-}
-
-/** Where the last complete event of `text` ends (after its blank line), searching from `from`; or -1. */
-function lastEventEnd(text: string, from: number): number {
-  const blank = /\r\n\r\n|\n\n|\r\r/g
-  blank.lastIndex = from
-  let end = -1
-  for (let match = blank.exec(text); match !== null; match = blank.exec(text)) end = match.index + match[0].length
-  return end
-}
-
-/** The data of each `message` event of a complete event stream, as the SSE format defines them. */
-function eventData(stream: string): string[] {
-  const found: string[] = []
-  for (const event of stream.split(/\r\n\r\n|\n\n|\r\r/)) {
-    let type = 'message'
-    const data: string[] = []
-    for (const line of event.split(/\r\n|\n|\r/)) {
-      const colon = line.indexOf(':')
-      const field = colon === -1 ? line : line.slice(0, colon)
-      const value = colon === -1 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1))
-      if (field === 'event') type = value
-      else if (field === 'data') data.push(value)
-    }
-    if (data.length > 0 && type === 'message') found.push(data.join('\n'))
-  }
-  return found
+async function replyInStream(response: Response, id: number, limit: ByteLimit, signal: AbortSignal): Promise<unknown> {
+  const events = new SseParser(limit)
+  let reply: unknown
+  await readBody(response, limit, signal, (chunk) =>
+    events.push(chunk).some((event) => {
+      if (event.name !== undefined && event.name !== 'message') return false
+      reply = parsedMessages(event.data).find((m) => isReply(m, id))
+      return reply !== undefined
+    }),
+  )
+  return reply
 }
