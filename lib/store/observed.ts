@@ -24,7 +24,7 @@ export class Observed implements Store {
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {
     const values = await this.inner.values(keys)
-    const digests = await Promise.all(values.map((value) => (value == null ? '' : hexDigest('SHA-1', value))))
+    const digests = await Promise.all(values.map((value) => (value === null ? '' : hexDigest('SHA-1', value))))
     keys.forEach((key, i) => {
       const digest = digests[i] as string
       const known = this.#read.get(key)
