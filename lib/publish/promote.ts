@@ -1,11 +1,13 @@
 import { RECORD_KIND } from '../catalog'
 import type { RecordKind } from '../catalog'
+import { ServiceError } from '../errors'
 import {
   KINDS,
   LabeledStore,
+  Observed,
   TOMBSTONE,
   baseKeyOf,
-  commit,
+  commitIf,
   historyKeys,
   keyToId,
   kindPrefix,
@@ -13,7 +15,7 @@ import {
   noteWrite,
   overlayKey,
 } from '../store'
-import type { Command, Kind, Store } from '../store'
+import type { Kind, Store } from '../store'
 import { writable } from './write'
 
 /** One record a promotion changes on its target. */
@@ -36,24 +38,59 @@ export interface PromoteOptions {
   historyLimit: number
 }
 
+/** Reads and writes of a promotion, before it gives up on a label others keep writing to. */
+const ATTEMPTS = 5
+
 /**
  * Copies every record of label `from` onto the target (the base, or label
  * `to`), each as a new version there, and removes the label's overlay and
- * its history, all in one transaction: a reader sees the label's records on
- * the target, or none of them. A record the label deleted is deleted on the
+ * its history, all in one step: a reader sees the label's records on the
+ * target, or none of them. A record the label deleted is deleted on the
  * target. Records the target already holds as they are get no new version.
  * The label's version counters stay, so that a version number of a label
  * never names two texts.
+ *
+ * The step is made only if every key read still holds what was read
+ * (commitIf): a write into the label (or the target) landing in between
+ * would otherwise be deleted with the overlay, though acknowledged. The
+ * promotion then reads again, ATTEMPTS times at most (409 CONFLICT after).
+ * A record the label gains meanwhile stays in the label.
  */
 export async function promote(store: Store, from: string, options: PromoteOptions): Promise<Promotion[]> {
   const commands = writable(store)
-  const overlay = (await commands.keys(labelPrefix(from))).filter((key) => kindOf(baseKeyOf(from, key)) !== undefined)
-  const raws = await commands.values(overlay)
-  const targets = overlay.map((key) =>
-    options.to === undefined ? baseKeyOf(from, key) : overlayKey(options.to, baseKeyOf(from, key)),
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const observed = new Observed(commands)
+    const { promotions, overlay } = await plan(observed, from, options.to)
+    if (options.dryRun) return promotions
+    const deletions = overlay.flatMap((key) => {
+      const h = historyKeys(key)
+      return [key, h.head, h.log, h.values]
+    })
+    const message = options.message ?? `promoted from label ${from}`
+    const changes = promotions.map(({ key, after }) => ({ key, text: after, message }))
+    const done = await commitIf(commands, observed.guards(), changes, { historyLimit: options.historyLimit, deletions })
+    if (done) {
+      await noteWrite(commands)
+      return promotions
+    }
+  }
+  throw new ServiceError(
+    'CONFLICT',
+    `label '${from}' was written to while it was promoted, ${ATTEMPTS} times running: nothing was promoted; try again`,
   )
+}
+
+/** What promoting `from` onto `to` (the base when undefined) changes, read from `store`; and the overlay keys it removes. */
+async function plan(
+  store: Store,
+  from: string,
+  to: string | undefined,
+): Promise<{ promotions: Promotion[]; overlay: string[] }> {
+  const overlay = (await store.keys(labelPrefix(from))).filter((key) => kindOf(baseKeyOf(from, key)) !== undefined)
+  const raws = await store.values(overlay)
+  const targets = overlay.map((key) => (to === undefined ? baseKeyOf(from, key) : overlayKey(to, baseKeyOf(from, key))))
   // What the target sees now: a label sees the base where it has no record of its own.
-  const target = options.to === undefined ? commands : new LabeledStore(commands, options.to)
+  const target = to === undefined ? store : new LabeledStore(store, to)
   const befores = await target.values(overlay.map((key) => baseKeyOf(from, key)))
   const promotions: Promotion[] = []
   overlay.forEach((key, i) => {
@@ -62,20 +99,11 @@ export async function promote(store: Store, from: string, options: PromoteOption
     const base = baseKeyOf(from, key)
     const kind = kindOf(base) as Kind
     const before = befores[i] ?? null
-    const after = raw === TOMBSTONE && options.to === undefined ? null : raw
+    const after = raw === TOMBSTONE && to === undefined ? null : raw
     if (before === after || (before === null && (after === null || after === TOMBSTONE))) return
     promotions.push({ kind: RECORD_KIND[kind], id: keyToId(kind, base), key: targets[i] as string, before, after })
   })
-  if (options.dryRun) return promotions
-  const removals: Command[] = overlay.flatMap((key) => {
-    const h = historyKeys(key)
-    return [['DEL', key, h.head, h.log, h.values] as Command]
-  })
-  const message = options.message ?? `promoted from label ${from}`
-  const changes = promotions.map(({ key, after }) => ({ key, text: after, message }))
-  await commit(commands, changes, { historyLimit: options.historyLimit, also: removals })
-  await noteWrite(commands)
-  return promotions
+  return { promotions, overlay }
 }
 
 function kindOf(key: string): Kind | undefined {

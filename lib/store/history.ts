@@ -1,12 +1,14 @@
 import { ServiceError } from '../errors'
 import { Lru } from '../lru'
+import { CHANGED, commitCommand } from './commit-script'
+import type { Guard } from './commit-script'
 import { DELETED, TOMBSTONE, historyKeys } from './keys'
-import type { Command, CommandStore, Reply } from './types'
+import type { CommandStore, Reply } from './types'
 
 /**
  * Versions of records: what every write through the service keeps, in the
  * keys historyKeys names. A record and its version are written in one
- * MULTI/EXEC, so a reader never sees one without the other. Version numbers
+ * script, so a reader never sees one without the other. Version numbers
  * come from an INCR in that same transaction: two writers of one record
  * never share a number, and never skip one.
  */
@@ -119,68 +121,73 @@ export async function versionFrom(
 }
 
 /**
- * Writes `changes` and a version of each, in one transaction, after one read
- * of their state. A record found changed by other means since its newest
- * version gets a version for that first. Every key involved is checked to
- * hold what it should first: a transaction whose commands all run cannot
- * fail half-way for a wrong type. `also` are commands run in the same
- * transaction (promote removes a label's overlay with them). Answers each
- * change's new version.
+ * Writes `changes` and a version of each, in one step (commit-script.ts):
+ * a record found changed by other means since its newest version gets a
+ * version for that first, decided in that same step, so once however many
+ * writers race. A transaction whose commands all run cannot fail half-way
+ * for a wrong type: every key is checked first. `deletions` are keys
+ * removed in the same step (promote removes a label's overlay with them).
+ * Answers each change's new version.
  */
 export async function commit(
   store: CommandStore,
   changes: readonly Change[],
-  options: { historyLimit: number; also?: readonly Command[] },
+  options: { historyLimit: number; deletions?: readonly string[] },
 ): Promise<number[]> {
-  const reads: Command[] = changes.flatMap(({ key }) => {
-    const h = historyKeys(key)
-    return [
-      ['GET', key],
-      ['GET', h.seq],
-      ['GET', h.head],
-      ['TYPE', h.log],
-      ['TYPE', h.values],
-    ]
-  })
-  const state = reads.length > 0 ? await store.transaction(reads, false) : []
+  // Without guards, nothing can stop it.
+  return (await commitIf(store, [], changes, options)) as number[]
+}
+
+/**
+ * commit, made only if every key in `guards` still holds what was read
+ * there (Observed): undefined, and nothing written, when one does not.
+ */
+export async function commitIf(
+  store: CommandStore,
+  guards: readonly Guard[],
+  changes: readonly Change[],
+  options: { historyLimit: number; deletions?: readonly string[] },
+): Promise<number[] | undefined> {
+  if (changes.length === 0 && guards.length === 0 && !options.deletions?.length) return []
   const createdAt = new Date().toISOString()
-  const keep = String(options.historyLimit - 1)
-  const commands: Command[] = []
-  /** Per change, the index in `commands` of the INCR that numbers its version. */
-  const numbered: number[] = []
-  for (const [i, change] of changes.entries()) {
-    const [current, count, head, logType, valuesType] = results(state.slice(i * 5, i * 5 + 5), change.key)
-    const h = historyKeys(change.key)
-    checkType(h.log, logType)
-    checkType(h.values, valuesType)
-    toCount(count, change.key)
-    const version = (text: string | null, message: string | null, digest: string): void => {
-      const entry = JSON.stringify({ created_at: createdAt, message, deleted: text === null || text === TOMBSTONE })
-      commands.push(['LPUSH', h.log, entry], ['LPUSH', h.values, text ?? ''], ['INCR', h.seq], ['SET', h.head, digest])
-    }
-    const found = await digestOf((current as string | null) ?? null)
-    if (head === null ? current !== null : head !== found)
-      version((current as string | null) ?? null, FOUND_MESSAGE, found)
-    commands.push(change.text === null ? ['DEL', change.key] : ['SET', change.key, change.text])
-    version(change.text, change.message ?? null, await digestOf(change.text))
-    numbered.push(commands.length - 2)
-    commands.push(['LTRIM', h.log, '0', keep], ['LTRIM', h.values, '0', keep])
+  const entry = (message: string | null, deleted: boolean) =>
+    JSON.stringify({ created_at: createdAt, message, deleted })
+  const script = await Promise.all(
+    changes.map(async ({ key, text, message }) => ({
+      key,
+      text,
+      entry: entry(message ?? null, text === null || text === TOMBSTONE),
+      digest: await digestOf(text),
+    })),
+  )
+  const found = { live: entry(FOUND_MESSAGE, false), gone: entry(FOUND_MESSAGE, true) }
+  const command = commitCommand(script, {
+    keep: options.historyLimit - 1,
+    found,
+    deletions: options.deletions ?? [],
+    guards,
+  })
+  const [reply] = await store.transaction([command], true)
+  if (reply?.error !== undefined) {
+    throw new ServiceError('STORE_UNAVAILABLE', `Redis refused a write: ${reply.error}`)
   }
-  commands.push(...(options.also ?? []))
-  if (commands.length === 0) return []
-  const replies = await store.transaction(commands, true)
-  const failed = replies.find((reply) => reply.error !== undefined)
-  if (failed) {
-    // Reached only when a key changed type between the read and the write.
-    throw new ServiceError('STORE_UNAVAILABLE', `Redis refused part of a write: ${failed.error}`)
+  const result = reply?.result
+  if (result === CHANGED) return undefined
+  if (!Array.isArray(result)) {
+    // The script refused before writing anything, saying what it found.
+    throw new ServiceError('CONFLICT', `a record or its history holds something else: ${String(result)}`)
   }
-  return numbered.map((at) => Number(replies[at]?.result))
+  return result.map(Number)
 }
 
 /** SHA-256 of a record's text, hex; DELETED for no record. */
 export async function digestOf(text: string | null): Promise<string> {
-  if (text === null) return DELETED
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return text === null ? DELETED : hexDigest('SHA-256', text)
+}
+
+/** The digest of `text`'s UTF-8, hex, as Redis's sha1hex answers it for SHA-1. */
+export async function hexDigest(algorithm: 'SHA-1' | 'SHA-256', text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(algorithm, new TextEncoder().encode(text))
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
 }
 
@@ -192,12 +199,6 @@ function results(replies: readonly Reply[], key: string): unknown[] {
     }
     return reply.result ?? null
   })
-}
-
-function checkType(key: string, type: unknown): void {
-  if (type !== 'none' && type !== 'list') {
-    throw new ServiceError('CONFLICT', `${key} holds a Redis ${String(type)}, not the list of versions it should`)
-  }
 }
 
 function toCount(count: unknown, key: string): number {

@@ -252,7 +252,7 @@ describe('transactions', () => {
   it('leave nothing half-written when the second command of a write fails', async () => {
     await put('/api/prompts/tx.p', { prompt: 'kept' })
     const before = await keys()
-    await db.failNext('LPUSH')
+    await db.failNext('EVAL')
     const failed = await put('/api/prompts/tx.p', { prompt: 'lost' })
     expect(failed.status).toBe(503)
     expect(failed.body.code).toBe('STORE_UNAVAILABLE')

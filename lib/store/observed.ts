@@ -1,0 +1,40 @@
+import type { Guard } from './commit-script'
+import { hexDigest } from './history'
+import type { Store } from './types'
+
+/** Not a SHA-1: the guard of a key read twice with two texts, which no text holds. */
+const UNSTEADY = 'read twice, two texts'
+
+/**
+ * A store that remembers what it read, so that a write decided on those
+ * reads is made only if they all still hold (history.ts commitIf): a
+ * compare-and-set over every key the decision looked at.
+ */
+export class Observed implements Store {
+  readonly kind: Store['kind']
+  readonly #read = new Map<string, string>()
+
+  constructor(readonly inner: Store) {
+    this.kind = inner.kind
+  }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.inner.keys(prefix)
+  }
+
+  async values(keys: readonly string[]): Promise<(string | null)[]> {
+    const values = await this.inner.values(keys)
+    const digests = await Promise.all(values.map((value) => (value === null ? '' : hexDigest('SHA-1', value))))
+    keys.forEach((key, i) => {
+      const digest = digests[i] as string
+      const known = this.#read.get(key)
+      this.#read.set(key, known === undefined || known === digest ? digest : UNSTEADY)
+    })
+    return values
+  }
+
+  /** Each key read, with the SHA-1 of the text read there ('' for none). */
+  guards(): Guard[] {
+    return [...this.#read].map(([key, sha1]) => ({ key, sha1 }))
+  }
+}
