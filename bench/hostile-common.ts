@@ -84,10 +84,10 @@ export function lostByProxy(status: number, text: string): boolean {
   return status === 503 && text.startsWith('Your worker restarted mid-request')
 }
 
-/** A request that did not answer in REQUEST_WAIT_MS (a Worker gone, an isolate stuck), as the problem it is. */
-export async function attempt<T>(work: () => Promise<T>): Promise<T | string> {
+/** A request that did not answer in waitMs (REQUEST_WAIT_MS unless told) (a Worker gone, an isolate stuck), as the problem it is. */
+export async function attempt<T>(work: () => Promise<T>, waitMs = REQUEST_WAIT_MS): Promise<T | string> {
   try {
-    return await Promise.race([work(), timeout(REQUEST_WAIT_MS).then(() => `no answer within ${REQUEST_WAIT_MS} ms`)])
+    return await Promise.race([work(), timeout(waitMs).then(() => `no answer within ${waitMs} ms`)])
   } catch (e) {
     return `the request failed: ${e instanceof Error ? e.message : String(e)}`
   }
@@ -96,4 +96,3 @@ export async function attempt<T>(work: () => Promise<T>): Promise<T | string> {
 export function timeout(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }
-
