@@ -34,17 +34,19 @@ import type { ToolServer, ToolServerStats } from '../test/support/tool-server'
 import { startBridge } from '../test/support/upstash-bridge'
 import type { Bridge } from '../test/support/upstash-bridge'
 import { run } from './stats'
+import {
+  BOUND_MS,
+  DEADLINE_MS,
+  ORDINARY,
+  RequestLines,
+  TOOL_TIMEOUT_MS,
+  attempt,
+  codeOf,
+  lostByProxy,
+  post,
+} from './hostile-common'
 import { BridgeStats, log, startWrangler, takeDatabase, writeExamples } from './worker'
 import type { WranglerDev } from './worker'
-
-const DEADLINE_MS = 500
-const TOOL_TIMEOUT_MS = 300
-/** What every row must answer within: the render's deadline, and 200 ms for everything around it. */
-const BOUND_MS = DEADLINE_MS + 200
-/** How long a row's request, and then its log line, may take before the row is failed for it rather than measured. */
-const REQUEST_WAIT_MS = 30_000
-const LINE_WAIT_MS = 10_000
-const ORDINARY = { path: '/api/prompts/evaluator.quick_review/render', body: { args: { code: 'x := 1' } } }
 
 interface Answer {
   status: number
@@ -388,11 +390,6 @@ async function writeHostileRecords(bridgeUrl: string, token: string, toolUrl: st
   await redis.mset(records)
 }
 
-function post(base: string, path: string, body: unknown, headers: Headers): Promise<Response> {
-  headers.set('content-type', 'application/json')
-  return fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-}
-
 /**
  * A JSON body of about `bytes` bytes, written in 64 KiB chunks as the socket
  * takes them, with a Content-Length or without one (chunked), on a connection
@@ -434,83 +431,6 @@ function bigPost(base: string, path: string, bytes: number, headers: Headers, si
     req.write(head)
     write()
   })
-}
-
-function codeOf(text: string): string | null {
-  try {
-    const code = (JSON.parse(text) as { code?: unknown }).code
-    return typeof code === 'string' ? code : null
-  } catch {
-    return null
-  }
-}
-
-/** What the Worker's request log line for one request says. */
-interface LineFacts {
-  bytes: number
-  status: number
-  code: string | null
-  durationMs: number
-}
-
-/**
- * The Worker's request log lines, by request id, as wrangler relays them. A
- * request's line is written as it answers, and reaches this process through
- * wrangler's output a little later: `of` waits for it, an event, rather than
- * for a time.
- */
-class RequestLines {
-  readonly #seen = new Map<string, LineFacts>()
-  readonly #waiting = new Map<string, () => void>()
-
-  readonly see = (line: string): void => {
-    const json = line.indexOf('{')
-    if (json === -1 || !line.includes('"msg":"request"')) return
-    let fields: { request_id?: unknown; status?: unknown; duration_ms?: unknown; error?: { code?: unknown } }
-    try {
-      fields = JSON.parse(line.slice(json)) as typeof fields
-    } catch {
-      return
-    }
-    if (typeof fields.request_id !== 'string' || typeof fields.status !== 'number') return
-    const code = typeof fields.error?.code === 'string' ? fields.error.code : null
-    const durationMs = typeof fields.duration_ms === 'number' ? fields.duration_ms : 0
-    this.#seen.set(fields.request_id, { bytes: Buffer.byteLength(line), status: fields.status, code, durationMs })
-    this.#waiting.get(fields.request_id)?.()
-  }
-
-  /** The request's line, once it came; undefined if it did not come within LINE_WAIT_MS. */
-  async of(id: string): Promise<LineFacts | undefined> {
-    if (!this.#seen.has(id)) {
-      const came = new Promise<void>((resolve) => this.#waiting.set(id, resolve))
-      await Promise.race([came, timeout(LINE_WAIT_MS)])
-      this.#waiting.delete(id)
-    }
-    return this.#seen.get(id)
-  }
-}
-
-/**
- * Whether an answer is wrangler dev's rather than the Worker's: after the
- * Worker answered 413 to a body it stopped reading, wrangler dev's proxy
- * (not there in production) may cut the client's next upload, or answer it
- * "Your worker restarted mid-request" though the Worker answered it.
- */
-function lostByProxy(status: number, text: string): boolean {
-  return status === 503 && text.startsWith('Your worker restarted mid-request')
-}
-
-/** A request that did not answer in REQUEST_WAIT_MS (a Worker gone, an isolate stuck), as the problem it is. */
-async function attempt<T>(work: () => Promise<T>): Promise<T | string> {
-  try {
-    return await Promise.race([work(), timeout(REQUEST_WAIT_MS).then(() => `no answer within ${REQUEST_WAIT_MS} ms`)])
-  } catch (e) {
-    return `the request failed: ${e instanceof Error ? e.message : String(e)}`
-  }
-}
-
-function timeout(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }
 
 run(main)

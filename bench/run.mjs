@@ -616,18 +616,23 @@ async function fanoutSection(ctx) {
 // ---------------------------------------------------------------- section: hostile requests
 
 async function hostileSection(ctx) {
+  const first = await hostileTable(ctx)
+  const second = await hostile2Table(ctx)
+  return {
+    lines: [...first.lines, '', ...second.lines],
+    markdown: `${first.markdown}\n### Issue 27's rows\n\n${second.markdown}`,
+    failed: first.failed || second.failed,
+    summary: [...first.summary, ...second.summary],
+  }
+}
+
+async function hostileTable(ctx) {
   // Not in ctx.tmp: the bundle leaves its packages to node_modules, which Node finds only from inside the repository.
   const outdir = join(root, 'node_modules', '.cache', 'bench-hostile')
-  const hostileFile = await bundle(ctx, 'hostile.ts', { outdir, packages: 'external' })
   console.log(
     "wrangler dev on Redis: issue 12's hostile requests, one at a time, each followed by an ordinary render ...",
   )
-  let report
-  try {
-    report = JSON.parse(await run(process.execPath, [hostileFile, '--root', root]))
-  } finally {
-    rmSync(outdir, { recursive: true, force: true })
-  }
+  const report = await runBundled(ctx, 'hostile.ts', outdir)
   const rows = report.rows.map((r) => [
     String(r.row),
     r.input,
@@ -692,6 +697,76 @@ async function hostileSection(ctx) {
     ),
   ]
   return { lines, markdown, failed: failures.length > 0, summary }
+}
+
+async function hostile2Table(ctx) {
+  const outdir = join(root, 'node_modules', '.cache', 'bench-hostile-2')
+  console.log(
+    "wrangler dev on Redis: issue 27's hostile inputs, one at a time, each with an ordinary render meanwhile ...",
+  )
+  const report = await runBundled(ctx, 'hostile-2.ts', outdir)
+  const rows = report.rows.map((r) => [
+    String(r.row),
+    r.input,
+    r.code === 'timeout' ? 'timeout' : `${r.status}${r.code ? ` ${r.code}` : ''}`,
+    r.code === 'timeout' ? `> ${r.ms.toFixed(0)}` : r.ms.toFixed(0),
+    r.shows,
+    r.concurrent ? `${r.concurrent.status} in ${r.concurrent.ms.toFixed(0)} ms` : '—',
+    r.problems.length === 0 ? 'ok' : 'FAILED',
+  ])
+  const table = makeTable(
+    ['row', 'hostile input', 'answer', 'ms', 'what it shows', 'render meanwhile', 'verdict'],
+    ['right', 'left', 'left', 'right', 'left', 'right', 'left'],
+    rows,
+  )
+  const failures = report.rows.flatMap((r) => r.problems.map((p) => `row ${r.row} (${r.input}): ${p}`))
+  const lines = [table.text]
+  const notes = []
+  if (failures.length > 0) {
+    lines.push('', 'FAILED:', ...failures.map((f) => `  ${f}`))
+    notes.push('**Failed rows**:\n\n' + failures.map((f) => `- ${f}`).join('\n'))
+  } else {
+    lines.push('', `Every row answered as expected within ${report.boundMs} ms, and every render meanwhile in time.`)
+  }
+  const method = [
+    "Each row of issue 27's table is sent at the table's sizes to the Worker under `wrangler dev` on a real Redis, with",
+    'the settings above, real tool and LLM servers (test/support/tool-server.ts, llm-server.ts), and a server whose',
+    'event streams never end an event (test/support/drip-server.ts) (`bench/hostile-2.ts`, its rows in',
+    `\`bench/hostile-2-rows.ts\`). First an ordinary render's usual time: the median of 20, ${report.usualMs.toFixed(1)} ms. Then`,
+    'each row, one at a time, with the same ordinary render sent 50 ms after its input (`render meanwhile`), which must',
+    `answer 200 within its usual time + ${report.slackMs} ms. A row passes when that holds, its input answered within the`,
+    `deadline + 200 ms = ${report.boundMs} ms (rows 6 and 9, many requests at once, are judged by their counts alone), and`,
+    "what it shows is within the row's bound: row 1 a refusal (4xx, `isError` or a JSON-RPC error); rows 2, 8 and 12 400",
+    "(row 2's naming the keyword); row 3 an answer of at most the MCP batch budget (`MCP_BATCH_BUDGET_BYTES` in the rows",
+    "file) and workerd's RSS (VmRSS of wrangler's workerd processes, sampled every 20 ms) growing less than 128 MB; row 4",
+    "a 422 or 503, on a Worker whose clock moves only across I/O as a deployed one's (`bench/frozen-clock.ts`: locally",
+    'the clock moves during CPU work, and the deadline would end what deployed only the step budget ends); row 6 no',
+    'acknowledged write lost (every 200 PUT in the base or the label afterwards); row 7 every cold render 200, each on a',
+    'fresh `wrangler dev` with fresh local state (no isolate cache, no Cache API entry), after a `GET /health`; row 9',
+    'one "found changed" version; row 10 the key absent from the answer; row 11 each upstream request and the answer',
+    'at most 4 MiB. A request unanswered after 30 s is a `timeout`, and the Worker is started afresh for the next row.',
+  ].join('\n')
+  const markdown = [method, '', ...notes.flatMap((n) => [n, '']), table.markdown, ''].join('\n')
+  const summary = [
+    summaryRow(
+      'Hostile requests, issue 27: answered as bounded, in time, render meanwhile in time',
+      String(report.rows.filter((r) => r.problems.length === 0).length),
+      'hostile inputs sent',
+      String(report.rows.length),
+      '—',
+    ),
+  ]
+  return { lines, markdown, failed: failures.length > 0, summary }
+}
+
+/** Bundles bench/NAME (its packages left to node_modules, so in `outdir` inside the repository), runs it, parses its stdout. */
+async function runBundled(ctx, name, outdir) {
+  const file = await bundle(ctx, name, { outdir, packages: 'external' })
+  try {
+    return JSON.parse(await run(process.execPath, [file, '--root', root]))
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
 }
 
 // ---------------------------------------------------------------- section: endpoints

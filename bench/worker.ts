@@ -97,7 +97,16 @@ export interface WranglerDev {
   phase(name: string): void
   /** Lines of its output that look like errors or warnings. */
   problemLines(): Logged[]
+  /** The resident memory of the workerd processes it started, in bytes (VmRSS, summed). */
+  workerdRss(): number
   stop(): Promise<void>
+}
+
+export interface WranglerOptions {
+  /** The Worker's entry module, instead of wrangler.toml's `main`. */
+  script?: string
+  /** Where it keeps its local state (the Cache API's among it); a fresh directory is a cold location. */
+  persistTo?: string
 }
 
 /**
@@ -108,12 +117,15 @@ export async function startWrangler(
   root: string,
   vars: Readonly<Record<string, string>>,
   onLine?: (line: string) => void,
+  { script, persistTo }: WranglerOptions = {},
 ): Promise<WranglerDev> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const args = [
     'wrangler',
     'dev',
+    ...(script ? [script] : []),
+    ...(persistTo ? ['--persist-to', persistTo] : []),
     '--port',
     String(port),
     '--ip',
@@ -204,8 +216,28 @@ export async function startWrangler(
     version,
     phase: (name) => (phase = { name, started: performance.now() }),
     problemLines: () => [...problems],
+    workerdRss: () => (child.pid === undefined ? 0 : groupRss(child.pid, 'workerd')),
     stop,
   }
+}
+
+/** The VmRSS, in bytes, of the processes named `name` in process group `group` (Linux's /proc). */
+function groupRss(group: number, name: string): number {
+  let bytes = 0
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      // `pid (comm) state ppid pgrp ...`: comm may hold spaces, so fields are counted after its `)`.
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])
+      if (comm !== name || pgrp !== group) continue
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+      bytes += Number(rss?.[1] ?? 0) * 1024
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return bytes
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
