@@ -1,8 +1,8 @@
 import { ServiceError } from '../errors'
 import { isObject } from '../json'
-import { sseEvent, sseEvents, stream } from '../llm'
+import { errorEvent, sseEvent, sseEvents, stream } from '../llm'
 import type { ChatMessage, LlmClient, LlmOptions, SseEvent, ToolCallSpec } from '../llm'
-import { boundToRequest, log } from '../log'
+import { boundToRequest } from '../log'
 import type { Conversation } from './conversation'
 
 /**
@@ -87,8 +87,7 @@ async function* rounds(
     }
   } catch (e) {
     const error = e instanceof ServiceError ? e : new ServiceError('INTERNAL', 'internal error', { cause: e })
-    log.warn('chat stream ended with an error', { code: error.code, reason: error.message })
-    yield sseEvent('error', { error: { code: error.code, message: error.message } })
+    yield errorEvent(error.code, error.message)
   } finally {
     await conversation.close()
   }
