@@ -23,7 +23,7 @@ const SECRET_SETTINGS = ['LLM_API_KEY', 'API_TOKEN', 'ADMIN_TOKEN', 'UPSTASH_RED
  * A secret shorter than this is not looked for: replacing every `t` of a
  * message would make it unreadable, and a token that short protects nothing.
  */
-export const MIN_SECRET_CHARS = 8
+const MIN_SECRET_CHARS = 8
 
 /** The forms of the secrets of an `env`, longest first. */
 interface Secrets {

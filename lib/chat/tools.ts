@@ -87,7 +87,7 @@ export interface StepCall {
  * Characters of a call's arguments the answer echoes in `steps`: enough to
  * see what was asked, never the megabytes a model can write into a call.
  */
-export const STEP_ARGUMENT_CHARS = 4096
+const STEP_ARGUMENT_CHARS = 4096
 
 /** A tool round: the calls made, and the `tool` messages that answer them, in the order of the calls. */
 export interface Round {
