@@ -115,7 +115,7 @@ const ChatBody = z
 
 const ChatCompletion = z.record(z.string(), z.unknown()).openapi('ChatCompletion', {
   description:
-    "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`), `stopped` (`max_steps` or `deadline`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
+    "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
 })
 
 const route = createRoute({

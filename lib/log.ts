@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setOwn } from './json'
+import { redactedHead } from './redact'
 
 /**
  * Structured logging: one JSON object per line, so that Workers Logs and
  * `wrangler tail` can filter on fields. Callers pass facts, never secrets or
- * argument values.
+ * argument values; what an upstream said may still hold one, so every string
+ * of a line is redacted (lib/redact.ts).
  *
  * During a request, everything logged belongs to that request's one line
  * (see RequestLog): a warning deep in the catalogue becomes an entry of the
@@ -51,11 +53,13 @@ function emit(level: Level, msg: string, fields: LogFields, debug?: LogFields): 
 /**
  * A value cut to a line's bounds, so that no caller can make a line large:
  * a string, list, object or nesting past its bound ends with a mark that
- * says so. The line's own fields (depth 0) are never cut.
+ * says so. The line's own fields (depth 0) are never cut. Every string is
+ * redacted.
  */
 function bounded(value: unknown, bounds: Bounds, depth: number): unknown {
   if (typeof value === 'string') {
-    return value.length > bounds.chars ? `${value.slice(0, bounds.chars)}… (${value.length} chars)` : value
+    const { head, cut } = redactedHead(value, bounds.chars)
+    return cut || head.length > bounds.chars ? `${head.slice(0, bounds.chars)}… (${value.length} chars)` : head
   }
   if (typeof value !== 'object' || value === null) return value
   if (depth === bounds.depth) return '…'

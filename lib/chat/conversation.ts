@@ -7,6 +7,7 @@ import type { RenderOptions } from '../render'
 import type { Store } from '../store'
 import type { ToolSession } from '../tools'
 import type { ChatOptions } from './options'
+import { Budget, textOf, turnChars } from './budget'
 import { checkAnswer, responseFormat, retryRequest } from './returns'
 import type { Checked } from './returns'
 import { parseTags } from './tags'
@@ -45,8 +46,8 @@ export type Next =
       kind: 'done'
       /** The answer checked against `returns`, when the prompt has one and the answer is text. */
       checked?: Checked
-      /** Why the loop ended with tool calls unanswered. */
-      stopped?: 'max_steps' | 'deadline'
+      /** Why the loop ended with tool calls unanswered: no rounds, time, or room in the conversation left. */
+      stopped?: 'max_steps' | 'deadline' | 'max_bytes'
       /** The answers of the service's calls, when the model also called the caller's tools. */
       toolMessages?: ChatMessage[]
     }
@@ -61,8 +62,8 @@ export class Conversation {
   readonly steps: Step[] = []
   readonly #deadline = new AbortController()
   readonly #timer: ReturnType<typeof setTimeout>
-  /** What tool answers may still add to the conversation (LLM_MAX_BYTES, in characters). */
-  readonly #budget: { left: number }
+  /** What the loop may still add to the conversation (LLM_MAX_BYTES, in characters). */
+  readonly #budget: Budget
   #retries = 0
   #session: ToolSession | undefined
 
@@ -73,7 +74,7 @@ export class Conversation {
     readonly options: ChatOptions,
     budget: number,
   ) {
-    this.#budget = { left: budget }
+    this.#budget = new Budget(budget)
     const reason = new ServiceError(
       'CHAT_TIMEOUT',
       `the chat did not finish within CHAT_TIMEOUT_MS (${options.deadlineMs} ms)`,
@@ -113,11 +114,13 @@ export class Conversation {
 
   /**
    * Takes the model's answer. Calls of the service's tools are made (a tool
-   * round) and the model asked again, while rounds and time are left; calls
-   * of the caller's tools end the loop, as do answers without calls. An
-   * answer checked against `returns` that fails is sent back with its
-   * problems when `canRetry` (nothing of it has reached the caller), up to
-   * LLM_OUTPUT_RETRIES times; then it is LLM_INVALID_OUTPUT.
+   * round) and the model asked again, while rounds, time and room in the
+   * conversation (the budget: the turn, its calls' arguments, their answers)
+   * are left; calls of the caller's tools end the loop, as do answers
+   * without calls. An answer checked against `returns` that fails is sent
+   * back with its problems when `canRetry` (nothing of it has reached the
+   * caller), up to LLM_OUTPUT_RETRIES times and while the budget takes it;
+   * then it is LLM_INVALID_OUTPUT.
    */
   async next(message: ChatMessage, usage: unknown, canRetry: boolean): Promise<Next> {
     const { offered, returns } = this.plan
@@ -127,9 +130,13 @@ export class Conversation {
       if (offered.ours.size === 0 || ours.length === 0) return { kind: 'done' }
       if (this.steps.length >= this.plan.maxSteps) return { kind: 'done', stopped: 'max_steps' }
       if (this.signal.aborted) return { kind: 'done', stopped: 'deadline' }
+      // Calls of the caller's tools too: the answers go back to the caller, and nothing is re-sent.
+      const resent = ours.length === calls.length
+      const turn = assistantTurn(message)
+      if (resent && !this.#budget.take(turnChars(turn))) return { kind: 'done', stopped: 'max_bytes' }
       const { step, answers } = await this.#round(ours, usage)
-      if (ours.length < calls.length) return { kind: 'done', toolMessages: answers }
-      this.plan.messages.push(assistantTurn(message), ...answers)
+      if (!resent) return { kind: 'done', toolMessages: answers }
+      this.plan.messages.push(turn, ...answers)
       return this.signal.aborted ? { kind: 'done', stopped: 'deadline' } : { kind: 'again', step }
     }
     if (this.plan.tags) {
@@ -139,16 +146,24 @@ export class Conversation {
     if (!returns) return { kind: 'done' }
     const checked = checkAnswer(returns, message.content)
     if (checked.ok || !canRetry) return { kind: 'done', checked }
-    if (this.#retries >= this.options.outputRetries) {
+    const turn = assistantTurn(message)
+    const ask: ChatMessage = { role: 'user', content: retryRequest(checked.errors) }
+    const why =
+      this.#retries >= this.options.outputRetries
+        ? `after ${this.#retries + 1} tries`
+        : !this.#budget.take(turnChars(turn) + textOf(ask.content).length)
+          ? `and asking again would pass LLM_MAX_BYTES (${this.#budget.total} characters of conversation)`
+          : undefined
+    if (why) {
       throw new ServiceError(
         'LLM_INVALID_OUTPUT',
-        `the answer does not match the prompt's returns schema after ${this.#retries + 1} tries: ${checked.errors.join('; ')}`,
+        `the answer does not match the prompt's returns schema ${why}: ${checked.errors.join('; ')}`,
         { extra: { errors: checked.errors } },
       )
     }
     this.#retries++
     requestLog()?.count('chat', 'output_retries')
-    this.plan.messages.push(assistantTurn(message), { role: 'user', content: retryRequest(checked.errors) })
+    this.plan.messages.push(turn, ask)
     return { kind: 'again', step: undefined }
   }
 
@@ -182,12 +197,6 @@ export class Conversation {
     this.steps.push(step)
     return { step, answers: round.answers }
   }
-}
-
-/** An answer's text: its string, or its text parts joined. */
-function textOf(content: ChatMessage['content']): string {
-  if (typeof content === 'string') return content
-  return (content ?? []).map((part) => (typeof part.text === 'string' ? part.text : '')).join('')
 }
 
 /** The model's turn as the next request repeats it: what OpenAI takes back of an assistant message. */

@@ -2,9 +2,9 @@ import { ServiceError } from '../errors'
 import { isObject } from '../json'
 import { sseEvents } from '../egress'
 import type { ByteLimit, SseEvent } from '../egress'
-import { sseEvent, stream } from '../llm'
+import { errorEvent, sseEvent, stream } from '../llm'
 import type { ChatMessage, LlmClient, LlmOptions, ToolCallSpec } from '../llm'
-import { boundToRequest, log } from '../log'
+import { boundToRequest } from '../log'
 import type { Conversation } from './conversation'
 
 /**
@@ -91,8 +91,7 @@ async function* rounds(
     }
   } catch (e) {
     const error = e instanceof ServiceError ? e : new ServiceError('INTERNAL', 'internal error', { cause: e })
-    log.warn('chat stream ended with an error', { code: error.code, reason: error.message })
-    yield sseEvent('error', { error: { code: error.code, message: error.message } })
+    yield errorEvent(error.code, error.message)
   } finally {
     await conversation.close()
   }

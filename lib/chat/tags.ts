@@ -5,7 +5,8 @@
  * into its declared tags, in document order, content verbatim; what does
  * not parse cleanly is a warning, never an error: the model's text is what
  * it is. One pass over the text, no regular expression that can backtrack
- * over it: an answer is up to LLM_MAX_BYTES of a model's making.
+ * over it: an answer is up to LLM_MAX_BYTES of a model's making. The parsed
+ * form is bounded by the text: see PARSED_EXTRA_CHARS.
  */
 import type { PromptRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
@@ -44,6 +45,22 @@ export function returnsTags(record: PromptRecord): string[] | undefined {
 const MAX_WARNINGS = 20
 
 /**
+ * What the parsed form may hold beyond the text's own length, in
+ * characters. Each element, attribute and command costs its framing as
+ * JSON besides its text, and an `actions` block's commands repeat its
+ * content: unbounded, a text of tiny tags or of one-letter command lines
+ * answered six to nine times its size (a 3.5 MB answer, 30 MB parsed). So
+ * elements are listed while the text plus this much takes them, then
+ * commands with what is left; past it, a warning says what was left out.
+ */
+const PARSED_EXTRA_CHARS = 64 * 1024
+/** The framing as JSON of an element (`{"tag":"","attributes":{},"content":"","commands":[]}`), an attribute, a command, a command's danger. */
+const ELEMENT_CHARS = 64
+const ATTRIBUTE_CHARS = 8
+const COMMAND_CHARS = 16
+const DANGER_CHARS = 32
+
+/**
  * The declared tags of `text`, tag names matched whatever their case (and
  * answered lower-cased). A tag inside another is left in the outer one's
  * content, and said; an unclosed tag takes the rest of the text, and is
@@ -56,6 +73,18 @@ export function parseTags(text: string, declared: readonly string[]): ParsedTags
   // Worded only while there is room: finding a line costs a pass over the text before it.
   const warn = (word: () => string) => {
     if (warnings.length < MAX_WARNINGS) warnings.push(word())
+  }
+  let room = text.length + PARSED_EXTRA_CHARS
+  /** Adds the element when the room takes it; past the room, says so and answers false. */
+  const add = (name: string, attributes: Record<string, string>, content: string, at: number): boolean => {
+    const chars = ELEMENT_CHARS + name.length + content.length + attributesChars(attributes)
+    if (chars > room) {
+      warn(() => `the tags from the <${name}> at line ${lineOf(text, at)} on are left out: ${PAST_ROOM}`)
+      return false
+    }
+    room -= chars
+    parsed.push({ tag: name, attributes, content })
+    return true
   }
   const closers = new Map<string, RegExp>()
   const candidates = /<(\/?)([A-Za-z][A-Za-z0-9_-]*)/g
@@ -70,9 +99,15 @@ export function parseTags(text: string, declared: readonly string[]): ParsedTags
     }
     const open = openTag(text, candidates.lastIndex)
     if (!open) continue
+    if (open.more > 0) {
+      warn(
+        () =>
+          `the <${name}> at line ${lineOf(text, at)} keeps its first ${MAX_ATTRIBUTES} attributes: ${open.more} more are left out`,
+      )
+    }
     const start = open.end
     if (open.selfClosing) {
-      parsed.push(element(name, open.attributes, ''))
+      if (!add(name, open.attributes, '', at)) break
       continue
     }
     let close = closers.get(name)
@@ -84,48 +119,79 @@ export function parseTags(text: string, declared: readonly string[]): ParsedTags
     const inner = firstDeclared(content, names)
     if (inner) warn(() => `a <${inner}> inside the <${name}> at line ${lineOf(text, at)} is left in its content`)
     if (!closed) warn(() => `the <${name}> at line ${lineOf(text, at)} is not closed: its content runs to the end`)
-    parsed.push(element(name, open.attributes, content))
+    if (!add(name, open.attributes, content, at)) break
     candidates.lastIndex = closed ? close.lastIndex : text.length
+  }
+  // The commands repeat what the blocks hold: listed with the room the elements left.
+  for (const element of parsed) {
+    if (element.tag !== 'actions') continue
+    const listed = commandsOf(element.content, room)
+    element.commands = listed.commands
+    room = listed.room
+    if (listed.cut)
+      warn(() => `an <actions> block lists its first ${listed.commands.length} commands only: ${PAST_ROOM}`)
   }
   return { parsed, warnings }
 }
 
-function element(tag: string, attributes: Record<string, string>, content: string): TagElement {
-  return tag === 'actions' ? { tag, attributes, content, commands: commandsOf(content) } : { tag, attributes, content }
-}
+/** Why a parsed form stops. */
+const PAST_ROOM = `the parsed form holds the answer's length plus ${PARSED_EXTRA_CHARS} characters at most`
 
-/** An `actions` block's commands: one per line, blank lines and `#` comments dropped, each judged. */
-function commandsOf(content: string): Command[] {
-  return content
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const reason = dangerOf(line)
-      return reason ? { line, dangerous: true, reason } : { line }
-    })
+function attributesChars(attributes: Record<string, string>): number {
+  let chars = 0
+  for (const [name, value] of Object.entries(attributes)) chars += ATTRIBUTE_CHARS + name.length + value.length
+  return chars
 }
 
 /**
+ * An `actions` block's commands: one per line, blank lines and `#` comments
+ * dropped, each judged; while `room` takes them (each its line, its reason
+ * and framing), then `cut`.
+ */
+function commandsOf(content: string, room: number): { commands: Command[]; room: number; cut: boolean } {
+  const commands: Command[] = []
+  for (const raw of content.split(/\r?\n/)) {
+    const line = raw.trim()
+    if (line === '' || line.startsWith('#')) continue
+    const reason = dangerOf(line)
+    const chars = COMMAND_CHARS + line.length + (reason ? DANGER_CHARS + reason.length : 0)
+    if (chars > room) return { commands, room, cut: true }
+    room -= chars
+    commands.push(reason ? { line, dangerous: true, reason } : { line })
+  }
+  return { commands, room, cut: false }
+}
+
+/** Attributes of a tag kept at most (`filename`, `mode`, ...): the rest are read past, and said. */
+const MAX_ATTRIBUTES = 32
+
+/**
  * The rest of an opening tag from `from` (just after its name): attributes
- * up to `>` or `/>`. It stops at a `<` or a line break, which no tag of
- * these answers holds, so that no stretch of text is read for two tags.
+ * up to `>` or `/>`, the first MAX_ATTRIBUTES kept (`more` counts the
+ * others). It stops at a `<` or a line break, which no tag of these answers
+ * holds, so that no stretch of text is read for two tags.
  */
 function openTag(
   text: string,
   from: number,
-): { attributes: Record<string, string>; end: number; selfClosing: boolean } | undefined {
+): { attributes: Record<string, string>; more: number; end: number; selfClosing: boolean } | undefined {
   const attributes: Record<string, string> = {}
   const attribute = /[ \t]*([^\s=<>/"']+)(?:[ \t]*=[ \t]*(?:"([^"<\n]*)"|'([^'<\n]*)'|([^\s<>"']+)))?|[ \t]*(\/?)>/y
   let at = from
+  let kept = 0
+  let more = 0
   if (!/[ \t/>]/.test(text[at] ?? '')) return undefined
   for (;;) {
     attribute.lastIndex = at
     const m = attribute.exec(text)
     if (!m) return undefined
     at = attribute.lastIndex
-    if (m[1] === undefined) return { attributes, end: at, selfClosing: m[5] === '/' }
-    setOwn(attributes, m[1], m[2] ?? m[3] ?? m[4] ?? '')
+    if (m[1] === undefined) return { attributes, more, end: at, selfClosing: m[5] === '/' }
+    if (kept === MAX_ATTRIBUTES && !Object.hasOwn(attributes, m[1])) more++
+    else {
+      if (!Object.hasOwn(attributes, m[1])) kept++
+      setOwn(attributes, m[1], m[2] ?? m[3] ?? m[4] ?? '')
+    }
   }
 }
 

@@ -1,10 +1,11 @@
 import { normalizeParameters } from '../catalog'
 import type { Tool } from '../catalog'
-import { ServiceError } from '../errors'
+import { ServiceError, clip } from '../errors'
 import { isObject } from '../json'
 import type { ChatMessage, FunctionTool, ToolCallSpec } from '../llm'
 import { log } from '../log'
 import type { Outcome, ToolSession } from '../tools'
+import type { Budget } from './budget'
 
 /** The tools a chat offers the model: the prompt's own, which the service calls, and the caller's, which it does not. */
 export interface Offered {
@@ -71,11 +72,22 @@ function definitionOf(tool: Tool): FunctionTool {
 export interface StepCall {
   id: string
   tool: string
-  /** The model's arguments, parsed; its text when it was not a JSON object. */
+  /**
+   * The model's arguments, parsed; its text when it was not a JSON object;
+   * when longer than STEP_ARGUMENT_CHARS, the start of its text.
+   */
   arguments: unknown
+  /** The length of arguments echoed only in part. */
+  arguments_chars?: number
   ms: number
   outcome: 'ok' | 'failed'
 }
+
+/**
+ * Characters of a call's arguments the answer echoes in `steps`: enough to
+ * see what was asked, never the megabytes a model can write into a call.
+ */
+const STEP_ARGUMENT_CHARS = 4096
 
 /** A tool round: the calls made, and the `tool` messages that answer them, in the order of the calls. */
 export interface Round {
@@ -87,15 +99,16 @@ export interface Round {
  * Makes the calls of one assistant message, concurrently, through the
  * session a template's calls use (validation, allow-list, timeouts, the
  * cap on calls). Each is answered by a `tool` message: the tool's answer as
- * JSON, or the reason it failed. `budget` is what tool answers may still
- * add to the conversation, in UTF-16 units; an answer past it fails, so
- * that no round of calls can grow the next request without bound.
+ * JSON, or the reason it failed. `budget` is what the conversation may
+ * still take; an answer past it fails (its error fits in what the call's
+ * turn took), so that no round of calls can grow the next request without
+ * bound.
  */
 export async function runCalls(
   session: ToolSession,
   calls: readonly ToolCallSpec[],
   ours: ReadonlyMap<string, Tool>,
-  budget: { left: number },
+  budget: Budget,
 ): Promise<Round> {
   const made = await Promise.all(
     calls.map(async (call) => {
@@ -113,15 +126,28 @@ export async function runCalls(
   for (const { call, args, outcome, ms } of made) {
     let content = outcome.ok ? textOf(outcome.value) : `error: ${outcome.reason}`
     let ok = outcome.ok
-    if (content.length > budget.left) {
+    if (!budget.take(content.length)) {
       content = `error: the answer (${content.length} characters) is more than the conversation may still take (${budget.left} of LLM_MAX_BYTES)`
       ok = false
     }
-    budget.left -= content.length
-    round.calls.push({ id: call.id, tool: call.function.name, arguments: args, ms, outcome: ok ? 'ok' : 'failed' })
+    const { name, arguments: text } = call.function
+    const step = {
+      id: call.id,
+      tool: name,
+      ...echoed(text, args),
+      ms,
+      outcome: ok ? ('ok' as const) : ('failed' as const),
+    }
+    round.calls.push(step)
     round.answers.push({ role: 'tool', tool_call_id: call.id, content })
   }
   return round
+}
+
+/** A call's arguments as `steps` echo them: parsed, or the start of their text past STEP_ARGUMENT_CHARS. */
+function echoed(text: unknown, args: unknown): Pick<StepCall, 'arguments' | 'arguments_chars'> {
+  if (typeof text !== 'string' || text.length <= STEP_ARGUMENT_CHARS) return { arguments: args }
+  return { arguments: clip(text, STEP_ARGUMENT_CHARS), arguments_chars: text.length }
 }
 
 function parseArguments(text: string): unknown {

@@ -5,11 +5,15 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { describeError, requestLog } from '../log'
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
+import { redact } from '../redact'
 import { ERROR_STATUS, HttpError } from './errors'
 
-/** `{"status": "error", "code": ..., "message": ...}`: the one error body. */
+/**
+ * `{"status": "error", "code": ..., "message": ...}`: the one error body. The
+ * message may quote an upstream, which may have echoed a secret of ours.
+ */
 function errorBody(code: ErrorCode, message: string, extra?: Record<string, unknown>) {
-  return { status: 'error' as const, code, message, ...extra }
+  return { status: 'error' as const, code, message: redact(message), ...extra }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import { RequestLog } from '../log'
+import { withSecretsOf } from '../redact'
 import type { AppEnv } from './context'
 
 /** An id a caller may choose, so that its own logs and ours can be joined; anything else is replaced. */
@@ -11,9 +12,12 @@ const CALLER_ID = /^[\w.:@-]{1,128}$/
  * `X-Request-Id` when it is a plausible one, else a new UUID, and is echoed
  * in the answer's `X-Request-Id`. The line is written when the answer is
  * ready, with what the handlers and lib/ added on the way (lib/log.ts);
- * LOG_DEBUG=true adds the args and the rendered prompt.
+ * LOG_DEBUG=true adds the args and the rendered prompt. The request's scope
+ * also holds the Worker's secrets, which whatever it says is redacted of.
  */
-export const requestLogger: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const requestLogger: MiddlewareHandler<AppEnv> = (c, next) => withSecretsOf(c.env, () => logged(c, next))
+
+const logged: MiddlewareHandler<AppEnv> = async (c, next) => {
   const given = c.req.header('x-request-id')
   const requestId = given && CALLER_ID.test(given) ? given : crypto.randomUUID()
   const debug = c.env?.LOG_DEBUG === 'true' || c.env?.LOG_DEBUG === '1'

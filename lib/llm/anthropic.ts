@@ -8,7 +8,7 @@
  */
 import type { SseEvent } from '../egress'
 import { isObject } from '../json'
-import { argumentsOf, chunk, ending, imageOf, instructionsOf, now, textOf, usageOf } from './native'
+import { argumentsOf, chunk, ending, failedMidAnswer, imageOf, instructionsOf, now, textOf, usageOf } from './native'
 import type { Dialect, StreamTranslator } from './native'
 import type { Completion, ToolCallSpec } from './types'
 
@@ -235,7 +235,7 @@ class AnthropicStream implements StreamTranslator {
       }
       case 'error': {
         const error = isObject(data.error) ? data.error : {}
-        throw new Error(`the provider failed mid-answer: ${String(error.type)}: ${String(error.message)}`)
+        throw failedMidAnswer(error.type, error.message)
       }
       default:
         return ''

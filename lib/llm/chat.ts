@@ -4,6 +4,7 @@ import type { ByteLimit } from '../egress'
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
 import { boundToRequest, log } from '../log'
+import { redact } from '../redact'
 import type { LlmClient } from './client'
 import type { LlmOptions } from './options'
 import { Retryable, withRetries } from './retry'
@@ -156,10 +157,19 @@ function failStream(
   message: string,
   code: ErrorCode = 'LLM_FAILED',
 ): void {
-  log.warn('chat stream ended with an error', { code, reason: message })
   const separator = tail === '' || tail.endsWith('\n\n') ? '' : '\n\n'
-  controller.enqueue(new TextEncoder().encode(separator + sseEvent('error', { error: { code, message } })))
+  controller.enqueue(new TextEncoder().encode(separator + errorEvent(code, message)))
   controller.close()
+}
+
+/**
+ * The `error` event that ends a stream, also logged (the request's line went
+ * out with the 200). Its message may quote a provider: it is redacted here,
+ * where it leaves, whatever worded it.
+ */
+export function errorEvent(code: ErrorCode, message: string): string {
+  log.warn('chat stream ended with an error', { code, reason: message })
+  return sseEvent('error', { error: { code, message: redact(message) } })
 }
 
 /** One server-sent event of ours (`error`, `step`, ...), its data JSON. */

@@ -8,7 +8,7 @@
  */
 import type { SseEvent } from '../egress'
 import { isObject } from '../json'
-import { argumentsOf, chunk, ending, imageOf, instructionsOf, now, textOf, usageOf } from './native'
+import { argumentsOf, chunk, ending, failedMidAnswer, imageOf, instructionsOf, now, textOf, usageOf } from './native'
 import type { Dialect, StreamTranslator } from './native'
 import type { ChatMessage, Completion, ToolCallSpec } from './types'
 
@@ -224,7 +224,7 @@ class GeminiStream implements StreamTranslator {
   next(event: SseEvent): string {
     const data = jsonObject(event.data) ?? {}
     if (isObject(data.error)) {
-      throw new Error(`the provider failed mid-answer: ${String(data.error.status)}: ${String(data.error.message)}`)
+      throw failedMidAnswer(data.error.status, data.error.message)
     }
     const head = this.#head
     let out = ''

@@ -2,7 +2,7 @@
  * The LLM client: OpenAI-compatible providers over one fetch (client.ts),
  * the spec's retry policy, and streaming. See chat.ts.
  */
-export { complete, sseEvent, stream } from './chat'
+export { complete, errorEvent, sseEvent, stream } from './chat'
 export type {
   Answer,
   ChatMessage,

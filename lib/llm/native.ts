@@ -4,7 +4,7 @@ import { isObject } from '../json'
 import type { LlmClient } from './client'
 import type { LlmRoute } from './config'
 import type { Completion } from './types'
-import { post } from './post'
+import { post, providerWords } from './post'
 
 /**
  * How an API other than OpenAI's is spoken: the request translated from
@@ -173,3 +173,8 @@ export function argumentsOf(text: unknown): Record<string, unknown> {
 
 /** Seconds since the epoch, as `created` says. */
 export const now = (): number => Math.floor(Date.now() / 1000)
+
+/** A provider's `error` event in a stream, as the error that ends it: its kind and message, quoted as its words. */
+export function failedMidAnswer(kind: unknown, message: unknown): Error {
+  return new Error(`the provider failed mid-answer: ${providerWords(`${String(kind)}: ${String(message)}`)}`)
+}

@@ -1,7 +1,19 @@
-import { TooLargeError, decodeText, readBody } from '../egress'
+import { TooLargeError, decodeText, readBody, shortReason } from '../egress'
 
 /** An error answer's bytes read at most: enough for the provider's message, never a flood. */
 const ERROR_BODY = { bytes: 64 * 1024, name: 'an error answer' }
+
+/** Characters of a provider's words quoted at most: a message says what to fix, in a line. */
+const MESSAGE_CHARS = 300
+
+/**
+ * What a provider said, as an error of ours may quote it: one clean line of
+ * at most MESSAGE_CHARS characters, the service's secrets redacted (a
+ * provider may echo the request's key).
+ */
+export function providerWords(text: string): string {
+  return shortReason(text, MESSAGE_CHARS)
+}
 
 /** The provider answered with an error status; `message` is its own words when its body had some. */
 export class ProviderError extends Error {

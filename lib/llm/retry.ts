@@ -1,7 +1,6 @@
 import { abortable } from '../abort'
-import { shortReason } from '../egress'
 import { ServiceError } from '../errors'
-import { ConnectionError, ProviderError } from './post'
+import { ConnectionError, ProviderError, providerWords } from './post'
 
 /** A failure worth another try: an answer that broke off, stalled, or is not what was asked for. */
 export class Retryable extends Error {}
@@ -29,7 +28,7 @@ export async function withRetries<T>(
         if (e instanceof ProviderError) {
           throw new ServiceError(
             'LLM_REJECTED',
-            `the provider refused the request (${e.status}): ${providerMessage(e)}`,
+            `the provider refused the request (${e.status}): ${providerWords(e.message)}`,
           )
         }
         throw e
@@ -47,18 +46,10 @@ function retryable(e: unknown): boolean {
   return e instanceof TypeError // fetch's network failures
 }
 
-/** Characters of a provider's message quoted at most: a message says what to fix, in a line. */
-const MESSAGE_CHARS = 300
-
-/** The provider's message, as one clean line of at most MESSAGE_CHARS characters. */
-function providerMessage(e: ProviderError): string {
-  return shortReason(e.message, MESSAGE_CHARS)
-}
-
 function describe(e: unknown): string {
-  if (e instanceof ProviderError) return `${e.status} ${providerMessage(e)}`
-  if (e instanceof ConnectionError) return `cannot reach the provider (${e.message})`
-  return e instanceof Error ? e.message : String(e)
+  if (e instanceof ProviderError) return `${e.status} ${providerWords(e.message)}`
+  if (e instanceof ConnectionError) return `cannot reach the provider (${providerWords(e.message)})`
+  return providerWords(e instanceof Error ? e.message : String(e))
 }
 
 /** The policy's wait between attempts: the backoff the spec prescribes, not a wait for an event. */

@@ -3,6 +3,7 @@
  * codes, and one error type a method throws to answer with an error.
  */
 import { isObject } from '../json'
+import { redact } from '../redact'
 
 /** JSON-RPC's codes, and MCP's for a resource that does not exist. */
 export const RPC = {
@@ -70,9 +71,10 @@ export function result(id: RequestId | null, value: unknown): RpcAnswer {
   return { jsonrpc: '2.0', id, result: value }
 }
 
+/** An error answer; its message may quote an upstream (a provider, a tool), so it is redacted of our secrets. */
 export function failure(id: RequestId | null, e: RpcError): RpcAnswer {
-  const error =
-    e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data }
+  const message = redact(e.message)
+  const error = e.data === undefined ? { code: e.code, message } : { code: e.code, message, data: e.data }
   return { jsonrpc: '2.0', id, error }
 }
 
