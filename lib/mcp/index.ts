@@ -30,7 +30,7 @@ export { SUPPORTED_VERSIONS } from '../tools'
 
 /** At most this many messages in one POST (a batch, as protocol versions before 2025-06-18 allow). */
 export const MAX_BATCH = 32
-/** Bytes of one POST's answer at most, by default (MCP_MAX_BYTES): four answers of TOOL_MAX_BYTES, about. */
+/** Bytes of one POST's answer at most, by default (MCP_MAX_BYTES): a few answers of TOOL_MAX_BYTES, JSON-escaped. */
 export const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
 
 export interface ServerInfo {
@@ -77,7 +77,8 @@ export interface ServeOptions {
  * they fit, with room kept for refusing every request after them; from the
  * first that does not fit, each request is refused (LIMIT_EXCEEDED) and the
  * ones after it are not even run. So a batch holds in memory at most the
- * budget and the one answer that passed it.
+ * budget and the one answer that passed it. (A budget too small for the
+ * refusals alone, some hundred bytes each, is answered with the refusals.)
  */
 export async function serveMcp(body: unknown, context: McpContext, how: ServeOptions): Promise<string | undefined> {
   const batch = Array.isArray(body)
