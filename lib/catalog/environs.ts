@@ -12,7 +12,7 @@ import type { KeyedRecord } from './records'
 import type { Listing, Skip } from './types'
 
 /** Bytes one environ read loads by default (ENVIRON_MAX_BYTES): its keys' names and values, everything below it. */
-export const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
+const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
 /** Values of a subtree read first, before their sizes tell how many more the budget may hold. */
 const FIRST_READ = 16
 /** Values read at most at once: two MGETs of the Upstash store, one HTTP request. */
