@@ -1,5 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { getEnviron, listEnvironPaths } from '../lib/catalog'
+import { environMaxBytes, getEnviron, listEnvironPaths } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, storeOf, success, successOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
@@ -32,7 +32,7 @@ const one = createRoute({
   },
   responses: {
     200: json('Its value: any JSON', successOf('EnvironAnswer', z.unknown())),
-    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'LIMIT_EXCEEDED'),
   },
 })
 
@@ -43,6 +43,6 @@ export const environs = new OpenAPIHono<AppEnv>()
     return success(c, items, skipped)
   })
   .openapi(one, async (c) => {
-    const { value, skipped } = await getEnviron(storeOf(c), c.req.valid('param').environ_id)
+    const { value, skipped } = await getEnviron(storeOf(c), c.req.valid('param').environ_id, environMaxBytes(c.env))
     return success(c, value, skipped)
   })

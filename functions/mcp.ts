@@ -3,7 +3,9 @@ import { version } from '../package.json'
 import { API_ERRORS, ERROR_STATUS, HttpError, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { ServiceError } from '../lib/errors'
-import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
+import { DEFAULT_MCP_MAX_BYTES, SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
+import { environMaxBytes } from '../lib/catalog'
+import { intVar } from '../lib/env'
 import { renderOptionsFrom } from '../lib/render'
 import { BODY_LIMITS, LabelQuery } from './shapes'
 
@@ -18,7 +20,7 @@ const route = createRoute({
   tags: ['mcp'],
   summary: 'The Model Context Protocol: the prompts, tools and shared variables for MCP clients',
   description:
-    "Streamable HTTP, stateless: each POST carries a JSON-RPC message (or a batch of at most 32) and is answered with JSON; no session is kept, and GET and DELETE are 405. Methods: initialize, ping, prompts/list, prompts/get (rendered), tools/list, tools/call, resources/list, resources/templates/list, resources/read (environ://{path}). A service error is a JSON-RPC error whose data.code is the service's code. `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set.",
+    "Streamable HTTP, stateless: each POST carries a JSON-RPC message (or a batch of at most 32) and is answered with JSON, at most MCP_MAX_BYTES in all (requests past it are answered with a LIMIT_EXCEEDED error, not run); no session is kept, and GET and DELETE are 405. Methods: initialize, ping, prompts/list, prompts/get (rendered), tools/list, tools/call, resources/list, resources/templates/list, resources/read (environ://{path}). A service error is a JSON-RPC error whose data.code is the service's code. `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set.",
   middleware: recordBody,
   request: {
     query: z.object({ label: LabelQuery }),
@@ -47,11 +49,19 @@ export const mcp = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
       `MCP-Protocol-Version ${JSON.stringify(asked.slice(0, 32))} is not spoken here`,
     )
   }
-  const context = { store: await freshStoreOf(c), options: renderOptionsFrom(c.env) }
-  const server = { name: 'ai-prompt-shell', version }
-  const answer = await serveMcp(c.req.valid('json'), context, server, (code) => ERROR_STATUS[code] < 500)
+  const context = {
+    store: await freshStoreOf(c),
+    options: renderOptionsFrom(c.env),
+    environMaxBytes: environMaxBytes(c.env),
+  }
+  const answer = await serveMcp(c.req.valid('json'), context, {
+    server: { name: 'ai-prompt-shell', version },
+    clientFault: (code) => ERROR_STATUS[code] < 500,
+    maxBytes: intVar(c.env, 'MCP_MAX_BYTES', DEFAULT_MCP_MAX_BYTES),
+  })
   if (answer === undefined) return c.body(null, 202)
-  return c.json(answer, 200)
+  // The answer is JSON text already, each message's serialised once as the budget counted it.
+  return c.body(answer, 200, { 'content-type': 'application/json' })
 })
 // Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
 // session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.

@@ -49,6 +49,10 @@ export interface Env {
   TOOL_MAX_CALLS?: string
   /** Bytes of one tool answer at most (default 1048576, 1 MiB). */
   TOOL_MAX_BYTES?: string
+  /** Bytes one environ read (GET /api/environs/{id}, MCP resources/read) loads at most, keys and values below it (default 1 MiB). */
+  ENVIRON_MAX_BYTES?: string
+  /** Bytes of one /mcp answer, a batch's in all (default 4 MiB): messages past it are answered with an error, not run. */
+  MCP_MAX_BYTES?: string
   /** Bytes of one LLM answer, or of one streamed answer in all, at most (default 4194304, 4 MiB). */
   LLM_MAX_BYTES?: string
   /** Comma-separated waits before each retry of an LLM request, in ms: one per retry, at most 5 (default `100,300`). */

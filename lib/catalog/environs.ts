@@ -1,12 +1,27 @@
-import { notFound } from '../errors'
+import { intVar } from '../env'
+import type { Env } from '../env'
+import { ServiceError, notFound } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
+import { utf8Length } from '../template/fmt/utf8'
 import { checkId, unnamable } from './ids'
 import { addressable, decodeAll, environValue, skip, unusable } from './records'
 import type { KeyedRecord } from './records'
 import type { Listing, Skip } from './types'
+
+/** Bytes one environ read loads by default (ENVIRON_MAX_BYTES): its keys' names and values, everything below it. */
+const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
+/** Values of a subtree read first, before their sizes tell how many more the budget may hold. */
+const FIRST_READ = 16
+/** Values read at most at once: two MGETs of the Upstash store, one HTTP request. */
+const MOST_READ = 1000
+
+/** ENVIRON_MAX_BYTES, the bytes one environ read (REST or MCP) may load. */
+export function environMaxBytes(env: Env): number {
+  return intVar(env, 'ENVIRON_MAX_BYTES', DEFAULT_ENVIRON_MAX_BYTES)
+}
 
 /**
  * Every shared-variable path (`vscode.frameworks` for
@@ -23,14 +38,22 @@ export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
  * variable stored under exactly that key, the object its descendants form
  * (`vscode` gives `{frameworks: [...], programming_language: "go"}`), or both
  * merged. So a path answers what its parent's answer holds at that path.
- * The key and the first SCAN page travel in one pipelined request.
+ * The key and the first SCAN page travel in one pipelined request. Past
+ * `maxBytes` of keys and values read, LIMIT_EXCEEDED (see readWithin).
  */
-export async function getEnviron(store: Store, path: string): Promise<{ value: unknown; skipped: Skip[] }> {
+export async function getEnviron(
+  store: Store,
+  path: string,
+  maxBytes = DEFAULT_ENVIRON_MAX_BYTES,
+): Promise<{ value: unknown; skipped: Skip[] }> {
   checkId('environ', path)
   const key = pathToKey('environs', path)
   const [[raw], below] = await Promise.all([store.values([key]), store.keys(`${key}:`)])
   const { keys, skipped } = addressable('environs', below)
-  const descendants = decodeAll(keys, await store.values(keys), environValue)
+  const budget = { path, maxBytes, left: maxBytes }
+  charge(budget, raw ?? '')
+  for (const name of keys) charge(budget, name)
+  const descendants = decodeAll(keys, await readWithin(store, keys, budget), environValue)
   skipped.push(...descendants.skipped)
 
   let root: unknown
@@ -49,6 +72,46 @@ export async function getEnviron(store: Store, path: string): Promise<{ value: u
   }
   const tree = nestRecords(descendants.records, key.length + 1, root)
   return { value: tree.value, skipped: [...skipped, ...tree.skipped] }
+}
+
+interface Budget {
+  path: string
+  maxBytes: number
+  left: number
+}
+
+function charge(budget: Budget, text: string): void {
+  budget.left -= utf8Length(text, 0, text.length)
+  if (budget.left < 0) {
+    throw new ServiceError(
+      'LIMIT_EXCEEDED',
+      `environ '${budget.path}' holds more than ${budget.maxBytes} bytes with the variables below it (ENVIRON_MAX_BYTES): read the paths below it one by one`,
+      { extra: { limit: 'ENVIRON_MAX_BYTES' } },
+    )
+  }
+}
+
+/**
+ * The values of `keys`, their bytes charged to `budget` read by read, so a
+ * subtree past it is refused without being loaded whole. A value's size is
+ * known only once read: a first few values are read, then as many as the
+ * budget left would hold at their mean size, so a read overshoots the budget
+ * by about one value when sizes are alike, and a subtree within it costs
+ * two reads.
+ */
+async function readWithin(store: Store, keys: readonly string[], budget: Budget): Promise<(string | null)[]> {
+  const values: (string | null)[] = []
+  const before = budget.left
+  while (values.length < keys.length) {
+    const mean = values.length === 0 ? 0 : Math.max(1, (before - budget.left) / values.length)
+    const count = mean === 0 ? FIRST_READ : Math.floor(budget.left / mean)
+    const batch = keys.slice(values.length, values.length + Math.min(MOST_READ, Math.max(FIRST_READ, count)))
+    for (const value of await store.values(batch)) {
+      charge(budget, value ?? '')
+      values.push(value)
+    }
+  }
+  return values
 }
 
 /**

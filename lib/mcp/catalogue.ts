@@ -5,6 +5,7 @@
 import {
   getEnviron,
   getPrompt,
+  getTool,
   listEnvironPaths,
   listPrompts,
   listTools,
@@ -21,10 +22,11 @@ import type { ValueMap } from '../template'
 import { promptArgs } from './arguments'
 import { RPC, RpcError, objectParam, stringParam } from './rpc'
 
-/** What every method reads from: the request's store (its label applied) and the render's options. */
+/** What every method reads from: the request's store (its label applied), the render's options, ENVIRON_MAX_BYTES. */
 export interface McpContext {
   store: Store
   options: RenderOptions
+  environMaxBytes: number
 }
 
 const ENVIRON_SCHEME = 'environ://'
@@ -76,25 +78,37 @@ export async function listToolsMethod({ store }: McpContext) {
 }
 
 function toolEntry(tool: Tool) {
-  const { returns, description } = tool.record
-  // MCP's outputSchema describes structuredContent, which is an object.
-  const output = isObject(returns) && returns.type === 'object' ? { outputSchema: returns } : {}
-  return { name: tool.id, description, inputSchema: normalizeParameters(tool.record.parameters), ...output }
+  return {
+    name: tool.id,
+    description: tool.record.description,
+    inputSchema: normalizeParameters(tool.record.parameters),
+    ...outputSchemaOf(tool),
+  }
+}
+
+/** MCP's outputSchema describes structuredContent, which is an object: a tool's object `returns`. */
+function outputSchemaOf(tool: Tool): { outputSchema?: Record<string, unknown> } {
+  const { returns } = tool.record
+  return isObject(returns) && returns.type === 'object' ? { outputSchema: returns } : {}
 }
 
 /**
- * Calls a tool as a template's call would. Its answer is the text content
- * (JSON as its text), and structuredContent when it is a JSON object; a
- * failed call is a result with isError and the reason, for the model to read.
+ * Calls a tool as a template's call would. Its answer is given once, as the
+ * text content (JSON as its text), which every client reads; a tool listed
+ * with an outputSchema, for which MCP requires structuredContent, also has
+ * its JSON object answer there. A failed call is a result with isError and
+ * the reason, for the model to read.
  */
 export async function callToolMethod({ store, options }: McpContext, params: Record<string, unknown>) {
   const id = stringParam(params, 'name')
   const args = objectParam(params, 'arguments') as ValueMap
+  // Read from the request's fresh store, which the call itself then reads again without a request.
+  const structured = outputSchemaOf(await getTool(store, id)).outputSchema !== undefined
   const invoked = await invokeTool(store, id, args, options)
   if (!invoked.ok) return { content: [{ type: 'text', text: invoked.reason }], isError: true }
   const { value } = invoked
   const text = typeof value === 'string' ? value : JSON.stringify(value ?? null)
-  return { content: [{ type: 'text', text }], ...(isObject(value) ? { structuredContent: value } : {}) }
+  return { content: [{ type: 'text', text }], ...(structured && isObject(value) ? { structuredContent: value } : {}) }
 }
 
 export async function listResourcesMethod({ store }: McpContext) {
@@ -119,13 +133,13 @@ export function listResourceTemplatesMethod() {
 }
 
 /** A variable's JSON; for a prefix of paths, the object its variables form, as GET /api/environs/{id} answers. */
-export async function readResourceMethod({ store }: McpContext, params: Record<string, unknown>) {
+export async function readResourceMethod({ store, environMaxBytes }: McpContext, params: Record<string, unknown>) {
   const uri = stringParam(params, 'uri')
   const path = uri.startsWith(ENVIRON_SCHEME) ? environPath(uri.slice(ENVIRON_SCHEME.length)) : undefined
   if (!path)
     throw new RpcError(RPC.RESOURCE_NOT_FOUND, `no resource ${clip(uri, QUOTED_URI)}: resources are environ://{path}`)
   try {
-    const { value } = await getEnviron(store, path)
+    const { value } = await getEnviron(store, path, environMaxBytes)
     return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] }
   } catch (e) {
     if (e instanceof ServiceError && (e.code === 'NOT_FOUND' || e.code === 'BAD_REQUEST')) {

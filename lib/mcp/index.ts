@@ -10,6 +10,7 @@
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
 import { describeError, requestLog } from '../log'
+import { utf8Length } from '../template/fmt/utf8'
 import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from '../tools'
 import {
   callToolMethod,
@@ -22,13 +23,15 @@ import {
 } from './catalogue'
 import type { McpContext } from './catalogue'
 import { RPC, RpcError, asMessage, failure, result } from './rpc'
-import type { RpcAnswer, RpcMessage } from './rpc'
+import type { RpcMessage } from './rpc'
 
 export type { McpContext } from './catalogue'
 export { SUPPORTED_VERSIONS } from '../tools'
 
 /** At most this many messages in one POST (a batch, as protocol versions before 2025-06-18 allow). */
 export const MAX_BATCH = 32
+/** Bytes of one POST's answer at most, by default (MCP_MAX_BYTES): a few answers of TOOL_MAX_BYTES, JSON-escaped. */
+export const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
 
 export interface ServerInfo {
   name: string
@@ -55,55 +58,95 @@ const CAPABILITIES = {
   resources: { subscribe: false, listChanged: false },
 }
 
+export interface ServeOptions {
+  server: ServerInfo
+  /** Whether an error of this code is the client's fault (InvalidParams) rather than the server's (InternalError). */
+  clientFault: (code: ErrorCode) => boolean
+  /** Bytes of the whole answer at most (MCP_MAX_BYTES). */
+  maxBytes: number
+}
+
 /**
- * Answers a POST's body: one message or a batch. Requests get answers (an
- * array for a batch); notifications and the client's responses get none,
- * and a body of nothing else answers undefined (HTTP 202). A service error
- * becomes a JSON-RPC error carrying the service's code: InvalidParams when
- * it is the client's fault (`clientFault`), InternalError when not.
+ * Answers a POST's body, one message or a batch, as JSON text. Requests get
+ * answers (an array for a batch); notifications and the client's responses
+ * get none, and a body of nothing else answers undefined (HTTP 202). A
+ * service error becomes a JSON-RPC error carrying the service's code:
+ * InvalidParams when it is the client's fault, InternalError when not.
+ *
+ * The text is at most `maxBytes` long. Answers are given in order while
+ * they fit, with room kept for refusing every request after them; from the
+ * first that does not fit, each request is refused (LIMIT_EXCEEDED) and the
+ * ones after it are not even run. So a batch holds in memory at most the
+ * budget and the one answer that passed it. (A budget too small for the
+ * refusals alone, some hundred bytes each, is answered with the refusals.)
  */
-export async function serveMcp(
-  body: unknown,
-  context: McpContext,
-  server: ServerInfo,
-  clientFault: (code: ErrorCode) => boolean,
-): Promise<RpcAnswer | RpcAnswer[] | undefined> {
+export async function serveMcp(body: unknown, context: McpContext, how: ServeOptions): Promise<string | undefined> {
   const batch = Array.isArray(body)
   const items: unknown[] = batch ? body : [body]
   if (items.length === 0 || items.length > MAX_BATCH) {
     const problem = items.length === 0 ? 'an empty batch' : `a batch of more than ${MAX_BATCH} messages`
-    return failure(null, new RpcError(RPC.INVALID_REQUEST, `${problem} is not served`))
+    return JSON.stringify(failure(null, new RpcError(RPC.INVALID_REQUEST, `${problem} is not served`)))
   }
+  const messages = items.map(asMessage)
+  const refusals = messages.map((message) => refusal(message, how))
+  // A batch's text is its answers, a comma after each but the last, in brackets: counted as a comma after each, and one.
+  let used = 1
+  let reserved = refusals.reduce((n, text) => n + (text === undefined ? 0 : bytes(text) + 1), 0)
+  let spent = false
+  const answers: string[] = []
   // One at a time: each may render, and a batch is no way around the render's limits.
-  const answers: RpcAnswer[] = []
-  for (const item of items) {
-    const answer = await answer1(asMessage(item), context, server, clientFault)
-    if (answer) answers.push(answer)
+  for (const [i, message] of messages.entries()) {
+    const refused = refusals[i]
+    if (refused === undefined) continue
+    reserved -= bytes(refused) + 1
+    let answer = spent ? undefined : await answer1(message, context, how)
+    let size = answer === undefined ? Infinity : bytes(answer.text) + 1
+    if (used + size + reserved > how.maxBytes) {
+      spent = true
+      answer = { text: refused, error: 'LIMIT_EXCEEDED' }
+      size = bytes(refused) + 1
+    }
+    const { text, error } = answer as { text: string; error?: unknown }
+    // The log line lists each request's method, and the code of its error.
+    if (!('invalid' in message))
+      requestLog()?.append('mcp', { method: message.method.slice(0, 64), ...(error === undefined ? {} : { error }) })
+    answers.push(text)
+    used += size
   }
   if (answers.length === 0) return undefined
-  return batch ? answers : answers[0]
+  return batch ? `[${answers.join(',')}]` : answers[0]
 }
 
+/** The JSON text of a request's answer (its result, or its error), and the code of its error. */
 async function answer1(
   message: ReturnType<typeof asMessage>,
   context: McpContext,
-  server: ServerInfo,
-  clientFault: (code: ErrorCode) => boolean,
-): Promise<RpcAnswer | undefined> {
-  if ('invalid' in message) return failure(message.id, message.invalid)
-  const { id, method } = message
-  if (id === undefined) return undefined
-  // The log line lists each request's method, and the code of its error.
-  const logged = { method: method.slice(0, 64) }
+  how: ServeOptions,
+): Promise<{ text: string; error?: unknown }> {
+  if ('invalid' in message) return { text: JSON.stringify(failure(message.id, message.invalid)) }
+  const id = message.id ?? null
   try {
-    const answer = result(id, await run(message, context, server))
-    requestLog()?.append('mcp', logged)
-    return answer
+    return { text: JSON.stringify(result(id, await run(message, context, how.server))) }
   } catch (e) {
-    const error = asRpcError(e, clientFault)
-    requestLog()?.append('mcp', { ...logged, error: error.data?.code ?? error.code })
-    return failure(id, error)
+    const error = asRpcError(e, how.clientFault)
+    return { text: JSON.stringify(failure(id, error)), error: error.data?.code ?? error.code }
   }
+}
+
+/** What a request past the budget is answered with; undefined for a message that gets no answer. */
+function refusal(message: ReturnType<typeof asMessage>, how: ServeOptions): string | undefined {
+  if (message.id === undefined) return undefined
+  const e = new ServiceError(
+    'LIMIT_EXCEEDED',
+    `not answered: the answers to this POST reached MCP_MAX_BYTES (${how.maxBytes} bytes) at this request or before it`,
+    { extra: { limit: 'MCP_MAX_BYTES' } },
+  )
+  return JSON.stringify(failure(message.id, asRpcError(e, how.clientFault)))
+}
+
+/** Bytes of JSON text as UTF-8. */
+function bytes(text: string): number {
+  return utf8Length(text, 0, text.length)
 }
 
 function run(message: RpcMessage, context: McpContext, server: ServerInfo): unknown {

@@ -11,7 +11,10 @@ import { RpcError } from '../../lib/mcp/rpc'
 const SERVER = { name: 'ai-prompt-shell', version: '9.9.9' }
 /** No method these tests call reads it. */
 const context = {} as McpContext
-const serve = (body: unknown) => serveMcp(body, context, SERVER, (code) => code !== 'RENDER_TIMEOUT')
+const serving = { server: SERVER, clientFault: (code: string) => code !== 'RENDER_TIMEOUT', maxBytes: 1 << 20 }
+/** The answer as JSON, parsed. */
+const parsed = (text: string | undefined): unknown => (text === undefined ? undefined : JSON.parse(text))
+const serve = async (body: unknown) => parsed(await serveMcp(body, context, serving))
 
 describe('the framing', () => {
   it('negotiates the protocol version: the client’s when spoken here, else the latest', async () => {
@@ -62,7 +65,7 @@ describe('the framing', () => {
 
   it('answers a bug as an internal error that says nothing more', async () => {
     // A store that is not one: reading it throws a TypeError, which is no service error.
-    const answer = await serveMcp({ jsonrpc: '2.0', id: 1, method: 'prompts/list' }, context, SERVER, () => true)
+    const answer = await serve({ jsonrpc: '2.0', id: 1, method: 'prompts/list' })
     expect(answer).toEqual({
       jsonrpc: '2.0',
       id: 1,
