@@ -69,3 +69,13 @@ export const PENDING_COST = 128
  * still run together.
  */
 export const MAX_PENDING = 1024
+
+/**
+ * A caller's function copying a value into JSON and serialising it (a tool
+ * call's arguments): per member or item copied, and per character of the
+ * keys and strings, which the serialisation reads and the call's key is
+ * hashed from. A member of a map of thousands of keys was measured at 5 to
+ * 15 times a step (such a map is built slowly), a character at a fraction.
+ */
+export const JSON_MEMBER_COST = 1024
+export const JSON_CHAR_COST = 4

@@ -340,8 +340,10 @@ export class Evaluator extends Reporter {
     }
     let result: Maybe<Value>
     try {
-      result = fn(...argv.map(numberLike))
+      result = fn.apply(this.run, argv.map(numberLike))
     } catch (e) {
+      // The budget ran out while the function counted its work: the execution's end, not the function's error.
+      if (e instanceof DOMException && e.name === 'TimeoutError') throw e
       return fail(e)
     }
     return isThenable(result) ? this.run.call(result as PromiseLike<Value>, this.order, fail) : result

@@ -31,7 +31,7 @@ import { Variables } from './variables'
 
 export { ExecError, LimitError } from './errors'
 export type { Limit } from './errors'
-export type { MissingKey, TemplateFunction } from './run'
+export type { Meter, MissingKey, TemplateFunction } from './run'
 export { ParseError } from './parser'
 export { MAX_NESTING } from './expressions'
 export type { Tree } from './parser'

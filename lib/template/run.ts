@@ -18,8 +18,17 @@ import type { Tree } from './parser'
 import { compareStrings, isMap, isTrue } from './value'
 import type { Value, ValueMap } from './value'
 
-/** A function the caller supplies; it may return a Promise. */
-export type TemplateFunction = (...args: Value[]) => Maybe<Value>
+/**
+ * A function the caller supplies; it may return a Promise. Its `this` is the
+ * execution's meter: a function whose work grows with its operands (copying
+ * a map, say) counts it in the step budget, as builtins count theirs.
+ */
+export type TemplateFunction = (this: Meter, ...args: Value[]) => Maybe<Value>
+
+/** Counts `chars` characters' worth of work (costs.ts); throws a TimeoutError past the budget or the deadline. */
+export interface Meter {
+  charge(chars: number): void
+}
 
 export type MissingKey = 'default' | 'zero' | 'error'
 
@@ -73,9 +82,7 @@ function overdue(): DOMException {
  * proportion to the characters it touches, and refuses to build a string
  * longer than the output limit before building it.
  */
-export interface Work {
-  /** Counts the work of touching `chars` characters; throws a TimeoutError past the budget or the deadline. */
-  charge(chars: number): void
+export interface Work extends Meter {
   /** fmt's limits: maxOutput characters, maxDataDepth levels, and this work counted. */
   readonly limits: FormatLimits
   /** The UTF-8 bytes of s, or undefined when s is ASCII (its bytes are its characters); remembered for long strings. */

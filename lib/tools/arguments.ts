@@ -1,8 +1,9 @@
 import { jsonPathOf, normalizeParameters, schemaValidator, validationProblems, withDefaults } from '../catalog'
 import type { Tool, ToolRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
+import { JSON_CHAR_COST, JSON_MEMBER_COST } from '../template/costs'
 import { Complex128, Uint8, isMap } from '../template/value'
-import type { Value } from '../template'
+import type { Meter, Value, ValueMap } from '../template'
 
 export type Params = Record<string, unknown>
 
@@ -23,6 +24,38 @@ export class ToolError extends Error {
   }
 }
 
+/** A call's parameter object, not yet checked, and the text that tells it from the tool's other calls. */
+export interface Given {
+  params: Params
+  key: string
+}
+
+export function givenOf(params: Params): Given {
+  return { params, key: JSON.stringify(params) }
+}
+
+/** The map operands remembered with their calls. */
+const SEEN_MAPS = 4
+
+/**
+ * The calls the last few map operands made, by the map: a template calls
+ * again with the same map (in a range, say). Only the last few: a map a
+ * `dict` makes for one call is never seen again, and each remembered
+ * holds a copy of its map.
+ */
+export class SeenMaps {
+  readonly #seen: { map: ValueMap; given: Given }[] = []
+
+  get(map: ValueMap): Given | undefined {
+    return this.#seen.find((s) => s.map === map)?.given
+  }
+
+  set(map: ValueMap, given: Given): void {
+    if (this.#seen.length >= SEEN_MAPS) this.#seen.shift()
+    this.#seen.push({ map, given })
+  }
+}
+
 /**
  * The calling convention, with its validation: `{{tool "a" 2}}` maps the
  * operands onto the tool's parameters in declaration order; `{{tool (dict
@@ -30,10 +63,21 @@ export class ToolError extends Error {
  * Template values become JSON: ints as numbers, bytes as numbers.
  */
 export interface ParamsChecker {
-  /** The operands as the parameter object, not yet checked: cheap, and what tells one call from another. */
-  toParams(args: readonly Value[]): Params
+  /**
+   * The operands as a call. Copying them costs in proportion to their size,
+   * counted in `meter` before the copy is serialised; a map operand met
+   * again (`seen`, by identity: template values do not change) is not
+   * copied again, so that calling again with the same map costs nothing more.
+   */
+  given(args: readonly Value[], meter: Meter, seen: SeenMaps): Given
   /** The parameter object with the declared defaults filled in, validated. */
   check(params: Params): Params
+  /**
+   * The parameters the tool names, the only ones a REST request sends;
+   * undefined when its schema takes others too (`additionalProperties`
+   * true or a schema, or names them in ways not listed: patterns, `allOf`...).
+   */
+  readonly declared: ReadonlySet<string> | undefined
 }
 
 export function paramsChecker(tool: Tool): ParamsChecker {
@@ -48,22 +92,36 @@ export function paramsChecker(tool: Tool): ParamsChecker {
 /** Checkers by tool record: a record is one object for as long as its text is unchanged (catalog/records.ts). */
 const checkers = new WeakMap<ToolRecord, ParamsChecker>()
 
+/** Keywords by which a schema takes parameters its `properties` do not name. */
+const OPEN_KEYWORDS = ['patternProperties', 'allOf', 'anyOf', 'oneOf', '$ref', 'if', 'dependentSchemas']
+
 function newParamsChecker(record: ToolRecord): ParamsChecker {
   const schema = normalizeParameters(record.parameters)
   const names = Object.keys(schema.properties)
   const validator = schemaValidator(schema)
+  const open =
+    (schema.additionalProperties !== undefined && schema.additionalProperties !== false) ||
+    OPEN_KEYWORDS.some((k) => Object.hasOwn(schema, k))
   return {
-    toParams(args) {
+    declared: open ? undefined : new Set(names),
+    given(args, meter, seen) {
       const [first] = args
-      if (args.length === 1 && isMap(first)) return toJson(first) as Params
+      if (args.length === 1 && isMap(first)) {
+        let known = seen.get(first)
+        if (!known) {
+          known = givenOf(toJson(first, meter) as Params)
+          seen.set(first, known)
+        }
+        return known
+      }
       if (args.length > names.length) {
         throw new ArgumentError(
           `takes at most ${names.length} argument${names.length === 1 ? '' : 's'}, got ${args.length}`,
         )
       }
       const params: Params = {}
-      args.forEach((arg, i) => setOwn(params, names[i] as string, toJson(arg)))
-      return params
+      args.forEach((arg, i) => setOwn(params, names[i] as string, toJson(arg, meter)))
+      return givenOf(params)
     },
     check(given) {
       const params = withDefaults(schema, given)
@@ -77,17 +135,49 @@ function newParamsChecker(record: ToolRecord): ParamsChecker {
   }
 }
 
-/** A template value as JSON. */
-export function toJson(v: Value): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()
-  if (v instanceof Uint8) return v.value
-  if (v instanceof Complex128) return `(${v.re}${v.im < 0 ? '' : '+'}${v.im}i)`
-  if (v === undefined) return null
-  if (Array.isArray(v)) return v.map(toJson)
-  if (isObject(v)) {
-    const out: Params = {}
-    for (const [k, x] of Object.entries(v)) setOwn(out, k, toJson(x as Value))
-    return out
+/** Work counted at once, in characters: enough that counting costs little beside the copy. */
+const TALLIED = 4096
+
+/**
+ * A template value as JSON, the work of copying it and of serialising the
+ * copy counted in `meter` as the copy goes: the budget ends a copy too big
+ * for it partway, and before anything serialises it.
+ */
+export function toJson(v: Value, meter: Meter): unknown {
+  let tally = 0
+  const count = (chars: number) => {
+    tally += chars
+    if (tally >= TALLIED) {
+      meter.charge(tally)
+      tally = 0
+    }
   }
-  return v
+  const copy = (v: Value): unknown => {
+    if (typeof v === 'string') {
+      count(JSON_CHAR_COST * v.length)
+      return v
+    }
+    if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()
+    if (v instanceof Uint8) return v.value
+    if (v instanceof Complex128) return `(${v.re}${v.im < 0 ? '' : '+'}${v.im}i)`
+    if (v === undefined) return null
+    if (Array.isArray(v)) {
+      count(JSON_MEMBER_COST * v.length)
+      return v.map(copy)
+    }
+    if (isObject(v)) {
+      const entries = Object.entries(v)
+      count(JSON_MEMBER_COST * entries.length)
+      const out: Params = {}
+      for (const [k, x] of entries) {
+        count(JSON_CHAR_COST * k.length)
+        setOwn(out, k, copy(x as Value))
+      }
+      return out
+    }
+    return v
+  }
+  const json = copy(v)
+  meter.charge(tally)
+  return json
 }

@@ -5,9 +5,9 @@ import type { ByteLimit, EgressPolicy } from '../egress'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json'
 import { requestLog } from '../log'
 import { EMPTY } from '../template'
-import type { TemplateFunction, Value } from '../template'
-import { ArgumentError, ToolError, paramsChecker } from './arguments'
-import type { Params } from './arguments'
+import type { Meter, TemplateFunction, Value } from '../template'
+import { ArgumentError, SeenMaps, ToolError, givenOf, paramsChecker } from './arguments'
+import type { Given, Params } from './arguments'
 import { callGrpc, grpcCall } from './grpc'
 import { McpClients } from './mcp'
 import { callRest, resolve, restRequest } from './rest'
@@ -70,7 +70,9 @@ export class ToolSession {
   readonly calls: ToolCall[] = []
 
   readonly #warnings: ToolWarning[] = []
-  readonly #calls = new Map<string, Promise<Outcome> | Outcome>()
+  /** Calls by tool id, then by their parameters' key. */
+  readonly #calls = new Map<string, Map<string, Promise<Outcome> | Outcome>>()
+  readonly #seen = new SeenMaps()
   readonly #queue: (() => void)[] = []
   readonly #mcp: McpClients
   /** Aborted when the render ends (close). */
@@ -109,18 +111,25 @@ export class ToolSession {
     return `a render makes at most ${this.#maxCalls} (TOOL_MAX_CALLS)`
   }
 
-  /** The template function of a tool: a failed call prints as nothing (EMPTY), its reason a warning. */
+  /**
+   * The template function of a tool: a failed call prints as nothing
+   * (EMPTY), its reason a warning. Making the call of the operands is
+   * counted in the calling template's step budget (arguments.ts).
+   */
   functionFor(tool: Tool): TemplateFunction {
     const checker = paramsChecker(tool)
-    return (...args) => {
+    const session = this
+    return function (this: Meter, ...args) {
       const started = Date.now()
-      let given: Params
+      let given: Given
       try {
-        given = checker.toParams(args)
+        given = checker.given(args, this, session.#seen)
       } catch (e) {
-        return this.#counted(tool) ? valueOf(this.#fail(tool, e, started)) : EMPTY
+        // The budget's end ends the render; only the call's own fault is the call's failure.
+        if (!(e instanceof ArgumentError)) throw e
+        return session.#counted(tool) ? valueOf(session.#fail(tool, e, started)) : EMPTY
       }
-      const outcome = this.#outcome(tool, given, started)
+      const outcome = session.#outcome(tool, given, started)
       return outcome instanceof Promise ? outcome.then(valueOf) : valueOf(outcome)
     }
   }
@@ -131,21 +140,27 @@ export class ToolSession {
    * printed: the answer, or the reason it failed.
    */
   invoke(tool: Tool, params: Params): Promise<Outcome> | Outcome {
-    return this.#outcome(tool, params, Date.now())
+    return this.#outcome(tool, givenOf(params), Date.now())
   }
 
-  /** The outcome of a call: a repeated call is the first one; a new one counts against the cap. */
-  #outcome(tool: Tool, given: Params, started: number): Promise<Outcome> | Outcome {
-    const key = `${tool.id}\u0000${JSON.stringify(given)}`
-    let call = this.#calls.get(key)
+  /**
+   * The outcome of a call: a repeated call is the first one; a new one
+   * counts against the cap. Calls are found by tool, then by key: a call
+   * repeated with the same map has the same key string, whose hash the
+   * engine keeps, so finding it again reads none of it.
+   */
+  #outcome(tool: Tool, given: Given, started: number): Promise<Outcome> | Outcome {
+    let calls = this.#calls.get(tool.id)
+    if (calls === undefined) this.#calls.set(tool.id, (calls = new Map()))
+    let call = calls.get(given.key)
     if (call === undefined) {
       if (!this.#counted(tool)) return { ok: false, reason: `refused: ${this.#refusal()}` }
       try {
-        call = this.#call(tool, paramsChecker(tool).check(given), started)
+        call = this.#call(tool, paramsChecker(tool).check(given.params), started)
       } catch (e) {
         call = this.#fail(tool, e, started)
       }
-      this.#calls.set(key, call)
+      calls.set(given.key, call)
     }
     return call
   }
@@ -200,7 +215,7 @@ export class ToolSession {
     const base = this.options.moduleBaseUrl(record.module) ?? this.options.baseUrl
     switch (record.type) {
       case 'restful': {
-        const request = restRequest(record.restful, params, base)
+        const request = restRequest(record.restful, params, base, paramsChecker(tool).declared)
         checkTarget(request.url, this.#policy)
         return (signal) => callRest(request, this.#policy, this.#limit, signal)
       }

@@ -140,7 +140,7 @@ describe('a walk waiting for its pending work', () => {
 
 describe('output and failures past the bound', () => {
   /** Each call's Promise resolves to its argument after (n mod 7) turns of the microtask queue: out of order. */
-  const shuffled: TemplateFunction = (n) => {
+  const shuffled = (n: Value): Promise<Value> => {
     let p = Promise.resolve(n)
     for (let i = 0; i < Number(n) % 7; i++) p = p.then((v) => v)
     return p
