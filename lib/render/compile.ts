@@ -11,32 +11,55 @@ export interface CompiledPrompt extends ParsedPrompt {
 }
 
 /**
- * Parsed prompts, by record, then by id and the functions templates may
- * call. A record is one object for as long as its text in Redis is unchanged
- * (catalog/records.ts): a changed prompt is a new record, parsed at its next
- * use; an unchanged one never again, and finding it costs no serialisation.
- * A prompt that does not parse is remembered as its error.
+ * What is derived from a prompt's templates, by record, then by id and what
+ * was derived. A record is one object for as long as its text in Redis is
+ * unchanged (catalog/records.ts): a changed prompt is a new record, parsed
+ * at its next use; an unchanged one never again, and finding it costs no
+ * serialisation. A prompt that does not parse is remembered as its error.
  */
-const compiled = new WeakMap<PromptRecord, Map<string, CompiledPrompt | ServiceError>>()
+const derived = new WeakMap<PromptRecord, Map<string, CompiledPrompt | readonly string[] | ServiceError>>()
 
-export function compile(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
-  let byCall = compiled.get(prompt.record)
-  if (!byCall) compiled.set(prompt.record, (byCall = new Map()))
-  const key = `${prompt.id}\n${functions.join('\n')}`
-  let entry = byCall.get(key)
+function remembered<T extends CompiledPrompt | readonly string[]>(prompt: Prompt, what: string, make: () => T): T {
+  let byWhat = derived.get(prompt.record)
+  if (!byWhat) derived.set(prompt.record, (byWhat = new Map()))
+  const key = `${prompt.id}\n${what}`
+  let entry = byWhat.get(key)
   if (!entry) {
     try {
-      entry = compilePrompt(prompt, functions)
+      entry = make()
     } catch (e) {
       if (!(e instanceof ParseError)) throw e
       entry = new ServiceError('TEMPLATE_SYNTAX', e.message, {
         extra: { template: e.templateName, line: e.line, column: e.column },
       })
     }
-    byCall.set(key, entry)
+    byWhat.set(key, entry)
   }
   if (entry instanceof ServiceError) throw entry
-  return entry
+  return entry as T
+}
+
+/** The prompt parsed with `functions` the names its templates may call besides the builtins and helpers. */
+export function compile(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
+  return remembered(prompt, `compiled\n${functions.join('\n')}`, () => compilePrompt(prompt, functions))
+}
+
+/**
+ * Every name the prompt's templates call as a function, in any template they
+ * define (reached or not, as Go checks them all at parse time), sorted: the
+ * names a tool could answer to. They are parsed with every name a function,
+ * `break` and `continue` included (which are keywords only where no function
+ * has their name), so no tool that would change the parse goes unasked; a
+ * text that fails this parse fails with any functions at all.
+ */
+export function functionNames(prompt: Prompt): readonly string[] {
+  return remembered(prompt, 'names', () => {
+    const { templates } = parsePrompt(prompt, () => true)
+    const names = new Set<string>()
+    // The templates of a prompt share one set of trees.
+    for (const tree of templates[0]?.trees.values() ?? []) for (const name of tree.functions) names.add(name)
+    return [...names].sort()
+  })
 }
 
 /** Parses a prompt's templates (see parsePrompt) and makes its args checker, uncached. */
