@@ -1,7 +1,7 @@
 import { normalizeParameters, parsePrompt } from '../catalog'
 import type { ParsedPrompt, Prompt, PromptRecord } from '../catalog'
 import { ServiceError } from '../errors'
-import { ParseError } from '../template'
+import { BUILTIN_NAMES, HELPER_NAMES, ParseError } from '../template'
 import { argsChecker } from './args'
 import type { Args } from './args'
 
@@ -10,6 +10,15 @@ export interface CompiledPrompt extends ParsedPrompt {
   readonly checkArgs: (args: Args) => Args
 }
 
+/** A prompt parsed with every name a function, and those names (see functionNames). */
+interface EveryCall {
+  readonly parsed: ParsedPrompt
+  readonly names: readonly string[]
+}
+
+/** What a template calls without any tool: a name outside these and the tools is undefined. */
+const PROVIDED: ReadonlySet<string> = new Set([...BUILTIN_NAMES, ...HELPER_NAMES])
+
 /**
  * What is derived from a prompt's templates, by record, then by id and what
  * was derived. A record is one object for as long as its text in Redis is
@@ -17,9 +26,9 @@ export interface CompiledPrompt extends ParsedPrompt {
  * at its next use; an unchanged one never again, and finding it costs no
  * serialisation. A prompt that does not parse is remembered as its error.
  */
-const derived = new WeakMap<PromptRecord, Map<string, CompiledPrompt | readonly string[] | ServiceError>>()
+const derived = new WeakMap<PromptRecord, Map<string, CompiledPrompt | EveryCall | ServiceError>>()
 
-function remembered<T extends CompiledPrompt | readonly string[]>(prompt: Prompt, what: string, make: () => T): T {
+function remembered<T extends CompiledPrompt | EveryCall>(prompt: Prompt, what: string, make: () => T): T {
   let byWhat = derived.get(prompt.record)
   if (!byWhat) derived.set(prompt.record, (byWhat = new Map()))
   const key = `${prompt.id}\n${what}`
@@ -39,9 +48,18 @@ function remembered<T extends CompiledPrompt | readonly string[]>(prompt: Prompt
   return entry as T
 }
 
-/** The prompt parsed with `functions` the names its templates may call besides the builtins and helpers. */
+/**
+ * The prompt parsed with `functions` the names its templates may call
+ * besides the builtins and helpers. When it calls no other name, that parse
+ * is functionNames' own (the same trees), so it is not parsed again.
+ */
 export function compile(prompt: Prompt, functions: readonly string[]): CompiledPrompt {
-  return remembered(prompt, `compiled\n${functions.join('\n')}`, () => compilePrompt(prompt, functions))
+  return remembered(prompt, `compiled\n${functions.join('\n')}`, () => {
+    const every = everyCall(prompt)
+    const supplied = new Set(functions)
+    const same = every.names.every((name) => supplied.has(name) || PROVIDED.has(name))
+    return same ? withArgsChecker(prompt, every.parsed) : compilePrompt(prompt, functions)
+  })
 }
 
 /**
@@ -53,16 +71,24 @@ export function compile(prompt: Prompt, functions: readonly string[]): CompiledP
  * text that fails this parse fails with any functions at all.
  */
 export function functionNames(prompt: Prompt): readonly string[] {
-  return remembered(prompt, 'names', () => {
-    const { templates } = parsePrompt(prompt, () => true)
+  return everyCall(prompt).names
+}
+
+function everyCall(prompt: Prompt): EveryCall {
+  return remembered(prompt, 'every call', () => {
+    const parsed = parsePrompt(prompt, () => true)
     const names = new Set<string>()
     // The templates of a prompt share one set of trees.
-    for (const tree of templates[0]?.trees.values() ?? []) for (const name of tree.functions) names.add(name)
-    return [...names].sort()
+    for (const tree of parsed.templates[0]?.trees.values() ?? []) for (const name of tree.functions) names.add(name)
+    return { parsed, names: [...names].sort() }
   })
 }
 
 /** Parses a prompt's templates (see parsePrompt) and makes its args checker, uncached. */
 export function compilePrompt(prompt: Prompt, functions?: readonly string[]): CompiledPrompt {
-  return { ...parsePrompt(prompt, functions), checkArgs: argsChecker(normalizeParameters(prompt.record.parameters)) }
+  return withArgsChecker(prompt, parsePrompt(prompt, functions))
+}
+
+function withArgsChecker(prompt: Prompt, parsed: ParsedPrompt): CompiledPrompt {
+  return { ...parsed, checkArgs: argsChecker(normalizeParameters(prompt.record.parameters)) }
 }

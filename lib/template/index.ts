@@ -39,6 +39,8 @@ export { mergeAnalyses } from './analysis'
 export type { Analysis, CallSite, Path, ReadSite, Site } from './analysis'
 export { EMPTY } from './value'
 export { HELPER_NAMES } from './helpers'
+/** The functions every template has, as Go's: sorted. */
+export const BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILTINS).sort())
 export type { Value, ValueMap } from './value'
 
 export interface ParseOptions {

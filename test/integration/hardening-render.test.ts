@@ -73,9 +73,13 @@ describe('a cold render reads the tools its templates call, not the catalogue', 
     }
     await Promise.all([small.resetRequests(), large.resetRequests()])
     const [few, many] = await Promise.all([cost(small), cost(large)])
+    const keysRead = (commands: string[][]) => commands.flatMap(([name, ...args]) => (name === 'MGET' ? args : []))
+    console.log(
+      `cold render calling no tool: ${few.length} commands, ${keysRead(few).length} keys read with 10 tools; ` +
+        `${many.length} commands, ${keysRead(many).length} keys read with 400`,
+    )
     for (const commands of [few, many]) expect(reads(commands, 'tools')).toEqual({ keys: [], scans: [] })
     // Every key read, counted: the same commands, whatever the catalogue holds.
-    const keysRead = (commands: string[][]) => commands.flatMap(([name, ...args]) => (name === 'MGET' ? args : []))
     expect(keysRead(many).sort()).toEqual(keysRead(few).sort())
     expect(many.length).toBe(few.length)
   })
