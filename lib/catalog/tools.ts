@@ -52,7 +52,10 @@ export async function findTools(store: Store, names: Iterable<string>): Promise<
   if (count > MAX_TOOL_KEYS) {
     const wanted = new Set(ids)
     const { items, skipped } = await listTools(store)
-    return { items: items.filter((t) => wanted.has(t.id)), skipped: skipped.filter((s) => wanted.has(keyToFunc(s.key))) }
+    return {
+      items: items.filter((t) => wanted.has(t.id)),
+      skipped: skipped.filter((s) => wanted.has(keyToFunc(s.key))),
+    }
   }
   const keys = ids.flatMap(funcToKeys).sort()
   if (keys.length === 0) return { items: [], skipped: [] }

@@ -53,8 +53,10 @@ async function toolReads(db: TestRedis, run: (env: Env) => Promise<unknown>) {
   return { ...reads(commands, 'tools'), commands }
 }
 
-const render = (id: string, args: Record<string, unknown> = {}, query = '') => (env: Env) =>
-  call(env, 'POST', `/api/prompts/${id}/render${query}`, { args })
+const render =
+  (id: string, args: Record<string, unknown> = {}, query = '') =>
+  (env: Env) =>
+    call(env, 'POST', `/api/prompts/${id}/render${query}`, { args })
 
 describe('a cold render reads the tools its templates call, not the catalogue', () => {
   let small: TestRedis
