@@ -1,5 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
-import { listTools } from '../lib/catalog'
+import { findTools } from '../lib/catalog'
 import { chatOptionsFrom, completeConversation, startConversation, streamConversation } from '../lib/chat'
 import { API_ERRORS, errorsOf, freshStoreOf, jsonBody } from '../lib/http'
 import type { AppEnv } from '../lib/http'
@@ -185,7 +185,7 @@ export const chat = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
       rendered: rendered.prompt,
       model,
       store,
-      catalogue: declares ? (await listTools(store)).items : [],
+      catalogue: declares ? (await findTools(store, rendered.record.tools ?? [])).items : [],
       renderOptions: renderOptionsFrom(c.env),
       chatOptions: chatOptionsFrom(c.env),
       llmOptions,

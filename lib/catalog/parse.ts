@@ -1,5 +1,5 @@
 import { mergeAnalyses, parse } from '../template'
-import type { Analysis, Template } from '../template'
+import type { Analysis, ParseOptions, Template } from '../template'
 import type { Prompt } from './prompts'
 import type { Message } from './types'
 
@@ -16,11 +16,11 @@ export interface ParsedPrompt {
  * Parses a prompt's templates (throws the template's ParseError), with the
  * helper functions every prompt may call (toJson, fence, ...: the template
  * README). `functions` are the names templates may call besides the builtins
- * and helpers (a tool named like a helper wins);
+ * and helpers (a tool named like a helper wins), or a predicate on names;
  * undefined leaves calls unchecked (Go's SkipFuncCheck), for checking a
  * prompt before its tools are known.
  */
-export function parsePrompt(prompt: Prompt, functions?: readonly string[]): ParsedPrompt {
+export function parsePrompt(prompt: Prompt, functions?: ParseOptions['functions']): ParsedPrompt {
   const { prompt: text, messages } = prompt.record
   if (messages === undefined) {
     const template = parse(prompt.id, text ?? '', { functions, helpers: true })

@@ -1,10 +1,11 @@
 import { notFound } from '../errors'
-import { keyToFunc } from '../store'
+import { funcToKeys, keyToFunc } from '../store'
 import type { Store } from '../store'
 import { grpcProblems } from './grpc'
-import { checkId } from './ids'
-import { jsonRecord, readKind, skip, storedBut } from './records'
-import type { Listing, ToolRecord } from './types'
+import { checkId, idProblem } from './ids'
+import { decodeAll, jsonRecord, readKind, skip, storedBut } from './records'
+import type { KeyedRecord } from './records'
+import type { Listing, Skip, ToolRecord } from './types'
 import { TOOL_SCHEMA } from './schemas.generated'
 
 const decodeTool = jsonRecord<ToolRecord>(TOOL_SCHEMA, (record) => {
@@ -21,12 +22,62 @@ export interface Tool {
 }
 
 /**
+ * The keys one lookup of tools by function name reads at most. A name's
+ * keys double with each underscore it holds (see funcToKeys); a lookup of
+ * more is answered from the tool list instead, as every lookup was before.
+ */
+export const MAX_TOOL_KEYS = 256
+
+/**
  * Every valid tool. keyToFunc is not one-to-one (`a:b_c` and `a_b:c` are
  * both `a_b_c`): the first key in sorted order keeps the name and the other
  * is skipped, so a template function always means one tool.
  */
 export async function listTools(store: Store): Promise<Listing<Tool>> {
   const { records, skipped } = await readKind(store, 'tools', decodeTool)
+  return { items: holders(records, skipped), skipped }
+}
+
+/**
+ * The tools of these function names, by the same rule as listTools: one
+ * batch reads the keys each name can be at, so the cost is the names' and
+ * not the catalogue's. Names no tool has are left out; so are names no id
+ * can be (idProblem). Skipped: the records of these names that failed or
+ * lost their name to another key.
+ */
+export async function findTools(store: Store, names: Iterable<string>): Promise<Listing<Tool>> {
+  const ids = [...new Set(names)].filter((id) => idProblem('tool', id) === undefined)
+  let count = 0
+  for (const id of ids) count += keyCount(id)
+  if (count > MAX_TOOL_KEYS) {
+    const wanted = new Set(ids)
+    const { items, skipped } = await listTools(store)
+    return {
+      items: items.filter((t) => wanted.has(t.id)),
+      skipped: skipped.filter((s) => wanted.has(keyToFunc(s.key))),
+    }
+  }
+  const keys = ids.flatMap(funcToKeys).sort()
+  if (keys.length === 0) return { items: [], skipped: [] }
+  const raws = await store.values(keys)
+  const present = keys.flatMap((_, i) => ((raws[i] ?? null) === null ? [] : [i]))
+  const { records, skipped } = decodeAll(
+    present.map((i) => keys[i] as string),
+    present.map((i) => raws[i] ?? null),
+    decodeTool,
+  )
+  return { items: holders(records, skipped), skipped }
+}
+
+/** How many keys funcToKeys(id) gives, up to a count past MAX_TOOL_KEYS. */
+function keyCount(id: string): number {
+  let count = 1
+  for (let at = id.indexOf('_'); at !== -1 && count <= MAX_TOOL_KEYS; at = id.indexOf('_', at + 1)) count *= 2
+  return count
+}
+
+/** The tool of each function name: its first valid record in key order; the others are added to `skipped`. */
+function holders(records: readonly KeyedRecord<ToolRecord>[], skipped: Skip[]): Tool[] {
   const byId = new Map<string, Tool>()
   for (const { key, value } of records) {
     const id = keyToFunc(key)
@@ -34,18 +85,15 @@ export async function listTools(store: Store): Promise<Listing<Tool>> {
     if (holder) skipped.push(skip(key, `its function name '${id}' is already taken by ${holder.key}`))
     else byId.set(id, { id, key, record: value })
   }
-  return { items: [...byId.values()], skipped }
+  return [...byId.values()]
 }
 
-/**
- * One tool by function name. The name cannot be turned back into a key
- * (underscores are ambiguous), so this reads the tool list, which is small.
- */
+/** One tool by function name (findTools); NOT_FOUND saying why when a record of it is stored but unusable. */
 export async function getTool(store: Store, id: string): Promise<Tool> {
   checkId('tool', id)
-  const { items, skipped } = await listTools(store)
-  const tool = items.find((t) => t.id === id)
+  const { items, skipped } = await findTools(store, [id])
+  const tool = items[0]
   if (tool) return tool
-  const bad = skipped.find((s) => keyToFunc(s.key) === id)
+  const bad = skipped[0]
   throw notFound('tool', id, bad && storedBut(bad.key, bad.reason))
 }

@@ -1,5 +1,5 @@
 import { abortable } from '../abort'
-import { MAX_ENVIRON_SEGMENTS, getServedPrompt, listTools, promptAt } from '../catalog'
+import { MAX_ENVIRON_SEGMENTS, findTools, getServedPrompt, promptAt } from '../catalog'
 import type { Message, Prompt, PromptRecord, Served, Skip, Tool } from '../catalog'
 import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
@@ -14,7 +14,7 @@ import type { Analysis, ExecuteOptions, Template, TemplateFunction } from '../te
 import { ToolSession, dict } from '../tools'
 import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
-import { compile } from './compile'
+import { compile, functionNames } from './compile'
 import type { CompiledPrompt } from './compile'
 import { basePaths, baseUrlOf, loadVariables, missingPath, missingVariable } from './context'
 import { Timing } from './timing'
@@ -217,9 +217,10 @@ async function makePlan(
   signal: () => AbortSignal,
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
-  const [{ prompt, served }, tools] = await timing.measure('redis', () =>
-    abortable(Promise.all([find(), listTools(store)]), signal()),
-  )
+  const { prompt, served } = await timing.measure('redis', () => abortable(find(), signal()))
+  // Only the tools the templates name are read: the catalogue's size costs a render nothing.
+  const names = timing.measureSync('render', () => functionNames(prompt))
+  const tools = await timing.measure('redis', () => abortable(findTools(store, names), signal()))
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
   const args = compiled.checkArgs(given)

@@ -37,6 +37,18 @@ export function keyToFunc(key: string): string {
   return requireSuffix('tools', key).replaceAll(':', '_')
 }
 
+/**
+ * The inverse of keyToFunc, which is not one-to-one: every key whose function
+ * name is `id`, sorted. Each `_` of the name is a `_` or a `:` of its key, so a
+ * name with k underscores has 2^k keys: callers bound k first.
+ */
+export function funcToKeys(id: string): string[] {
+  const [first = '', ...rest] = id.split('_')
+  let suffixes = [first]
+  for (const part of rest) suffixes = suffixes.flatMap((s) => [`${s}:${part}`, `${s}_${part}`])
+  return suffixes.map((s) => kindPrefix('tools') + s).sort()
+}
+
 /** The id the API and templates name a key by: its function name for a tool, its path for the others. */
 export function keyToId(kind: Kind, key: string): string {
   return kind === 'tools' ? keyToFunc(key) : keyToPath(kind, key)

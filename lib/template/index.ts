@@ -39,15 +39,19 @@ export { mergeAnalyses } from './analysis'
 export type { Analysis, CallSite, Path, ReadSite, Site } from './analysis'
 export { EMPTY } from './value'
 export { HELPER_NAMES } from './helpers'
+/** The functions every template has, as Go's: sorted. */
+export const BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILTINS).sort())
 export type { Value, ValueMap } from './value'
 
 export interface ParseOptions {
   /**
    * Names of the functions the caller will supply. A call to any other
    * (builtins aside) is a parse error, as in Go. Omit to check at execution
-   * instead (Go's SkipFuncCheck).
+   * instead (Go's SkipFuncCheck). A predicate says for each name whether the
+   * caller supplies it: `() => true` parses every identifier as a call (`break` and
+   * `continue` too), which names every function the caller could supply.
    */
-  functions?: Iterable<string>
+  functions?: Iterable<string> | ((name: string) => boolean)
   /** More named templates, parsed into the same set, for {{template "name"}}. */
   templates?: Readonly<Record<string, string>>
   leftDelim?: string
@@ -218,9 +222,9 @@ export function parse(name: string, text: string, options: ParseOptions = {}): T
   const helpers = options.helpers ?? false
   let hasFunction: ((fn: string) => boolean) | undefined
   if (options.functions) {
-    const known = new Set(options.functions)
+    const supplied = suppliedBy(options.functions)
     const builtins = helpers ? WITH_HELPERS : BUILTINS
-    hasFunction = (fn) => known.has(fn) || Object.hasOwn(builtins, fn)
+    hasFunction = (fn) => supplied(fn) || Object.hasOwn(builtins, fn)
   }
   const parseOptions = { leftDelim: options.leftDelim, rightDelim: options.rightDelim, hasFunction }
   for (const [extraName, extraText] of [...Object.entries(options.templates ?? {}), [name, text] as const]) {
@@ -229,6 +233,13 @@ export function parse(name: string, text: string, options: ParseOptions = {}): T
     for (const [treeName, tree] of parsed) associate(trees, treeName, tree)
   }
   return new Template(name, trees, helpers)
+}
+
+/** Whether the caller supplies a function, as ParseOptions.functions says. */
+function suppliedBy(functions: NonNullable<ParseOptions['functions']>): (name: string) => boolean {
+  if (typeof functions === 'function') return functions
+  const known = new Set(functions)
+  return (name) => known.has(name)
 }
 
 /**

@@ -20,6 +20,8 @@ export interface TestRedis {
   requests(): Promise<number>
   /** Bytes those requests sent: what reached Redis. */
   bytes(): Promise<number>
+  /** The Redis commands those requests carried, each as sent (`["MGET", key, ...]`). */
+  commands(): Promise<string[][]>
   resetRequests(): Promise<void>
   /** While stalled, Redis takes requests and never answers them. */
   stall(stalled: boolean): Promise<void>
@@ -44,6 +46,9 @@ export async function freshRedis(): Promise<TestRedis> {
     },
     async bytes() {
       return (await stats()).bytes
+    },
+    async commands() {
+      return (await (await fetch(`${admin}/commands`)).json()) as string[][]
     },
     async resetRequests() {
       await fetch(`${admin}/stats/reset`, { method: 'POST' })

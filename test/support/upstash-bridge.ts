@@ -28,9 +28,14 @@ export interface BridgeStats {
 
 type Command = [string, ...string[]]
 
+/** Commands a database's log keeps at most (later ones are not kept): a log is for tests that send a few. */
+const MAX_LOGGED = 10_000
+
 interface Database {
   db: number
   stats: BridgeStats
+  /** The commands received since the last reset of the stats, as sent. */
+  log: Command[]
   client?: Redis
   /** While set, Upstash requests with this token wait for it: a Redis that stopped answering. */
   stall?: { until: Promise<void>; release: () => void }
@@ -97,7 +102,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
 
     // Hex, as no real token starts with '-': the CLI's `--token -x...` would read as an option.
     const token = randomBytes(24).toString('hex')
-    const database: Database = { db, stats: { requests: 0, commands: 0, bytes: 0 } }
+    const database: Database = { db, stats: { requests: 0, commands: 0, bytes: 0 }, log: [] }
     databases.set(token, database)
     // A previous user of this number may have left data behind.
     await clientFor(database).callBuffer('FLUSHDB')
@@ -127,8 +132,10 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       const sub = rest.join('/')
       if (method === 'DELETE' && sub === '') return free(token)
       if (method === 'GET' && sub === 'stats') return { ...lookup(token).stats }
+      if (method === 'GET' && sub === 'commands') return lookup(token).log
       if (method === 'POST' && sub === 'stats/reset') {
         lookup(token).stats = { requests: 0, commands: 0, bytes: 0 }
+        lookup(token).log = []
         return { ok: true }
       }
       if (method === 'POST' && sub === 'stall') {
@@ -168,6 +175,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     const body = parseJson(text)
     const commands = path === '/' ? [toCommand(body)] : toCommands(body)
     database.stats.commands += commands.length
+    database.log.push(...commands.slice(0, MAX_LOGGED - database.log.length))
 
     const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64'
     const client = clientFor(database)
