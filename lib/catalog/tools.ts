@@ -3,12 +3,14 @@ import { keyToFunc } from '../store'
 import type { Store } from '../store'
 import { grpcProblems } from './grpc'
 import { checkId } from './ids'
+import { unsafeSchemas } from './record-schemas'
 import { jsonRecord, readKind, skip, storedBut } from './records'
 import type { Listing, ToolRecord } from './types'
 import { TOOL_SCHEMA } from './schemas.generated'
 
 const decodeTool = jsonRecord<ToolRecord>(TOOL_SCHEMA, (record) => {
-  if (record.type !== 'grpc') return undefined
+  const unsafe = unsafeSchemas('tools', record)
+  if (unsafe || record.type !== 'grpc') return unsafe
   const problems = grpcProblems(record)
   return problems.length > 0 ? problems.map((p) => `${p.path} ${p.problem}`).join('; ') : undefined
 })
