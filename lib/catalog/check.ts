@@ -4,6 +4,7 @@ import type { Kind } from '../store/keys'
 import { HELPER_NAMES, ParseError } from '../template'
 import { grpcProblems } from './grpc'
 import { parsePrompt } from './parse'
+import { recordSchemaProblems } from './record-schemas'
 import type { Prompt } from './prompts'
 import type { GrpcToolRecord, PromptRecord } from './types'
 import { schemaProblems } from './validate'
@@ -72,7 +73,8 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
     const schema = SCHEMAS[record.kind]
     if (!schema) continue
     const problems = schemaProblems(schema, record.value)
-    // What the schema cannot see, once it holds: a grpc tool's descriptor, service and method.
+    // What the schema cannot see, once it holds: the JSON Schemas the record holds, a grpc tool's descriptor, service and method.
+    if (problems.length === 0) problems.push(...recordSchemaProblems(record.kind, record.value))
     if (problems.length === 0 && record.kind === 'tools' && fieldsOf(record.value).type === 'grpc')
       problems.push(...grpcProblems(record.value as GrpcToolRecord))
     for (const { path, problem } of problems) findings.errors.push({ file: record.file, where: path, message: problem })

@@ -2,13 +2,14 @@ import { notFound } from '../errors'
 import { keyToPath, pathToKey } from '../store'
 import type { Store } from '../store'
 import { checkId } from './ids'
+import { unsafeSchemas } from './record-schemas'
 import { jsonRecord, readKind, unusable } from './records'
 import type { ExtensionRecord, Listing } from './types'
 import { EXTENSION_SCHEMA } from './schemas.generated'
 
 /** The only extension type this service serves; others belong to other services. */
 const PROMPT_EXTENSION = 'prompt'
-const decodeExtension = jsonRecord<ExtensionRecord>(EXTENSION_SCHEMA)
+const decodeExtension = jsonRecord<ExtensionRecord>(EXTENSION_SCHEMA, (record) => unsafeSchemas('extensions', record))
 
 export interface Extension {
   /** The key without its prefix, `:` as `.`; the name prompt ids start with. */

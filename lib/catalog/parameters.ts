@@ -1,7 +1,8 @@
-import { dereference } from '@cfworker/json-schema'
 import type { SchemaDraft } from '@cfworker/json-schema'
+import { ServiceError } from '../errors'
 import { checkValue } from './schema-check'
 import type { ValidationResult } from './schema-check'
+import { MAX_VALIDATION_WORK, describeHazard, safeSchema, workOf } from './schema-safety'
 import { isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
@@ -13,18 +14,37 @@ export interface SchemaValidator {
 /**
  * A validator of values against a JSON Schema (a tool's or prompt's
  * normalised parameters, a prompt's `returns`), interpreting the schema
- * (workerd forbids generating code). Resolving its `$ref`s annotates the
- * schema, so it gets a copy of its own: records are shared between
- * requests, frozen. How a value is checked: schema-check.ts.
+ * (workerd forbids generating code). The schema is checked first
+ * (schema-safety.ts): one whose validation could be super-linear is 400
+ * BAD_REQUEST (records holding one are skipped as invalid before they get
+ * here), and a value whose check would take more than MAX_VALIDATION_WORK
+ * is 422 LIMIT_EXCEEDED, before any of it is checked. Resolving its
+ * `$ref`s annotates the schema, so it gets a copy of its own: records are
+ * shared between requests, frozen. How a value is checked: schema-check.ts.
  */
 export function schemaValidator(schema: JsonSchema, draft: SchemaDraft = '7'): SchemaValidator {
-  const own = structuredClone(schema)
-  const uris = dereference(own)
-  return { validate: (value) => checkValue(value, own, draft, uris).result }
+  const safe = safeSchema(schema)
+  if ('keyword' in safe) throw new ServiceError('BAD_REQUEST', `the schema is refused: ${describeHazard(safe)}`)
+  return {
+    validate: (value) => {
+      const work = workOf(safe.cost, value)
+      if (work > MAX_VALIDATION_WORK) {
+        throw new ServiceError(
+          'LIMIT_EXCEEDED',
+          `checking this value against its schema would take ${work} units of work, more than ${MAX_VALIDATION_WORK}: send a smaller value, or simplify the schema`,
+        )
+      }
+      return checkValue(value, safe.schema, draft, safe.uris).result
+    },
+  }
 }
 
-/** Keywords whose failure only says that a schema inside failed, which reports its own. */
-const WRAPPERS = new Set(['properties', 'additionalProperties', 'items', 'allOf', 'anyOf', 'oneOf', '$ref'])
+/**
+ * Keywords whose failure only says that a schema inside failed, which
+ * reports its own (`if`: its `then` or `else`, and the guard around
+ * `uniqueItems`, schema-safety.ts).
+ */
+const WRAPPERS = new Set(['properties', 'additionalProperties', 'items', 'allOf', 'anyOf', 'oneOf', '$ref', 'if'])
 
 /** One thing wrong with a value: where (the member names down to it), and what, worded after its path. */
 export interface ValueProblem {

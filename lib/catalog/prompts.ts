@@ -6,11 +6,13 @@ import type { Extension } from './extensions'
 import { checkId, idProblem } from './ids'
 import { jsonRecord, readKind, skip, unusable } from './records'
 import { normalizeParameters, regexIn } from './parameters'
+import { unsafeSchemas } from './record-schemas'
+import { describeHazard, safeSchema } from './schema-safety'
 import { schemaProblems } from './validate'
 import type { Listing, PromptRecord, Skip } from './types'
 import { PROMPT_SCHEMA } from './schemas.generated'
 
-const decodePrompt = jsonRecord<PromptRecord>(PROMPT_SCHEMA)
+const decodePrompt = jsonRecord<PromptRecord>(PROMPT_SCHEMA, (record) => unsafeSchemas('templates', record))
 
 export interface Prompt {
   /** `{extension}.{prompt}`, or `{a}.{b}` for one stored at shenma:templates:{a}:{b}. */
@@ -121,7 +123,8 @@ export const DRAFT_ID = 'draft'
  * record checked by the schema a stored prompt's is; its templates are
  * parsed when it renders. 400 BAD_REQUEST names what is wrong, by JSON path.
  * Its parameters may hold no regular expression (regexIn says why): only a
- * published prompt's may.
+ * published prompt's may; nor anything else whose validation could be
+ * super-linear (schema-safety.ts), 400 naming the keyword.
  */
 export function draftPrompt(record: unknown): Prompt {
   const problems = schemaProblems(PROMPT_SCHEMA, record)
@@ -136,6 +139,12 @@ export function draftPrompt(record: unknown): Prompt {
       'BAD_REQUEST',
       `a draft's parameters may hold no regular expression, and ${regex} is one: publish the prompt to check args with it`,
     )
+  }
+  const hazard = safeSchema(normalizeParameters(prompt.record.parameters))
+  if ('keyword' in hazard) {
+    throw new ServiceError('BAD_REQUEST', `the draft's parameters are refused: ${describeHazard(hazard)}`, {
+      extra: { keyword: hazard.keyword, at: hazard.at },
+    })
   }
   return prompt
 }

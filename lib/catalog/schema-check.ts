@@ -1,5 +1,6 @@
 import { validate } from '@cfworker/json-schema'
 import type { Schema, SchemaDraft } from '@cfworker/json-schema'
+import { ServiceError } from '../errors'
 import { isObject } from '../json'
 import type { SchemaUris } from './schema-errors'
 
@@ -16,7 +17,9 @@ export type ValidationResult = ReturnType<typeof validate>
  * problem); and it cannot write a member name with a lone surrogate (a
  * `\ud800` escape in a body) into a URI, nor check a member set to
  * undefined (an object built in code), so such a value is checked as JSON
- * would carry it. `value` is what was checked.
+ * would carry it. `value` is what was checked. A stack overflow even then
+ * (a value or schema nested past what the checks before allow) is the
+ * caller's 400, never a crash.
  */
 export function checkValue(
   value: unknown,
@@ -38,7 +41,12 @@ function checkOnce(value: unknown, schema: Schema, draft: SchemaDraft, uris: Sch
     return validate(value, schema, draft, uris, false)
   } catch (e) {
     if (!(e instanceof RangeError)) throw e
+  }
+  try {
     return validate(value, schema, draft, uris, true)
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e
+    throw new ServiceError('BAD_REQUEST', `the value could not be checked against its schema: ${e.message}`)
   }
 }
 

@@ -3,13 +3,15 @@ import { funcToKeys, keyToFunc } from '../store'
 import type { Store } from '../store'
 import { grpcProblems } from './grpc'
 import { checkId, idProblem } from './ids'
+import { unsafeSchemas } from './record-schemas'
 import { decodeAll, jsonRecord, readKind, skip, storedBut } from './records'
 import type { KeyedRecord } from './records'
 import type { Listing, Skip, ToolRecord } from './types'
 import { TOOL_SCHEMA } from './schemas.generated'
 
 const decodeTool = jsonRecord<ToolRecord>(TOOL_SCHEMA, (record) => {
-  if (record.type !== 'grpc') return undefined
+  const unsafe = unsafeSchemas('tools', record)
+  if (unsafe || record.type !== 'grpc') return unsafe
   const problems = grpcProblems(record)
   return problems.length > 0 ? problems.map((p) => `${p.path} ${p.problem}`).join('; ') : undefined
 })

@@ -1,23 +1,11 @@
 import type { SchemaDraft } from '@cfworker/json-schema'
 import { jsonPathOf, schemaValidator, validationProblems } from '../catalog'
-import type { JsonSchema, PromptRecord, SchemaValidator } from '../catalog'
+import type { JsonSchema, SchemaValidator } from '../catalog'
 import { clip } from '../errors'
 import { isObject } from '../json'
 
-/** Members that make an object a JSON Schema rather than the spec's free-form description of an answer. */
-const SCHEMA_MARKS = ['type', 'properties', '$schema', '$ref', 'enum', 'const', 'items', 'anyOf', 'oneOf', 'allOf']
-
-/**
- * The prompt's `returns` when it is a JSON Schema: an object with one of
- * SCHEMA_MARKS, and not the tags format (`{"format": "tags"}`). Anything
- * else there (the spec's list of return definitions, `{}`) documents the
- * answer and asks nothing of the model.
- */
-export function returnsSchema(record: PromptRecord): JsonSchema | undefined {
-  const { returns } = record
-  if (!isObject(returns) || returns.format === 'tags') return undefined
-  return SCHEMA_MARKS.some((mark) => Object.hasOwn(returns, mark)) ? returns : undefined
-}
+// The catalogue checks a stored `returns` schema before it is served, so it tells what one is.
+export { returnsSchema } from '../catalog'
 
 /**
  * The `response_format` asking the model for JSON of `schema`: strict (the
