@@ -31,7 +31,7 @@
 //              calls N independent REST tools of latency L, against L
 //              (bench/fanout.ts; needs nothing but Node).
 //   size       the gzip size of the bundle `wrangler deploy --dry-run
-//              --minify` writes, against its 150 KiB budget, and what it is
+//              --minify` writes, against its 400 KiB tripwire, and what it is
 //              made of by package (scripts/bundle-size.mjs).
 //
 // To add a section, append an object { key, title, run } to SECTIONS: run(ctx)
