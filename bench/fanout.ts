@@ -37,6 +37,7 @@ const ANSWER = 'map[ok:true]'
 
 const OPTIONS: RenderOptions = {
   deadlineMs: 10_000,
+  environMaxBytes: 1024 * 1024,
   tools: { timeoutMs: 5_000, baseUrl: undefined, allowedHosts: undefined },
 }
 

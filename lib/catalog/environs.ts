@@ -39,7 +39,7 @@ export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
  * (`vscode` gives `{frameworks: [...], programming_language: "go"}`), or both
  * merged. So a path answers what its parent's answer holds at that path.
  * The key and the first SCAN page travel in one pipelined request. Past
- * `maxBytes` of keys and values read, LIMIT_EXCEEDED (see readWithin).
+ * `maxBytes` of keys and values read, LIMIT_EXCEEDED (see EnvironBudget).
  */
 export async function getEnviron(
   store: Store,
@@ -50,10 +50,12 @@ export async function getEnviron(
   const key = pathToKey('environs', path)
   const [[raw], below] = await Promise.all([store.values([key]), store.keys(`${key}:`)])
   const { keys, skipped } = addressable('environs', below)
-  const budget = { path, maxBytes, left: maxBytes }
-  charge(budget, raw ?? '')
-  for (const name of keys) charge(budget, name)
-  const descendants = decodeAll(keys, await readWithin(store, keys, budget), environValue)
+  const budget = new EnvironBudget(maxBytes, () => ({
+    message: `environ '${path}' holds more than ${maxBytes} bytes with the variables below it (ENVIRON_MAX_BYTES): read the paths below it one by one`,
+  }))
+  budget.charge(raw ?? '')
+  for (const name of keys) budget.charge(name, name)
+  const descendants = decodeAll(keys, await budget.read(store, keys), environValue)
   skipped.push(...descendants.skipped)
 
   let root: unknown
@@ -74,44 +76,51 @@ export async function getEnviron(
   return { value: tree.value, skipped: [...skipped, ...tree.skipped] }
 }
 
-interface Budget {
-  path: string
-  maxBytes: number
-  left: number
-}
-
-function charge(budget: Budget, text: string): void {
-  budget.left -= utf8Length(text, 0, text.length)
-  if (budget.left < 0) {
-    throw new ServiceError(
-      'LIMIT_EXCEEDED',
-      `environ '${budget.path}' holds more than ${budget.maxBytes} bytes with the variables below it (ENVIRON_MAX_BYTES): read the paths below it one by one`,
-      { extra: { limit: 'ENVIRON_MAX_BYTES' } },
-    )
-  }
-}
-
 /**
- * The values of `keys`, their bytes charged to `budget` read by read, so a
- * subtree past it is refused without being loaded whole. A value's size is
- * known only once read: a first few values are read, then as many as the
- * budget left would hold at their mean size, so a read overshoots the budget
- * by about one value when sizes are alike, and a subtree within it costs
- * two reads.
+ * The bytes an environ read may still load (ENVIRON_MAX_BYTES): keys' names
+ * and values are charged as they are read, and past the budget the read
+ * fails with LIMIT_EXCEEDED, as `refusal` words it for the key that passed
+ * it. So a subtree past it is refused without being loaded whole.
  */
-async function readWithin(store: Store, keys: readonly string[], budget: Budget): Promise<(string | null)[]> {
-  const values: (string | null)[] = []
-  const before = budget.left
-  while (values.length < keys.length) {
-    const mean = values.length === 0 ? 0 : Math.max(1, (before - budget.left) / values.length)
-    const count = mean === 0 ? FIRST_READ : Math.floor(budget.left / mean)
-    const batch = keys.slice(values.length, values.length + Math.min(MOST_READ, Math.max(FIRST_READ, count)))
-    for (const value of await store.values(batch)) {
-      charge(budget, value ?? '')
-      values.push(value)
+export class EnvironBudget {
+  left: number
+
+  constructor(
+    readonly maxBytes: number,
+    readonly refusal: (key: string | undefined) => { message: string; extra?: Record<string, unknown> },
+  ) {
+    this.left = maxBytes
+  }
+
+  /** Charges the bytes of `text`: the name or value of `key`, when one is said. */
+  charge(text: string, key?: string): void {
+    this.left -= utf8Length(text, 0, text.length)
+    if (this.left < 0) {
+      const { message, extra } = this.refusal(key)
+      throw new ServiceError('LIMIT_EXCEEDED', message, { extra: { limit: 'ENVIRON_MAX_BYTES', ...extra } })
     }
   }
-  return values
+
+  /**
+   * The values of `keys`, each charged as read. A value's size is known only
+   * once read: a first few values are read, then as many as the budget left
+   * would hold at their mean size, so a read overshoots the budget by about
+   * one value when sizes are alike, and a subtree within it costs two reads.
+   */
+  async read(store: Store, keys: readonly string[]): Promise<(string | null)[]> {
+    const values: (string | null)[] = []
+    const before = this.left
+    while (values.length < keys.length) {
+      const mean = values.length === 0 ? 0 : Math.max(1, (before - this.left) / values.length)
+      const count = mean === 0 ? FIRST_READ : Math.floor(this.left / mean)
+      const batch = keys.slice(values.length, values.length + Math.min(MOST_READ, Math.max(FIRST_READ, count)))
+      for (const [i, value] of (await store.values(batch)).entries()) {
+        this.charge(value ?? '', batch[i])
+        values.push(value)
+      }
+    }
+    return values
+  }
 }
 
 /**

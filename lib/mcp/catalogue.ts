@@ -20,7 +20,7 @@ import type { RenderOptions } from '../render'
 import type { Store } from '../store'
 import type { ValueMap } from '../template'
 import { promptArgs } from './arguments'
-import { RPC, RpcError, objectParam, stringParam } from './rpc'
+import { NoRoom, RPC, RpcError, objectParam, stringParam } from './rpc'
 
 /** What every method reads from: the request's store (its label applied), the render's options, ENVIRON_MAX_BYTES. */
 export interface McpContext {
@@ -30,6 +30,8 @@ export interface McpContext {
 }
 
 const ENVIRON_SCHEME = 'environ://'
+/** The setting that bounds a POST's answer: a tool's answer past the room it leaves names it. */
+const MCP_MAX_BYTES = 'MCP_MAX_BYTES'
 const JSON_TYPE = 'application/json'
 /** The characters of a URI an error quotes. */
 const QUOTED_URI = 256
@@ -96,15 +98,20 @@ function outputSchemaOf(tool: Tool): { outputSchema?: Record<string, unknown> } 
  * Calls a tool as a template's call would. Its answer is given once, as the
  * text content (JSON as its text), which every client reads; a tool listed
  * with an outputSchema, for which MCP requires structuredContent, also has
- * its JSON object answer there. A failed call is a result with isError and
- * the reason, for the model to read.
+ * its JSON object answer there; the others' JSON is given as the tool sent
+ * it, never parsed. An answer is read no further than the `room` left in
+ * the POST's answer: one that cannot fit there is refused (NoRoom) without
+ * being read whole. A failed call is a result with isError and the reason,
+ * for the model to read.
  */
-export async function callToolMethod({ store, options }: McpContext, params: Record<string, unknown>) {
+export async function callToolMethod({ store, options }: McpContext, params: Record<string, unknown>, room: number) {
   const id = stringParam(params, 'name')
   const args = objectParam(params, 'arguments') as ValueMap
   // Read from the request's fresh store, which the call itself then reads again without a request.
   const structured = outputSchemaOf(await getTool(store, id)).outputSchema !== undefined
-  const invoked = await invokeTool(store, id, args, options)
+  const tools = { ...options.tools, room: { bytes: Math.max(0, room), name: MCP_MAX_BYTES }, asText: !structured }
+  const invoked = await invokeTool(store, id, args, { ...options, tools })
+  if (!invoked.ok && invoked.limit === MCP_MAX_BYTES) throw new NoRoom(invoked.reason)
   if (!invoked.ok) return { content: [{ type: 'text', text: invoked.reason }], isError: true }
   const { value } = invoked
   const text = typeof value === 'string' ? value : JSON.stringify(value ?? null)

@@ -22,7 +22,7 @@ import {
   readResourceMethod,
 } from './catalogue'
 import type { McpContext } from './catalogue'
-import { RPC, RpcError, asMessage, failure, result } from './rpc'
+import { NoRoom, RPC, RpcError, asMessage, failure, result } from './rpc'
 import type { RpcMessage } from './rpc'
 
 export type { McpContext } from './catalogue'
@@ -38,7 +38,8 @@ export interface ServerInfo {
   version: string
 }
 
-type Method = (context: McpContext, params: Record<string, unknown>) => unknown
+/** A method answers `params`; `room` is the bytes its answer may take in the POST's (MCP_MAX_BYTES). */
+type Method = (context: McpContext, params: Record<string, unknown>, room: number) => unknown
 
 const METHODS: Readonly<Record<string, Method>> = {
   ping: () => ({}),
@@ -99,7 +100,8 @@ export async function serveMcp(body: unknown, context: McpContext, how: ServeOpt
     const refused = refusals[i]
     if (refused === undefined) continue
     reserved -= bytes(refused) + 1
-    let answer = spent ? undefined : await answer1(message, context, how)
+    // A method that can tell its answer will not fit in the room left stops there (see NoRoom).
+    let answer = spent ? undefined : await answer1(message, context, how, how.maxBytes - used - reserved - 1)
     let size = answer === undefined ? Infinity : bytes(answer.text) + 1
     if (used + size + reserved > how.maxBytes) {
       spent = true
@@ -117,17 +119,22 @@ export async function serveMcp(body: unknown, context: McpContext, how: ServeOpt
   return batch ? `[${answers.join(',')}]` : answers[0]
 }
 
-/** The JSON text of a request's answer (its result, or its error), and the code of its error. */
+/**
+ * The JSON text of a request's answer (its result, or its error), and the
+ * code of its error; undefined when its method found it could not fit in `room`.
+ */
 async function answer1(
   message: ReturnType<typeof asMessage>,
   context: McpContext,
   how: ServeOptions,
-): Promise<{ text: string; error?: unknown }> {
+  room: number,
+): Promise<{ text: string; error?: unknown } | undefined> {
   if ('invalid' in message) return { text: JSON.stringify(failure(message.id, message.invalid)) }
   const id = message.id ?? null
   try {
-    return { text: JSON.stringify(result(id, await run(message, context, how.server))) }
+    return { text: JSON.stringify(result(id, await run(message, context, how.server, room))) }
   } catch (e) {
+    if (e instanceof NoRoom) return undefined
     const error = asRpcError(e, how.clientFault)
     return { text: JSON.stringify(failure(id, error)), error: error.data?.code ?? error.code }
   }
@@ -149,13 +156,13 @@ function bytes(text: string): number {
   return utf8Length(text, 0, text.length)
 }
 
-function run(message: RpcMessage, context: McpContext, server: ServerInfo): unknown {
+function run(message: RpcMessage, context: McpContext, server: ServerInfo, room: number): unknown {
   const { method, params } = message
   if (method === 'initialize') return initialize(params, server)
   if (!Object.hasOwn(METHODS, method)) {
     throw new RpcError(RPC.METHOD_NOT_FOUND, `method ${JSON.stringify(method.slice(0, 64))} is not served`)
   }
-  return (METHODS[method] as Method)(context, params)
+  return (METHODS[method] as Method)(context, params, room)
 }
 
 /** The client's protocol version when this server speaks it, else the latest it speaks. */

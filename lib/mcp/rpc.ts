@@ -92,3 +92,6 @@ export function objectParam(params: Record<string, unknown>, name: string): Reco
   if (!isObject(value)) throw new RpcError(RPC.INVALID_PARAMS, `params.${name} must be an object`)
   return value
 }
+
+/** Thrown by a method whose answer cannot fit in the room left in the POST's answer: it is refused, as one past it is. */
+export class NoRoom extends Error {}

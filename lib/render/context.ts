@@ -1,4 +1,4 @@
-import { MAX_ENVIRON_SEGMENTS, nestRecords } from '../catalog'
+import { EnvironBudget, MAX_ENVIRON_SEGMENTS, nestRecords } from '../catalog'
 import type { Skip, Tool } from '../catalog'
 import { decodeAll, environValue, skip } from '../catalog/records'
 import { ServiceError } from '../errors'
@@ -12,10 +12,21 @@ import type { Path } from '../template'
 const ENVIRONS = kindPrefix('environs')
 /** Variable trees kept, one per set of keys templates read: a catalogue's worth, in one isolate. */
 const TREES = 100
+/**
+ * Bytes of text the trees kept were built from, in all: each may be built
+ * from up to ENVIRON_MAX_BYTES, and a parsed tree takes a few times its
+ * text, so a hundred trees of a MiB would overrun an isolate's 128 MB.
+ */
+export const TREE_BYTES = 8 * 1024 * 1024
 
 /** The key of an environ path: ["vscode", "rules"] is shenma:environs:vscode:rules. */
 function keyOf(path: Path): string {
   return ENVIRONS + path.join(':')
+}
+
+/** The prefix of the keys below a path. */
+function prefixOf(path: Path): string {
+  return path.length === 0 ? ENVIRONS : `${keyOf(path)}:`
 }
 
 /**
@@ -26,37 +37,58 @@ function keyOf(path: Path): string {
  * below it. The keys above are read in one batch together with the list of
  * environ keys, which tells which keys lie below; those are a second batch,
  * only when there are any. Both reads stay fresh in the store's cache, so a
- * warm render reads nothing.
+ * warm render reads nothing. What they load is bounded as an environ read
+ * is (EnvironBudget): past `maxBytes` of the keys' names and values, in all
+ * paths, LIMIT_EXCEEDED naming the path that passed it; `bytes` is what
+ * they loaded.
  */
 export async function loadVariables(
   store: Store,
   paths: readonly Path[],
-): Promise<{ vars: JsonObject; skipped: Skip[] }> {
+  maxBytes: number,
+): Promise<{ vars: JsonObject; skipped: Skip[]; bytes: number }> {
   // `.args` is the request's; an environ module named "args" would be hidden by it. No key lies deeper than
   // MAX_ENVIRON_SEGMENTS (such keys are skipped), so a longer path reads what its first segments do: a template
   // path of thousands of segments costs no more keys than that.
   const wanted = paths.filter((p) => p[0] !== 'args').map((p) => p.slice(0, MAX_ENVIRON_SEGMENTS))
-  if (wanted.length === 0) return { vars: {}, skipped: [] }
+  if (wanted.length === 0) return { vars: {}, skipped: [], bytes: 0 }
 
   const above = [...new Set(wanted.flatMap((p) => p.map((_, i) => keyOf(p.slice(0, i + 1)))))]
   const [raws, all] = await Promise.all([store.values(above), store.keys(ENVIRONS)])
   const taken = new Set(above)
-  const prefixes = wanted.map((p) => (p.length === 0 ? ENVIRONS : `${keyOf(p)}:`))
+  const prefixes = wanted.map(prefixOf)
   const below = all.filter((key) => !taken.has(key) && prefixes.some((prefix) => key.startsWith(prefix)))
-  const belowRaws = below.length > 0 ? await store.values(below) : []
+  const budget = new EnvironBudget(maxBytes, (key) => {
+    const variable = reader(wanted, key).join('.')
+    return {
+      message: `the shared variables the template reads hold more than ${maxBytes} bytes (ENVIRON_MAX_BYTES), passed at .${variable}: read the paths below it one by one`,
+      extra: { variable },
+    }
+  })
+  raws.forEach((raw, i) => budget.charge(raw ?? '', above[i]))
+  for (const key of below) budget.charge(key, key)
+  const belowRaws = await budget.read(store, below)
 
   const values = [...raws, ...belowRaws]
   const id = `${above.join('\n')}\n\n${below.join('\n')}`
   let entry = trees.get(id)
   if (!entry || !sameItems(entry.all, all) || !sameItems(entry.values, values)) {
-    entry = { all, values, ...buildTree([...above, ...below], values, wanted, all) }
-    trees.set(id, entry)
+    const bytes = maxBytes - budget.left
+    entry = { all, values, bytes, ...buildTree([...above, ...below], values, wanted, all) }
+    trees.set(id, entry, bytes)
   } else {
     // Each request's log says what it skipped, as a fresh build does.
     for (const s of entry.skipped) skip(s.key, s.reason)
   }
   // The root is the request's own: the render adds its args there; below it the tree is shared, and frozen.
-  return { vars: { ...entry.vars }, skipped: entry.skipped }
+  return { vars: { ...entry.vars }, skipped: entry.skipped, bytes: entry.bytes }
+}
+
+/** The path of `paths` that reads `key`: the key's own, one above it, or one below it. */
+function reader(paths: readonly Path[], key: string | undefined): Path {
+  const reads = (p: Path) =>
+    key !== undefined && (keyOf(p) === key || key.startsWith(prefixOf(p)) || keyOf(p).startsWith(`${key}:`))
+  return paths.find(reads) ?? (paths[0] as Path)
 }
 
 /**
@@ -66,8 +98,8 @@ export async function loadVariables(
  */
 const trees = new Lru<
   string,
-  { all: readonly string[]; values: readonly (string | null)[]; vars: JsonObject; skipped: Skip[] }
->(TREES)
+  { all: readonly string[]; values: readonly (string | null)[]; bytes: number; vars: JsonObject; skipped: Skip[] }
+>(TREES, TREE_BYTES)
 
 function buildTree(
   keys: readonly string[],

@@ -18,7 +18,7 @@ export async function toolSession(
   options: RenderOptions,
   signal: AbortSignal,
 ): Promise<ToolSession> {
-  const { vars } = await loadVariables(store, basePaths(tools))
+  const { vars } = await loadVariables(store, basePaths(tools), options.environMaxBytes)
   return new ToolSession({ ...options.tools, signal, moduleBaseUrl: (m) => baseUrlOf(vars, m) })
 }
 

@@ -1,4 +1,5 @@
 import type { Env } from '../env'
+import { environMaxBytes } from '../catalog'
 import { intVar } from '../env'
 import { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS } from '../tools'
 import type { RenderOptions } from './pipeline'
@@ -14,6 +15,7 @@ export function renderOptionsFrom(env: Env): RenderOptions {
     .filter(Boolean)
   return {
     deadlineMs: intVar(env, 'RENDER_TIMEOUT_MS', DEFAULT_RENDER_TIMEOUT_MS),
+    environMaxBytes: environMaxBytes(env),
     tools: {
       timeoutMs: intVar(env, 'TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
       baseUrl: env.TOOLS_BASE_URL || undefined,

@@ -16,7 +16,7 @@ import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
 import { compile, functionNames } from './compile'
 import type { CompiledPrompt } from './compile'
-import { basePaths, baseUrlOf, loadVariables, missingPath, missingVariable } from './context'
+import { TREE_BYTES, basePaths, baseUrlOf, loadVariables, missingPath, missingVariable } from './context'
 import { Timing } from './timing'
 
 /**
@@ -40,6 +40,8 @@ export interface RenderOptions {
   deadlineMs: number
   /** How tool calls are made (the session's signal is the render's deadline). */
   tools: Omit<ToolSessionOptions, 'signal' | 'moduleBaseUrl'>
+  /** ENVIRON_MAX_BYTES: the bytes of shared variables a render (or a tool session) loads at most. */
+  environMaxBytes: number
   /** Render exactly this version of the prompt's record; unset, the record as stored now. */
   version?: number | undefined
 }
@@ -78,6 +80,8 @@ interface Plan {
   /** Records skipped on the way: the variables' (also warnings of the answer), then the tools'. */
   skipped: Skip[]
   toolSkips: Skip[]
+  /** Bytes of text its variables were built from: what keeping it holds. */
+  bytes: number
   /** The values and listings the store answered to build it, for the log line of a render that keeps it. */
   answered: number
 }
@@ -88,8 +92,11 @@ type Found = { prompt: Prompt; served: Served | undefined }
 /** Makes a render's plan, reading what it must under the render's deadline, and checks the args on the way. */
 type Planner = (signal: () => AbortSignal, timing: Timing) => Promise<{ plan: Plan; args: Args }>
 
-/** Plans kept, one per store generation and prompt: a catalogue's worth, in one isolate. */
-const plans = new Lru<string, { plan: Plan; until: number }>(200)
+/**
+ * Plans kept, one per store generation and prompt: a catalogue's worth, in
+ * one isolate, weighed by the variables they hold, as the trees are.
+ */
+const plans = new Lru<string, { plan: Plan; until: number }>(200, TREE_BYTES)
 
 /**
  * Renders a prompt: find it, parse it (once), check and complete its args,
@@ -108,9 +115,9 @@ export function renderPrompt(store: Store, id: string, given: Args, options: Ren
     const generation = isGenerational(store) ? store.generation : undefined
     const find = () =>
       options.version === undefined ? getServedPrompt(store, id) : promptAt(store, id, options.version)
-    const made = await makePlan(store, find, given, signal, timing)
+    const made = await makePlan(store, find, given, options, signal, timing)
     if (generation !== undefined && isGenerational(store)) {
-      plans.set(`${generation}\n${planId}`, { plan: made.plan, until: store.answersHoldUntil() })
+      plans.set(`${generation}\n${planId}`, { plan: made.plan, until: store.answersHoldUntil() }, made.plan.bytes)
     }
     return made
   })
@@ -124,7 +131,7 @@ export function renderPrompt(store: Store, id: string, given: Args, options: Ren
  */
 export function renderDraft(store: Store, draft: Prompt, given: Args, options: RenderOptions): Promise<Rendered> {
   return render(options, (signal, timing) =>
-    makePlan(store, async () => ({ prompt: draft, served: undefined }), given, signal, timing),
+    makePlan(store, async () => ({ prompt: draft, served: undefined }), given, options, signal, timing),
   )
 }
 
@@ -214,6 +221,7 @@ async function makePlan(
   store: Store,
   find: () => Promise<Found>,
   given: Args,
+  options: RenderOptions,
   signal: () => AbortSignal,
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
@@ -225,8 +233,11 @@ async function makePlan(
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
   const args = compiled.checkArgs(given)
   const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
-  const { vars, skipped } = await timing.measure('redis', () =>
-    abortable(loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)]), signal()),
+  const { vars, skipped, bytes } = await timing.measure('redis', () =>
+    abortable(
+      loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)], options.environMaxBytes),
+      signal(),
+    ),
   )
   const plan: Plan = {
     record: prompt.record,
@@ -235,6 +246,7 @@ async function makePlan(
     called,
     vars,
     skipped,
+    bytes,
     toolSkips: tools.skipped,
     answered: isGenerational(store) ? store.answered : 0,
   }

@@ -142,7 +142,8 @@ export function resolve(url: string, base: string | undefined): URL {
 }
 
 /**
- * Calls a REST tool: its JSON answer as a value, any other answer as a
+ * Calls a REST tool: its JSON answer as a value (unless `parse` is false:
+ * then as its text, when only the text is wanted), any other answer as a
  * string. An error answer is told by its status line alone.
  */
 export async function callRest(
@@ -150,6 +151,7 @@ export async function callRest(
   policy: EgressPolicy,
   limit: ByteLimit,
   signal: AbortSignal,
+  parse = true,
 ): Promise<unknown> {
   const headers = new Headers({ accept: 'application/json, text/plain;q=0.9, */*;q=0.1' })
   if (request.body !== undefined) headers.set('content-type', 'application/json')
@@ -160,7 +162,7 @@ export async function callRest(
     throw new ToolError(`answered ${statusLine(response)}`)
   }
   const text = decodeText(await readBody(response, limit, signal))
-  if (!/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return text
+  if (!parse || !/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return text
   try {
     return parseJson(text)
   } catch {

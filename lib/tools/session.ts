@@ -1,6 +1,6 @@
 import { abortable } from '../abort'
 import type { Tool } from '../catalog'
-import { checkTarget } from '../egress'
+import { TooLargeError, checkTarget } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json'
 import { requestLog } from '../log'
@@ -33,6 +33,10 @@ export interface ToolSessionOptions {
   maxCalls?: number
   /** TOOL_MAX_BYTES: the bytes of one answer at most. */
   maxBytes?: number
+  /** A tighter bound on this session's answers, when the room they go into is smaller (an MCP answer's). */
+  room?: ByteLimit
+  /** Answers wanted only as text (MCP's tools/call): a REST tool's JSON is kept as sent, not parsed. */
+  asText?: boolean
   /** The render's deadline: bounds queueing, and aborts every call still running. */
   signal: AbortSignal
 }
@@ -46,7 +50,7 @@ export interface ToolCall {
 }
 
 /** How a call ended: the tool's answer, or why it failed (the reason a TOOL_FAILED warning gives). */
-export type Outcome = { ok: true; value: Value } | { ok: false; reason: string }
+export type Outcome = { ok: true; value: Value } | { ok: false; reason: string; limit?: string }
 
 export type ToolWarning =
   | { code: 'TOOL_FAILED'; tool: string; message: string }
@@ -91,7 +95,9 @@ export class ToolSession {
   constructor(readonly options: ToolSessionOptions) {
     this.#signal = AbortSignal.any([options.signal, this.#ended.signal])
     this.#policy = { allowedHosts: options.allowedHosts }
-    this.#limit = { bytes: options.maxBytes ?? DEFAULT_TOOL_MAX_BYTES, name: 'TOOL_MAX_BYTES' }
+    const maxBytes = options.maxBytes ?? DEFAULT_TOOL_MAX_BYTES
+    this.#limit =
+      options.room && options.room.bytes < maxBytes ? options.room : { bytes: maxBytes, name: 'TOOL_MAX_BYTES' }
     this.#maxCalls = options.maxCalls ?? DEFAULT_TOOL_MAX_CALLS
     this.#mcp = new McpClients(this.#signal, this.#policy, this.#limit)
   }
@@ -217,7 +223,7 @@ export class ToolSession {
       case 'restful': {
         const request = restRequest(record.restful, params, base, paramsChecker(tool).declared)
         checkTarget(request.url, this.#policy)
-        return (signal) => callRest(request, this.#policy, this.#limit, signal)
+        return (signal) => callRest(request, this.#policy, this.#limit, signal, this.options.asText !== true)
       }
       case 'mcp': {
         const url = resolve(record.mcp.url, base)
@@ -233,13 +239,13 @@ export class ToolSession {
     }
   }
 
-  /** The log gets the reason; the caller's warning also a short reason the tool gave, if any. */
+  /** The log gets the reason; the caller's warning also a short reason the tool gave, if any, and the limit passed. */
   #fail(tool: Tool, e: unknown, started: number): Outcome {
     const reason = reasonOf(e, this.options.timeoutMs)
     this.#record(tool, 'failed', started, reason)
     const excerpt = e instanceof ToolError && e.excerpt ? `: ${e.excerpt}` : ''
     this.#warnings.push({ code: 'TOOL_FAILED', tool: tool.id, message: reason + excerpt })
-    return { ok: false, reason: reason + excerpt }
+    return { ok: false, reason: reason + excerpt, ...(e instanceof TooLargeError ? { limit: e.limit.name } : {}) }
   }
 
   #record(tool: Tool, outcome: ToolCall['outcome'], started: number, reason?: string): void {
