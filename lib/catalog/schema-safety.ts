@@ -2,7 +2,7 @@ import { dereference } from '@cfworker/json-schema'
 import type { Schema } from '@cfworker/json-schema'
 import { isObject } from '../json'
 import type { JsonObject } from '../json'
-import { regexHazard } from './regex-safety'
+import { regexHazard, regexWork } from './regex-safety'
 import type { SchemaUris } from './schema-errors'
 
 /**
@@ -149,7 +149,7 @@ class Walk {
     const shape = shapeHazard(node, at)
     if (shape) return shape
     const own = ownWeight(node)
-    const total: Cost = { levels: [own], unique: [], height: 0, size: own }
+    const total: Cost = { levels: [own + patternWork(node)], unique: [], height: 0, size: own }
     // Each member of an instance meets one of `properties`' subschemas at most: the costliest stands for all.
     const members: Cost = { levels: [], unique: [], height: 0, size: 0 }
     if (node.uniqueItems === true) {
@@ -169,6 +169,8 @@ class Walk {
         return { keyword, at: `${at}/${keyword}`, problem }
       }
     }
+    // Each member's name (its units, one level down) is matched against every pattern.
+    members.levels[0] = (members.levels[0] ?? 0) + namesWork(node)
     merge(total, members, 1, (a, b) => a + b)
     return total
   }
@@ -244,6 +246,16 @@ function ownWeight(node: JsonObject): number {
     if (k in node) weight += sizeOf(node[k])
   for (const k of [...BELOW_MAP, ...IN_PLACE_MAP] as const) weight += entriesOf(node[k]).length
   return weight
+}
+
+/** What matching the node's `pattern` costs by unit of a string (CHARS_PER_UNIT characters), as regexWork bounds it. */
+function patternWork(node: JsonObject): number {
+  return typeof node.pattern === 'string' ? regexWork(node.pattern) : 0
+}
+
+/** The same for its `patternProperties`: each member's name (its units, a level down) meets each. */
+function namesWork(node: JsonObject): number {
+  return entriesOf(node.patternProperties).reduce((w, [name]) => w + regexWork(name), 0)
 }
 
 /** The number of JSON values in `value` (a schema's data is bounded by the body or record it came in). */
