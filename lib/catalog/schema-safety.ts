@@ -35,10 +35,14 @@ export const MAX_SCHEMA_DEPTH = 32
 export const MAX_SCHEMA_WEIGHT = 10_000
 export const MAX_UNIQUE_ITEMS = 1000
 /**
- * Units of workOf. Measured in Node, a unit took 0.7 to 5 microseconds
- * (the cheapest an ordinary object, the dearest an `anyOf` of 100 failing
- * subschemas); an argument of 1 MiB of ordinary objects weighs about 0.8
- * million against a small schema.
+ * Units of workOf. Measured in Node on a loaded machine (load 7 on 2
+ * cores), a unit took 0.2 microseconds for 1 MiB of ordinary objects
+ * against a tool's schema (1.3 million units, 250 ms), 0.4 for failing
+ * `anyOf`/`oneOf` branches, up to 2.5 where every unit makes an error
+ * (`additionalProperties: false` over 50,000 members); patterns at most
+ * 0.011 since regexWork counts them. So the worst validation allowed still
+ * costs seconds: lowering this would refuse 1 MiB arguments, unless units
+ * weigh the error-making paths more.
  */
 export const MAX_VALIDATION_WORK = 2_000_000
 
