@@ -33,14 +33,19 @@ const DATA = new Set(['enum', 'const', 'required', 'type'])
 const WORDED = new Set([
   ...DATA,
   ...['$id', '$ref', 'definitions', 'properties', 'additionalProperties', 'items', 'allOf', 'anyOf', 'oneOf'],
-  ...['if', 'then', 'else', 'minLength', 'maxLength', 'minItems', 'uniqueItems', 'pattern'],
+  ...['if', 'then', 'else', 'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'pattern'],
 ])
+/**
+ * `uniqueItems` past this many items is refused here, as in a run-time schema
+ * (lib/catalog/schema-safety.ts's MAX_UNIQUE_ITEMS): its check compares every pair.
+ */
+const MAX_UNIQUE_ITEMS = 1000
 
 function validating(schema, file) {
   if (Array.isArray(schema)) return schema.map((item) => validating(item, file))
   if (typeof schema !== 'object' || schema === null) return schema
   const kept = Object.entries(schema).filter(([key]) => !ANNOTATIONS.has(key))
-  return Object.fromEntries(
+  const validated = Object.fromEntries(
     kept.map(([key, value]) => {
       if (!WORDED.has(key))
         throw new Error(`jsonschema/${file}: ${key} is no keyword lib/catalog/schema-errors.ts words`)
@@ -49,6 +54,20 @@ function validating(schema, file) {
       return [key, Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, validating(sub, file)]))]
     }),
   )
+  return schema.uniqueItems === true ? guardUniqueItems(validated, file) : validated
+}
+
+/**
+ * @cfworker/json-schema compares every pair of items for `uniqueItems` even
+ * when the array fails `maxItems`: it is moved under an `if` only an array
+ * of at most `maxItems` items passes, as schema-safety.ts's guardUniqueItems
+ * does, and lib/catalog/schema-errors.ts words it where it was.
+ */
+function guardUniqueItems(schema, file) {
+  const { uniqueItems, ...rest } = schema
+  if (!Number.isInteger(rest.maxItems) || rest.maxItems > MAX_UNIQUE_ITEMS)
+    throw new Error(`jsonschema/${file}: uniqueItems needs maxItems of at most ${MAX_UNIQUE_ITEMS}`)
+  return { ...rest, allOf: [...(rest.allOf ?? []), { if: { maxItems: rest.maxItems }, then: { uniqueItems } }] }
 }
 
 /** `prompt.json` is `PROMPT_SCHEMA`. */

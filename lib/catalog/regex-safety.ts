@@ -36,6 +36,18 @@ export function regexHazard(pattern: string): string | undefined {
   return undefined
 }
 
+/**
+ * What matching an accepted pattern costs per character of the string, in
+ * steps, at most: tried at each position unless it opens with `^`, each try
+ * backtracking through its bounded quantifiers' choices over the pattern
+ * (`a{0,999}b`, unanchored, takes about 1,000 steps a character).
+ */
+export function regexWork(pattern: string): number {
+  if (pattern.startsWith('^')) return 1
+  const parsed = scan(pattern)
+  return typeof parsed === 'string' ? MAX_CHOICES * pattern.length : parsed.choices * pattern.length
+}
+
 /** The most combinations of bounded quantifiers one position may backtrack through. */
 const MAX_CHOICES = 1000
 

@@ -103,6 +103,11 @@ function locate(unit: OutputUnit, root: Schema, uris: SchemaUris, value: unknown
   }
   for (let i = 0; i < steps.length - 1; i++) {
     const step = steps[i] ?? ''
+    if (step === 'allOf' && isUniqueItemsGuard(field(field(schema, step), decode(steps[i + 1] ?? '')))) {
+      // The guard's `uniqueItems` is worded as the one it stands for, on the array's schema.
+      i += 2
+      continue
+    }
     if (step === '$ref') {
       // Where dereference noted the `$ref` leads, resolved against its schema's URI.
       schema = uris[String(field(schema, '__absolute_ref__'))]
@@ -131,6 +136,23 @@ function locate(unit: OutputUnit, root: Schema, uris: SchemaUris, value: unknown
   // Ajv reports a oneOf or anyOf after the errors of its branches.
   if (keyword === 'oneOf' || keyword === 'anyOf') order.push(Infinity)
   return { keyword, error: unit.error, instance: unit.instanceLocation, at, data, schema, path, order }
+}
+
+/**
+ * `{if: {maxItems}, then: {uniqueItems: true}}`: how scripts/generate.mjs
+ * and schema-safety.ts keep @cfworker/json-schema from comparing the pairs
+ * of an array too long for its `maxItems`.
+ */
+function isUniqueItemsGuard(branch: unknown): boolean {
+  const then = field(branch, 'then')
+  return (
+    isObject(branch) &&
+    Object.keys(branch).length === 2 &&
+    typeof field(field(branch, 'if'), 'maxItems') === 'number' &&
+    isObject(then) &&
+    Object.keys(then).length === 1 &&
+    then.uniqueItems === true
+  )
 }
 
 /**
@@ -191,6 +213,8 @@ function describe(error: Found, errors: readonly Found[]): string | undefined {
       return `must NOT have more than ${String(value)} characters`
     case 'minItems':
       return `must NOT have fewer than ${String(value)} items`
+    case 'maxItems':
+      return `must NOT have more than ${String(value)} items`
     case 'pattern':
       return `must match pattern "${String(value)}"`
     case 'uniqueItems': {

@@ -2,7 +2,7 @@ import { dereference } from '@cfworker/json-schema'
 import type { Schema } from '@cfworker/json-schema'
 import { isObject } from '../json'
 import type { JsonObject } from '../json'
-import { regexHazard } from './regex-safety'
+import { regexHazard, regexWork } from './regex-safety'
 import type { SchemaUris } from './schema-errors'
 
 /**
@@ -35,10 +35,14 @@ export const MAX_SCHEMA_DEPTH = 32
 export const MAX_SCHEMA_WEIGHT = 10_000
 export const MAX_UNIQUE_ITEMS = 1000
 /**
- * Units of workOf. Measured in Node, a unit took 0.7 to 5 microseconds
- * (the cheapest an ordinary object, the dearest an `anyOf` of 100 failing
- * subschemas); an argument of 1 MiB of ordinary objects weighs about 0.8
- * million against a small schema.
+ * Units of workOf. Measured in Node on a loaded machine (load 7 on 2
+ * cores), a unit took 0.2 microseconds for 1 MiB of ordinary objects
+ * against a tool's schema (1.3 million units, 250 ms), 0.4 for failing
+ * `anyOf`/`oneOf` branches, up to 2.5 where every unit makes an error
+ * (`additionalProperties: false` over 50,000 members); patterns at most
+ * 0.011 since regexWork counts them. So the worst validation allowed still
+ * costs seconds: lowering this would refuse 1 MiB arguments, unless units
+ * weigh the error-making paths more.
  */
 export const MAX_VALIDATION_WORK = 2_000_000
 
@@ -149,7 +153,7 @@ class Walk {
     const shape = shapeHazard(node, at)
     if (shape) return shape
     const own = ownWeight(node)
-    const total: Cost = { levels: [own], unique: [], height: 0, size: own }
+    const total: Cost = { levels: [own + patternWork(node)], unique: [], height: 0, size: own }
     // Each member of an instance meets one of `properties`' subschemas at most: the costliest stands for all.
     const members: Cost = { levels: [], unique: [], height: 0, size: 0 }
     if (node.uniqueItems === true) {
@@ -169,6 +173,8 @@ class Walk {
         return { keyword, at: `${at}/${keyword}`, problem }
       }
     }
+    // Each member's name (its units, one level down) is matched against every pattern.
+    members.levels[0] = (members.levels[0] ?? 0) + namesWork(node)
     merge(total, members, 1, (a, b) => a + b)
     return total
   }
@@ -244,6 +250,16 @@ function ownWeight(node: JsonObject): number {
     if (k in node) weight += sizeOf(node[k])
   for (const k of [...BELOW_MAP, ...IN_PLACE_MAP] as const) weight += entriesOf(node[k]).length
   return weight
+}
+
+/** What matching the node's `pattern` costs by unit of a string (CHARS_PER_UNIT characters), as regexWork bounds it. */
+function patternWork(node: JsonObject): number {
+  return typeof node.pattern === 'string' ? regexWork(node.pattern) : 0
+}
+
+/** The same for its `patternProperties`: each member's name (its units, a level down) meets each. */
+function namesWork(node: JsonObject): number {
+  return entriesOf(node.patternProperties).reduce((w, [name]) => w + regexWork(name), 0)
 }
 
 /** The number of JSON values in `value` (a schema's data is bounded by the body or record it came in). */

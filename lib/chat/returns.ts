@@ -1,7 +1,7 @@
 import type { SchemaDraft } from '@cfworker/json-schema'
 import { jsonPathOf, schemaValidator, validationProblems } from '../catalog'
 import type { JsonSchema, SchemaValidator } from '../catalog'
-import { clip } from '../errors'
+import { ServiceError, clip } from '../errors'
 import { isObject } from '../json'
 
 // The catalogue checks a stored `returns` schema before it is served, so it tells what one is.
@@ -81,7 +81,15 @@ export function checkAnswer(schema: JsonSchema, content: unknown): Checked {
   }
   let validator = validators.get(schema)
   if (!validator) validators.set(schema, (validator = schemaValidator(schema, draftOf(schema))))
-  const result = validator.validate(value)
+  let result
+  try {
+    result = validator.validate(value)
+  } catch (e) {
+    // An answer too big to check (MAX_VALIDATION_WORK) is the model's fault, not the caller's: an invalid answer.
+    if (e instanceof ServiceError && e.code === 'LIMIT_EXCEEDED')
+      return { ok: false, errors: [clip(e.message, PROBLEM_CHARS)] }
+    throw e
+  }
   if (result.valid) return { ok: true, value }
   const errors = validationProblems(result).map((p) => clip(`${jsonPathOf(p.at)} ${p.message}`, PROBLEM_CHARS))
   return { ok: false, errors: errors.slice(0, MAX_PROBLEMS) }

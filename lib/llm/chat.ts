@@ -13,8 +13,8 @@ import type { Answer, ChatRequest, Completion } from './types'
 /**
  * A chat completion, under the retry policy: the provider's body exactly as
  * it came (its text), once it is seen to be a chat completion, and what it
- * says. An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once:
- * another try would be as big. `signal` (a chat's deadline) ends the wait,
+ * says. An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once
+ * (withRetries). `signal` (a chat's deadline) ends the wait,
  * and every retry, with its reason.
  */
 export async function complete(
@@ -52,9 +52,14 @@ async function readWithin(response: Response, ms: number, limit: ByteLimit, sign
     return decodeText(await readBody(response, limit, signal ? AbortSignal.any([timeout, signal]) : timeout))
   } catch (e) {
     if (signal?.aborted) throw signal.reason
-    if (e instanceof TooLargeError) throw new ServiceError('LLM_FAILED', `the provider ${e.message}`)
-    throw new Retryable(`the answer broke off: ${e instanceof Error ? e.message : String(e)}`)
+    throw retryableUnlessTooLarge(e, 'the answer broke off')
   }
+}
+
+/** A failure reading an answer, worth another try unless the answer was too big (withRetries ends at that). */
+function retryableUnlessTooLarge(e: unknown, what: string): Error {
+  if (e instanceof TooLargeError) return e
+  return new Retryable(`${what}: ${e instanceof Error ? e.message : String(e)}`)
 }
 
 /** A body with a non-empty list of choices, each with a message. */
@@ -96,9 +101,7 @@ export async function stream(
         // This attempt is over: let the provider's connection go.
         await reader.cancel().catch(() => undefined)
         if (signal?.aborted) throw signal.reason
-        throw e instanceof Retryable
-          ? e
-          : new Retryable(`the stream broke off: ${e instanceof Error ? e.message : String(e)}`)
+        throw e instanceof Retryable ? e : retryableUnlessTooLarge(e, 'the stream broke off')
       }
     },
     options.retryDelaysMs,

@@ -1,4 +1,5 @@
 import { abortable } from '../abort'
+import { TooLargeError } from '../egress'
 import { ServiceError } from '../errors'
 import { ConnectionError, ProviderError, providerWords } from './post'
 
@@ -9,7 +10,9 @@ export class Retryable extends Error {}
  * Runs `attempt` under the retry policy, waiting `delaysMs` before each retry
  * (LlmOptions.retryDelaysMs). Network errors, timeouts, 408, 429, 5xx and
  * invalid answers are retried; a 4xx that retrying cannot fix is LLM_REJECTED
- * at once; when every attempt failed, LLM_FAILED with the provider's last
+ * at once, and an answer over LLM_MAX_BYTES (TooLargeError, wherever it was
+ * read: a body, a stream's first event) LLM_FAILED at once, another try being
+ * as big; when every attempt failed, LLM_FAILED with the provider's last
  * error. `signal` ends the waits between attempts with its reason (an
  * attempt ends itself when it aborts).
  */
@@ -25,6 +28,7 @@ export async function withRetries<T>(
       return await attempt()
     } catch (e) {
       if (!retryable(e)) {
+        if (e instanceof TooLargeError) throw new ServiceError('LLM_FAILED', `the provider ${e.message}`)
         if (e instanceof ProviderError) {
           throw new ServiceError(
             'LLM_REJECTED',
