@@ -2,7 +2,7 @@ import type { SchemaDraft } from '@cfworker/json-schema'
 import { ServiceError } from '../errors'
 import { checkValue } from './schema-check'
 import type { ValidationResult } from './schema-check'
-import { MAX_VALIDATION_WORK, describeHazard, safeSchema, workOf } from './schema-safety'
+import { EVERY_PROBLEM_WORK, MAX_VALIDATION_WORK, describeHazard, safeSchema, workOf } from './schema-safety'
 import { isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import type { JsonSchema, ParameterEntry, ParametersInput, ParametersSchema } from './types'
@@ -34,7 +34,8 @@ export function schemaValidator(schema: JsonSchema, draft: SchemaDraft = '7'): S
           `checking this value against its schema would take ${work} units of work, more than ${MAX_VALIDATION_WORK}: send a smaller value, or simplify the schema`,
         )
       }
-      return checkValue(value, safe.schema, draft, safe.uris).result
+      // Every problem made is an error object: where a value is big, one problem is what the caller gets.
+      return checkValue(value, safe.schema, draft, safe.uris, work <= EVERY_PROBLEM_WORK).result
     },
   }
 }

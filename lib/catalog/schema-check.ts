@@ -19,28 +19,39 @@ export type ValidationResult = ReturnType<typeof validate>
  * undefined (an object built in code), so such a value is checked as JSON
  * would carry it. `value` is what was checked. A stack overflow even then
  * (a value or schema nested past what the checks before allow) is the
- * caller's 400, never a crash.
+ * caller's 400, never a crash. With `everyProblem` false, the check stops
+ * at the first problem: where every problem would cost more work than a
+ * request may (parameters.ts).
  */
 export function checkValue(
   value: unknown,
   schema: Schema,
   draft: SchemaDraft,
   uris: SchemaUris,
+  everyProblem = true,
 ): { result: ValidationResult; value: unknown } {
   try {
-    return { result: checkOnce(value, schema, draft, uris), value }
+    return { result: checkOnce(value, schema, draft, uris, everyProblem), value }
   } catch (e) {
     if (!notJsonEnough(e)) throw e
     const json = asJson(value)
-    return { result: checkOnce(json, schema, draft, uris), value: json }
+    return { result: checkOnce(json, schema, draft, uris, everyProblem), value: json }
   }
 }
 
-function checkOnce(value: unknown, schema: Schema, draft: SchemaDraft, uris: SchemaUris): ValidationResult {
-  try {
-    return validate(value, schema, draft, uris, false)
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e
+function checkOnce(
+  value: unknown,
+  schema: Schema,
+  draft: SchemaDraft,
+  uris: SchemaUris,
+  everyProblem: boolean,
+): ValidationResult {
+  if (everyProblem) {
+    try {
+      return validate(value, schema, draft, uris, false)
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e
+    }
   }
   try {
     return validate(value, schema, draft, uris, true)

@@ -40,11 +40,17 @@ export const MAX_UNIQUE_ITEMS = 1000
  * against a tool's schema (1.3 million units, 250 ms), 0.4 for failing
  * `anyOf`/`oneOf` branches, up to 2.5 where every unit makes an error
  * (`additionalProperties: false` over 50,000 members); patterns at most
- * 0.011 since regexWork counts them. So the worst validation allowed still
- * costs seconds: lowering this would refuse 1 MiB arguments, unless units
- * weigh the error-making paths more.
+ * 0.011 since regexWork counts them. A check that makes an error per unit
+ * is what costs seconds; past EVERY_PROBLEM_WORK a check stops at its first
+ * problem, so what it costs is what a passing check costs.
  */
 export const MAX_VALIDATION_WORK = 2_000_000
+
+/**
+ * Units up to which a check reports every problem (at 2.5 microseconds a
+ * unit that makes an error, a quarter of a second on a loaded machine).
+ */
+export const EVERY_PROBLEM_WORK = 100_000
 
 /**
  * Formats whose @cfworker/json-schema check is super-linear (each of its
