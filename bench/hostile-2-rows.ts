@@ -7,7 +7,7 @@
  */
 import type { Redis } from '@upstash/redis'
 import { mcpTool, restTool } from '../test/support/records'
-import { REQUEST_WAIT_MS, attempt, codeOf, post } from './hostile-common'
+import { ANSWER_READ_LIMIT_BYTES, REQUEST_WAIT_MS, attempt, codeOf, post, readBounded } from './hostile-common'
 import type { WranglerDev } from './worker'
 
 /** The most bytes an MCP batch's answer may have (row 3): the budget the fix documents (MCP_MAX_BYTES?). */
@@ -63,7 +63,9 @@ interface Answer {
   status: number
   code: string | null
   text: string
+  /** Its size, or, when `cut`, how much of it the bench read before it stopped. */
   bytes: number
+  cut: boolean
 }
 
 const COLD_RENDERS = 6
@@ -409,12 +411,19 @@ function mcp(dev: WranglerDev, body: unknown): Promise<Response> {
 
 async function answer(sent: Promise<Response>): Promise<Answer> {
   const response = await sent
-  const text = await response.text()
-  return { status: response.status, code: codeOf(text), text, bytes: Buffer.byteLength(text) }
+  const { text, bytes, cut } = await readBounded(response)
+  return { status: response.status, code: codeOf(text), text, bytes, cut }
 }
 
+/** The outcome of a row whose answer is `a` and whose own checks found `problems`; an endless answer is one more. */
 function judged(a: Answer, problems: string[]): Outcome {
-  return { status: a.status, code: a.code, shows: `answer ${a.bytes} bytes`, problems }
+  const endless = a.cut ? [`answered more than ${mb(ANSWER_READ_LIMIT_BYTES)} (the bench stopped reading)`] : []
+  return {
+    status: a.status,
+    code: a.code,
+    shows: `answer ${a.cut ? '> ' : ''}${a.bytes} bytes`,
+    problems: [...endless, ...problems],
+  }
 }
 
 function parse(text: string): unknown {
