@@ -127,9 +127,18 @@ export function rows(servers: Servers, workers: Workers): Row[] {
         const a = await answer(
           mcp(dev, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'h2_get', arguments: args } }),
         )
-        const json = parse(a.text) as { result?: { isError?: boolean }; error?: unknown }
+        const json = parse(a.text) as { result?: { isError?: boolean; content?: { text?: string }[] }; error?: unknown }
         const refused = (a.status >= 400 && a.status < 500) || json.result?.isError === true || json.error !== undefined
-        return judged(a, refused ? [] : [`answered ${a.status} with the call made, not refused`])
+        // Made, the call must have dropped the arguments h2_get does not declare: the tool server echoes its query.
+        const echo = parse(json.result?.content?.[0]?.text ?? '') as { query?: Record<string, unknown> }
+        const undeclared = Object.keys(echo.query ?? {}).filter((name) => name in args).length
+        return {
+          ...judged(
+            a,
+            refused || undeclared === 0 ? [] : [`the call was made with ${undeclared} undeclared arguments`],
+          ),
+          shows: refused ? 'refused' : `the call made with ${undeclared} of the 40,000 undeclared arguments`,
+        }
       },
     },
     {
