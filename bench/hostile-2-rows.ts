@@ -7,7 +7,7 @@
  */
 import type { Redis } from '@upstash/redis'
 import { mcpTool, restTool } from '../test/support/records'
-import { REQUEST_WAIT_MS, attempt, codeOf, post } from './hostile-common'
+import { ANSWER_READ_LIMIT_BYTES, REQUEST_WAIT_MS, attempt, codeOf, post, readBounded } from './hostile-common'
 import type { WranglerDev } from './worker'
 
 /** The most bytes an MCP batch's answer may have (row 3): the budget the fix documents (MCP_MAX_BYTES?). */
@@ -63,7 +63,9 @@ interface Answer {
   status: number
   code: string | null
   text: string
+  /** Its size, or, when `cut`, how much of it the bench read before it stopped. */
   bytes: number
+  cut: boolean
 }
 
 const COLD_RENDERS = 6
@@ -125,9 +127,18 @@ export function rows(servers: Servers, workers: Workers): Row[] {
         const a = await answer(
           mcp(dev, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'h2_get', arguments: args } }),
         )
-        const json = parse(a.text) as { result?: { isError?: boolean }; error?: unknown }
+        const json = parse(a.text) as { result?: { isError?: boolean; content?: { text?: string }[] }; error?: unknown }
         const refused = (a.status >= 400 && a.status < 500) || json.result?.isError === true || json.error !== undefined
-        return judged(a, refused ? [] : [`answered ${a.status} with the call made, not refused`])
+        // Made, the call must have dropped the arguments h2_get does not declare: the tool server echoes its query.
+        const echo = parse(json.result?.content?.[0]?.text ?? '') as { query?: Record<string, unknown> }
+        const undeclared = Object.keys(echo.query ?? {}).filter((name) => name in args).length
+        return {
+          ...judged(
+            a,
+            refused || undeclared === 0 ? [] : [`the call was made with ${undeclared} undeclared arguments`],
+          ),
+          shows: refused ? 'refused' : `the call made with ${undeclared} of the 40,000 undeclared arguments`,
+        }
       },
     },
     {
@@ -409,12 +420,19 @@ function mcp(dev: WranglerDev, body: unknown): Promise<Response> {
 
 async function answer(sent: Promise<Response>): Promise<Answer> {
   const response = await sent
-  const text = await response.text()
-  return { status: response.status, code: codeOf(text), text, bytes: Buffer.byteLength(text) }
+  const { text, bytes, cut } = await readBounded(response)
+  return { status: response.status, code: codeOf(text), text, bytes, cut }
 }
 
+/** The outcome of a row whose answer is `a` and whose own checks found `problems`; an endless answer is one more. */
 function judged(a: Answer, problems: string[]): Outcome {
-  return { status: a.status, code: a.code, shows: `answer ${a.bytes} bytes`, problems }
+  const endless = a.cut ? [`answered more than ${mb(ANSWER_READ_LIMIT_BYTES)} (the bench stopped reading)`] : []
+  return {
+    status: a.status,
+    code: a.code,
+    shows: `answer ${a.cut ? '> ' : ''}${a.bytes} bytes`,
+    problems: [...endless, ...problems],
+  }
 }
 
 function parse(text: string): unknown {

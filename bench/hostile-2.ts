@@ -4,8 +4,9 @@
  * and LLM servers, the settings of bench/hostile-common.ts, and ADMIN_TOKEN
  * set for the writes. bench/run.mjs bundles this file and runs it:
  *
- *   node hostile-2.mjs --root DIR
+ *   node hostile-2.mjs --root DIR [--rows 3,5]
  *
+ * (--rows: only those rows of the table.) *
  * First the ordinary render's usual time: the median of USUAL_RENDERS of it,
  * one after the other. Then, for each row, its input (bench/hostile-2-rows.ts)
  * and, CONCURRENT_AFTER_MS after it was sent and then every CONCURRENT_EVERY_MS
@@ -45,6 +46,7 @@ import {
   TOOL_TIMEOUT_MS,
   attempt,
   post,
+  readBounded,
   timeout,
 } from './hostile-common'
 import { ADMIN_TOKEN, LLM_KEY, rows, writeRecords } from './hostile-2-rows'
@@ -75,9 +77,10 @@ interface RowReport {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { root: { type: 'string' } } })
+  const { values } = parseArgs({ options: { root: { type: 'string' }, rows: { type: 'string' } } })
   if (!values.root) throw new Error('--root (the repository) is required')
   const root = values.root
+  const only = values.rows ? new Set(values.rows.split(',').map(Number)) : undefined
 
   let redisServer: RedisServer | undefined
   let bridge: Bridge | undefined
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
       const started = performance.now()
       const sent = await attempt(async () => {
         const response = await post(base, ORDINARY.path, ORDINARY.body, new Headers())
-        await response.text()
+        await readBounded(response)
         return response.status
       })
       return { status: typeof sent === 'number' ? sent : 0, ms: performance.now() - started }
@@ -143,7 +146,7 @@ async function main(): Promise<void> {
     log(`wrangler dev is ready on ${dev.base}; an ordinary render takes ${usualMs.toFixed(1)} ms (median)`)
 
     const report: RowReport[] = []
-    for (const row of rows(servers, { start, stop })) {
+    for (const row of rows(servers, { start, stop }).filter((r) => !only || only.has(r.row))) {
       const frozen = row.on === 'frozen' ? await start(join(root, 'bench', 'frozen-clock.ts')) : undefined
       const worker = frozen ?? dev
       const started = performance.now()
@@ -180,7 +183,9 @@ async function main(): Promise<void> {
       }
       const status = typeof outcome === 'string' ? 0 : outcome.status
       const code = typeof outcome === 'string' ? 'timeout' : outcome.code
-      log(`row ${row.row}: ${status} ${code ?? ''} in ${ms.toFixed(0)} ms; ${problems.length} problems`)
+      const meanwhile = concurrent ? `; render meanwhile ${concurrent.status} in ${concurrent.ms.toFixed(0)} ms` : ''
+      const verdict = problems.length === 0 ? 'ok' : `FAILED: ${problems.join('; ')}`
+      log(`row ${row.row}: ${status} ${code ?? ''} in ${ms.toFixed(0)} ms${meanwhile}; ${verdict}`)
       report.push({
         row: row.row,
         input: row.input,

@@ -15,6 +15,29 @@ const LINE_WAIT_MS = 10_000
 /** The ordinary render every row is compared with: the example prompt, which reads two environs. */
 export const ORDINARY = { path: '/api/prompts/evaluator.quick_review/render', body: { args: { code: 'x := 1' } } }
 
+/**
+ * The most of one answer the bench reads: a hostile input may make the Worker
+ * answer without end, and the bench must outlive it to report it.
+ */
+export const ANSWER_READ_LIMIT_BYTES = 32 * 1024 * 1024
+
+/** An answer's body, read up to ANSWER_READ_LIMIT_BYTES; `cut` when there was more (the rest is not read). */
+export async function readBounded(response: Response): Promise<{ text: string; bytes: number; cut: boolean }> {
+  const chunks: Uint8Array[] = []
+  let bytes = 0
+  const reader = response.body?.getReader()
+  for (;;) {
+    const read = await reader?.read()
+    if (!read || read.done) return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut: false }
+    chunks.push(read.value)
+    bytes += read.value.byteLength
+    if (bytes > ANSWER_READ_LIMIT_BYTES) {
+      await reader?.cancel()
+      return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut: true }
+    }
+  }
+}
+
 export function post(base: string, path: string, body: unknown, headers: Headers): Promise<Response> {
   headers.set('content-type', 'application/json')
   return fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })

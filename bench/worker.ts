@@ -20,6 +20,11 @@ import { freePort } from '../test/support/ports'
 /** How long wrangler may take to say "Ready on" (it builds first), and to stop. */
 const READY_TIMEOUT_MS = 120_000
 const STOP_TIMEOUT_MS = 10_000
+/** What of wrangler's output is kept: each line's first MAX_LINE_BYTES, the first MAX_PROBLEM_LINES problems, the last RECENT_LINES lines. */
+const MAX_LINE_BYTES = 16 * 1024
+const MAX_PROBLEM_LINES = 10_000
+const RECENT_LINES = 200
+const LF = 0x0a
 
 export function log(message: string): void {
   process.stderr.write(`  ${message}\n`)
@@ -148,25 +153,47 @@ export async function startWrangler(
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
 
-  let output = ''
-  let lineStart = 0
+  // wrangler's output is read line by line, each line decoded on its own from the bytes and clipped: a workerd
+  // failing in a loop prints megabytes of stack traces, and a line sliced from one growing string would keep that
+  // whole string alive for as long as the line is kept (among the problems): gigabytes.
+  let pending: Buffer[] = []
+  let pendingBytes = 0
+  let ready = false
+  let version = 'unknown'
+  /** The last lines, for the message of a wrangler that failed to start. */
+  const recent: string[] = []
   const problems: Logged[] = []
+  let problemsLeftOut = 0
   let phase = { name: 'start-up', started: performance.now() }
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString('utf8')
-    // Keep only what is needed: complete lines are scanned once, for problems.
-    let end: number
-    while ((end = output.indexOf('\n', lineStart)) !== -1) {
-      const line = stripAnsi(output.slice(lineStart, end)).trim()
-      onLine?.(line)
-      if (isProblem(line)) {
-        problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
-      }
-      lineStart = end + 1
+  const onReady = new Set<() => void>()
+  const take = (raw: string): void => {
+    const line = stripAnsi(raw).trim()
+    onLine?.(line)
+    recent.push(line)
+    if (recent.length > RECENT_LINES) recent.shift()
+    version = /wrangler\s+(\d+\.\d+\.\d+)/.exec(line)?.[1] ?? version
+    if (!ready && /Ready on/.test(line)) {
+      ready = true
+      for (const resolve of onReady) resolve()
     }
-    if (output.length > 1_000_000 && lineStart > 0) {
-      output = output.slice(lineStart)
-      lineStart = 0
+    if (!isProblem(line)) return
+    if (problems.length < MAX_PROBLEM_LINES) {
+      problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
+    } else problemsLeftOut++
+  }
+  const onData = (chunk: Buffer): void => {
+    let start = 0
+    for (let end = chunk.indexOf(LF); end !== -1; end = chunk.indexOf(LF, start)) {
+      pending.push(chunk.subarray(start, Math.min(end, start + MAX_LINE_BYTES - pendingBytes)))
+      take(Buffer.concat(pending).toString('utf8'))
+      pending = []
+      pendingBytes = 0
+      start = end + 1
+    }
+    if (start < chunk.length && pendingBytes < MAX_LINE_BYTES) {
+      const rest = Buffer.from(chunk.subarray(start, start + MAX_LINE_BYTES - pendingBytes))
+      pending.push(rest)
+      pendingBytes += rest.length
     }
   }
   child.stdout.on('data', onData)
@@ -188,34 +215,42 @@ export async function startWrangler(
 
   try {
     await new Promise<void>((resolve, reject) => {
+      const said = (): string => recent.join('\n')
       const timer = setTimeout(
-        () => reject(new Error(`wrangler dev did not say "Ready on" in ${READY_TIMEOUT_MS / 1000} s:\n${output}`)),
+        () => reject(new Error(`wrangler dev did not say "Ready on" in ${READY_TIMEOUT_MS / 1000} s:\n${said()}`)),
         READY_TIMEOUT_MS,
       )
       const check = (): void => {
-        if (!/Ready on/.test(output)) return
         clearTimeout(timer)
-        child.stdout.off('data', check)
-        child.stderr.off('data', check)
+        onReady.delete(check)
         resolve()
       }
-      child.stdout.on('data', check)
-      child.stderr.on('data', check)
+      if (ready) check()
+      else onReady.add(check)
       child.once('exit', (code, signal) => {
         clearTimeout(timer)
-        reject(new Error(`wrangler dev exited (${signal ?? `status ${code}`}) before it was ready:\n${output}`))
+        reject(new Error(`wrangler dev exited (${signal ?? `status ${code}`}) before it was ready:\n${said()}`))
       })
     })
   } catch (e) {
     await stop()
     throw e
   }
-  const version = /wrangler\s+(\d+\.\d+\.\d+)/.exec(stripAnsi(output))?.[1] ?? 'unknown'
+  const left = (): Logged[] =>
+    problemsLeftOut === 0
+      ? []
+      : [
+          {
+            line: `(${problemsLeftOut} more such lines left out)`,
+            phase: phase.name,
+            at: (performance.now() - phase.started) / 1000,
+          },
+        ]
   return {
     base,
     version,
     phase: (name) => (phase = { name, started: performance.now() }),
-    problemLines: () => [...problems],
+    problemLines: () => [...problems, ...left()],
     workerdRss: () => (child.pid === undefined ? 0 : groupRss(child.pid, 'workerd')),
     stop,
   }

@@ -11,6 +11,7 @@
 //                                              event; without `"stream": true`, 400
 //
 // `bytes` defaults to 1,000,000 and `piece` to 16.
+import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { listenOnLoopback } from './ports'
@@ -27,10 +28,11 @@ export async function startDripServer(): Promise<DripServer> {
     const url = new URL(req.url ?? '/', 'http://drip-server')
     const bytes = Number(url.searchParams.get('bytes') ?? 1_000_000)
     const piece = Number(url.searchParams.get('piece') ?? 16)
+    if (!(bytes >= 0 && piece >= 1)) return send(res, 400, { error: 'bytes must be >= 0 and piece >= 1' })
     const route = url.pathname === '/mcp' ? mcp : url.pathname === '/v1/chat/completions' ? completions : undefined
     if (req.method !== 'POST' || !route) return send(res, 404, { error: `no route ${req.method} ${url.pathname}` })
     readJson(req)
-      .then((body) => route(body, res, () => drip(res, bytes, piece)))
+      .then((body) => route(body, res, () => void drip(res, bytes, piece).catch(() => res.destroy())))
       .catch((error: unknown) => send(res, 400, { error: messageOf(error) }))
   })
   const port = await listenOnLoopback(server)
@@ -64,12 +66,18 @@ function completions(body: Record<string, unknown>, res: ServerResponse, endless
   endless()
 }
 
-/** `data: ` and `bytes` `x`s in pieces of `piece`, each written (and so sent) as a chunk of its own. */
-function drip(res: ServerResponse, bytes: number, piece: number): void {
+/**
+ * `data: ` and `bytes` `x`s in pieces of `piece`, each written (and so sent) as a chunk of its own, as fast as the
+ * reader takes them: a reader that stops reading, or goes away, holds no more than the socket's buffer here.
+ */
+async function drip(res: ServerResponse, bytes: number, piece: number): Promise<void> {
   res.writeHead(200, { 'Content-Type': 'text/event-stream' })
   res.write('data: ')
   const chunk = 'x'.repeat(piece)
-  for (let sent = 0; sent < bytes && !res.destroyed; sent += piece) res.write(chunk)
+  const gone = new Promise<void>((resolve) => res.once('close', resolve))
+  for (let sent = 0; sent < bytes && !res.destroyed; sent += piece) {
+    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), gone])
+  }
   res.end()
 }
 
