@@ -29,6 +29,8 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Redis } from '@upstash/redis'
 import { startDripServer } from '../test/support/drip-server'
+import { startMiniflare } from './miniflare'
+import type { MiniflareWorker } from './miniflare'
 import type { DripServer } from '../test/support/drip-server'
 import { startLlmServer } from '../test/support/llm-server'
 import type { LlmServer } from '../test/support/llm-server'
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
   let drip: DripServer | undefined
   let llm: LlmServer | undefined
   const workers = new Set<WranglerDev>()
+  let miniflare: MiniflareWorker | undefined
   const states: string[] = []
   try {
     redisServer = await startRedis()
@@ -148,7 +151,9 @@ async function main(): Promise<void> {
     const report: RowReport[] = []
     for (const row of rows(servers, { start, stop }).filter((r) => !only || only.has(r.row))) {
       const frozen = row.on === 'frozen' ? await start(join(root, 'bench', 'frozen-clock.ts')) : undefined
-      const worker = frozen ?? dev
+      if (row.on === 'miniflare') miniflare ??= await startMiniflare(root, vars)
+      // A Miniflare row is sent to its base; it measures no memory (row 3's RSS is wrangler dev's workerd).
+      const worker = frozen ?? (miniflare && row.on === 'miniflare' ? { ...dev, base: miniflare.base } : dev)
       const started = performance.now()
       const input = attempt(() => row.run(worker), row.waitMs)
       let answered = false
@@ -211,6 +216,7 @@ async function main(): Promise<void> {
     )
   } finally {
     for (const dev of workers) await dev.stop()
+    await miniflare?.stop()
     for (const state of states) rmSync(state, { recursive: true, force: true })
     await llm?.stop()
     await drip?.stop()

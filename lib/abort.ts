@@ -8,3 +8,24 @@ export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Pr
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
 }
+
+/** Reads between two turns of the timers: a turn costs a timer, and 64 reads are little work. */
+const READS_PER_TURN = 64
+
+/**
+ * Gives workerd's timers a turn every READS_PER_TURN reads of a stream.
+ * While a server sends without pause, every read is answered from what has
+ * already arrived and the event loop never reaches its timers: a deadline
+ * (AbortSignal.timeout, setTimeout) would not fire until the sender
+ * stopped, 16-byte chunks of a megabyte took seconds past it. Awaiting a
+ * timer of 0 ms lets the loop fire every timer due before it.
+ */
+export class TimerTurns {
+  #reads = 0
+
+  /** After a read: undefined, or every READS_PER_TURN reads a promise of the timers' turn. */
+  next(): Promise<void> | undefined {
+    if (++this.#reads % READS_PER_TURN !== 0) return undefined
+    return new Promise((resolve) => setTimeout(resolve, 0))
+  }
+}

@@ -1,4 +1,4 @@
-import { abortable } from '../abort'
+import { TimerTurns, abortable } from '../abort'
 
 /** A bound on the bytes of an answer, and the setting that chose it, for the message that names it. */
 export interface ByteLimit {
@@ -43,11 +43,13 @@ export async function readBody(
   if (!response.body) return new Uint8Array(0)
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
+  const turns = new TimerTurns()
   let size = 0
   try {
     for (;;) {
       const { done, value } = await abortable(reader.read(), signal)
       if (done) break
+      await abortable(turns.next() ?? Promise.resolve(), signal)
       size += value.byteLength
       if (size > limit.bytes) throw new TooLargeError(limit)
       chunks.push(value)
@@ -78,7 +80,8 @@ export function parseJson(text: string): unknown {
   return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
 }
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+/** The chunks as one array of `size` bytes. */
+export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0] as Uint8Array
   const out = new Uint8Array(size)
   let at = 0

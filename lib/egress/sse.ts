@@ -1,3 +1,4 @@
+import { TimerTurns } from '../abort'
 import { TooLargeError } from './bounded-read'
 import type { ByteLimit } from './bounded-read'
 
@@ -122,10 +123,12 @@ export class SseParser {
 export async function* sseEvents(body: ReadableStream<Uint8Array>, limit: ByteLimit): AsyncGenerator<SseEvent> {
   const parser = new SseParser(limit)
   const reader = body.getReader()
+  const turns = new TimerTurns()
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) return
+      await turns.next()
       yield* parser.push(value)
     }
   } finally {

@@ -1,5 +1,5 @@
 import { abortable } from '../abort'
-import { TooLargeError, decodeText, parseJson, readBody } from '../egress'
+import { PieceReader, TooLargeError, decodeText, parseJson, readBody } from '../egress'
 import type { ByteLimit } from '../egress'
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
@@ -110,6 +110,9 @@ export async function stream(
   const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
   let tail = ''
   let size = 0
+  const pieces = new PieceReader(reader)
+  /** The provider ended its stream with the last piece forwarded. */
+  let ended = false
   // The stream outlives the handler; its failure is logged against the request that started it.
   const fail = boundToRequest(failStream)
   const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array): void => {
@@ -134,9 +137,14 @@ export async function stream(
     },
     async pull(controller) {
       try {
-        const next = await within(reader.read(), gapMs, signal)
-        if (next.done) fail(controller, tail, 'the provider ended the stream before [DONE]')
-        else forward(controller, next.value)
+        const next = ended ? { done: true as const } : await within(pieces.read(), gapMs, signal)
+        if (next.done) {
+          fail(controller, tail, 'the provider ended the stream before [DONE]')
+          return
+        }
+        const { piece, done } = await pieces.gather(next.value)
+        ended = done
+        forward(controller, piece)
       } catch (e) {
         const code = e instanceof ServiceError ? e.code : 'LLM_FAILED'
         fail(controller, tail, e instanceof Error ? e.message : String(e), code)
