@@ -5,7 +5,8 @@ const GATHER_READS = 64
 /** The bytes one piece gathers at most. */
 const GATHER_BYTES = 64 * 1024
 
-const PAUSED = Symbol('paused')
+const PAUSED: unique symbol = Symbol('paused')
+const FAILED: unique symbol = Symbol('failed')
 
 /**
  * A stream read in pieces: a chunk and those that arrive right after it,
@@ -39,10 +40,10 @@ export class PieceReader {
     const pause = new Promise<typeof PAUSED>((resolve) => setTimeout(() => resolve(PAUSED), 0))
     for (let reads = 1; reads < GATHER_READS && size < GATHER_BYTES; reads++) {
       const next = this.reader.read()
-      // Left pending, its failure is the next read's to report.
-      next.catch(() => undefined)
-      const result = await Promise.race([next, pause])
-      if (result === PAUSED) {
+      const result = await Promise.race([next, pause]).catch((): typeof FAILED => FAILED)
+      if (result === PAUSED || result === FAILED) {
+        // What was gathered goes on; a failed read is the next read's to report, after it.
+        next.catch(() => undefined)
         this.#pending = next
         break
       }

@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node'
+import { startDripServer } from './drip-server'
 import { startGrpcServer } from './grpc-server'
 import { startLlmServer } from './llm-server'
 import { startMcpServer } from './mcp-server'
@@ -26,6 +27,8 @@ declare module 'vitest' {
      * the host's files are out of reach inside workerd.
      */
     grpcDescriptor: string
+    /** Base URL of the server whose event streams drip 16-byte chunks without a blank line (test/support/drip-server.ts). */
+    dripUrl: string
   }
 }
 
@@ -40,14 +43,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const mcp = await startMcpServer()
   const llm = await startLlmServer()
   const grpc = await startGrpcServer()
+  const drip = await startDripServer()
   project.provide('bridgeUrl', bridge.url)
   project.provide('toolServerUrl', tools.url)
   project.provide('mcpUrl', mcp.url)
   project.provide('llmUrl', llm.url)
   project.provide('grpcUrl', grpc.url)
   project.provide('grpcDescriptor', grpc.descriptorBase64)
+  project.provide('dripUrl', drip.url)
   return async () => {
-    await Promise.all([grpc.stop(), llm.stop(), mcp.stop(), tools.stop()])
+    await Promise.all([drip.stop(), grpc.stop(), llm.stop(), mcp.stop(), tools.stop()])
     await bridge.stop()
     await redis.stop()
   }

@@ -82,12 +82,13 @@ describe('schemaValidator', () => {
     expect(validationProblems(result)).toEqual([{ at: ['\ufffdx'], message: 'is not allowed' }])
   })
 
-  it('words the first problems of a value with hundreds of thousands, not all of them', () => {
+  it('checks a value of hundreds of thousands of bad items up to its first problem, not all of them', () => {
     const numbers = { type: 'array', items: { type: 'number' } } as unknown as ParametersSchema
     const result = schemaValidator(numbers).validate(Array.from({ length: 300_000 }, () => 'x'))
-    expect(result.errors.length).toBeGreaterThan(300_000)
+    // The item's error and the `items` wrapping it.
+    expect(result.errors.length).toBeLessThanOrEqual(2)
     const problems = validationProblems(result)
-    expect(problems.length).toBeLessThanOrEqual(256)
+    expect(problems).toHaveLength(1)
     expect(problems[0]).toEqual({ at: ['0'], message: 'must be number, not string' })
   })
 })
