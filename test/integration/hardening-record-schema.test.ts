@@ -4,17 +4,13 @@
 // is a 400 naming maxItems rather than 2.5e9 comparisons.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
-import { fetchWorker, freshRedis } from '../support/harness'
+import { ADMIN, fetchWorker, writableRedis } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 
-const ADMIN = 'admin-secret'
 let db: TestRedis
 let env: Env
 
-beforeAll(async () => {
-  db = await freshRedis()
-  env = { ...db.env, ADMIN_TOKEN: ADMIN }
-})
+beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
 async function put(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -5,17 +5,13 @@
 // Redis is skipped as invalid, so a render of it answers at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
-import { call, fetchWorker, freshRedis } from '../support/harness'
+import { ADMIN, call, fetchWorker, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
-const ADMIN = 'admin-secret'
 let db: TestRedis
 let env: Env
 
-beforeAll(async () => {
-  db = await freshRedis()
-  env = { ...db.env, ADMIN_TOKEN: ADMIN }
-})
+beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
 /** A chain of `levels` definitions, each applying the next through `$ref`s. */

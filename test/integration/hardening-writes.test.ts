@@ -8,18 +8,13 @@ import { ServiceError } from '../../lib/errors'
 import { promote } from '../../lib/publish'
 import { UpstashStore } from '../../lib/store'
 import type { Command, CommandStore, Reply, Store } from '../../lib/store'
-import { fetchWorker, freshRedis, get } from '../support/harness'
+import { ADMIN, fetchWorker, get, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
-
-const ADMIN = 'admin-secret'
 
 let db: TestRedis
 let env: Env
 
-beforeAll(async () => {
-  db = await freshRedis()
-  env = { ...db.env, ADMIN_TOKEN: ADMIN }
-})
+beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
 async function send(method: string, path: string, body?: unknown): Promise<Answer> {

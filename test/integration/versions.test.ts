@@ -2,18 +2,13 @@
 // real Redis behind the Upstash bridge: every check reads Redis itself too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
-import { call, fetchWorker, freshRedis, get, llmServer, logged } from '../support/harness'
+import { ADMIN, call, fetchWorker, get, llmServer, logged, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
-
-const ADMIN = 'admin-secret'
 
 let db: TestRedis
 let env: Env
 
-beforeAll(async () => {
-  db = await freshRedis()
-  env = { ...db.env, ADMIN_TOKEN: ADMIN }
-})
+beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
 /** A write with the admin token (or `token`), its body sent as JSON. */

@@ -30,6 +30,15 @@ export interface TestRedis {
   release(): Promise<void>
 }
 
+/** The ADMIN_TOKEN of writableRedis's env: a write sends it as its bearer token. */
+export const ADMIN = 'admin-secret'
+
+/** A fresh database (freshRedis), and the Worker's env on it with writes allowed. */
+export async function writableRedis(): Promise<{ db: TestRedis; env: Env }> {
+  const db = await freshRedis()
+  return { db, env: { ...db.env, ADMIN_TOKEN: ADMIN } }
+}
+
 /** A fresh, empty Redis database, reached through the bridge with its own token. */
 export async function freshRedis(): Promise<TestRedis> {
   const bridge = inject('bridgeUrl')
