@@ -14,7 +14,7 @@
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { listenOnLoopback } from './ports'
+import { closeNow, listenOnLoopback } from './ports'
 import { messageOf, send } from './serving'
 
 export interface DripServer {
@@ -38,11 +38,7 @@ export async function startDripServer(): Promise<DripServer> {
   const port = await listenOnLoopback(server)
   return {
     url: `http://127.0.0.1:${port}`,
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      server.closeAllConnections()
-      await closed
-    },
+    stop: () => closeNow(server),
   }
 }
 

@@ -24,7 +24,7 @@ export async function listenOnLoopback(server: Server): Promise<number> {
 }
 
 /** Stops an HTTP server at once: answers still pending are cut, keep-alive and streaming sockets closed. */
-export async function closeNow(server: HttpServer, pending: Set<ServerResponse>): Promise<void> {
+export async function closeNow(server: HttpServer, pending = new Set<ServerResponse>()): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   for (const res of pending) res.destroy()
   pending.clear()

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import { listenOnLoopback } from './ports'
+import { closeNow, listenOnLoopback } from './ports'
 import type { Redis as RedisClient } from 'ioredis'
 import { messageOf } from './serving'
 
@@ -237,10 +237,8 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       // The client uses keep-alive; idle sockets would otherwise hold close() open.
-      server.closeAllConnections()
-      await closed
+      await closeNow(server)
       const all = [...databases.values()]
       databases.clear()
       for (const database of all) database.stall?.release()
