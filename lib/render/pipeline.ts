@@ -21,10 +21,21 @@ import { Timing } from './timing'
 
 /**
  * Steps of execution a render may take per millisecond of its deadline: about
- * twice what this engine walks in that time, so it ends a runaway template
- * even where the clock stands still during CPU work (deployed Workers).
+ * what this engine walks in that time in workerd on a slow machine (a loop
+ * calling a tool, the slowest step there is, walks 2,500 to 3,000). Where the
+ * clock stands still during CPU work (deployed Workers), the budget is what
+ * ends a runaway template, and it must end it near the deadline, as the
+ * clock does where it moves: at twice this, issue 27's row 4 took 815 ms
+ * of a 500 ms deadline (bench/hostile-2.ts, bench/frozen-clock.ts).
  */
-const STEPS_PER_MS = 5000
+const STEPS_PER_MS = 2000
+
+/**
+ * How long, in steps, a render walks before letting the isolate's other
+ * requests run (ExecuteOptions.turnSteps): a render is one request of many,
+ * and a costly one may cost only itself.
+ */
+const TURN_STEPS = 5 * STEPS_PER_MS
 
 /**
  * How deep the data a template prints may nest: whatever a request or a
@@ -164,6 +175,7 @@ async function render(options: RenderOptions, planner: Planner): Promise<Rendere
       signal: deadline,
       deadline: deadlineAt,
       maxSteps: options.deadlineMs * STEPS_PER_MS,
+      turnSteps: TURN_STEPS,
       maxDataDepth: MAX_DATA_DEPTH,
     }
     const rendering = timing.measureSync('render', () => renderAll(compiled.templates, data, executeOptions))

@@ -106,7 +106,7 @@ export class State extends Evaluator {
 
   walk(dot: Slot, node: Node): Maybe<Signal> {
     this.check()
-    const wait = this.out.backpressure()
+    const wait = this.out.backpressure() ?? this.run.turn()
     // Waking, it checks again: the execution may have been aborted meanwhile.
     return wait ? wait.then(() => this.walk(dot, node)) : this.visit(dot, node)
   }

@@ -91,6 +91,13 @@ export interface ExecuteOptions {
    * TimeoutError, as past the deadline.
    */
   maxSteps?: number
+  /**
+   * Every so many steps, the walk waits for a timer of 0 ms before going on,
+   * so that other work of the isolate (another request's I/O) runs between:
+   * one long execution does not hold up the rest until its budget ends.
+   * Default: never (an execution with no pending call stays synchronous).
+   */
+  turnSteps?: number
 }
 
 const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
@@ -178,6 +185,7 @@ export class Template {
       maxDataDepth: options.maxDataDepth ?? DEFAULT_MAX_DATA_DEPTH,
       deadline: options.deadline,
       maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+      turnSteps: options.turnSteps,
     })
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value

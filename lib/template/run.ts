@@ -52,6 +52,8 @@ export interface ExecOptions {
   deadline: number | undefined
   /** Nodes, range iterations and builtins' characters (CHARS_PER_STEP a step) at most, then a TimeoutError. */
   maxSteps: number
+  /** Steps between two turns given to the isolate's other work (ExecuteOptions.turnSteps); undefined: none. */
+  turnSteps: number | undefined
 }
 
 /**
@@ -126,11 +128,15 @@ export class Run implements Work {
   /** Sizes and sorted keys of maps: the data does not change during an execution. */
   #sizes: WeakMap<ValueMap, number> | undefined
   #sortedKeys: WeakMap<ValueMap, string[]> | undefined
+  /** The step count at which the next turn is given (turnSteps). */
+  #nextTurn: number
 
   constructor(
     readonly templates: ReadonlyMap<string, Tree>,
     readonly options: ExecOptions,
-  ) {}
+  ) {
+    this.#nextTurn = options.turnSteps ?? Infinity
+  }
 
   get limits(): FormatLimits {
     return (this.#limits ??= {
@@ -147,6 +153,18 @@ export class Run implements Work {
     const { deadline, maxSteps } = this.options
     if (steps > maxSteps) throw overBudget(maxSteps)
     if (deadline !== undefined && (steps & (STEPS_PER_CLOCK - 1)) === 0 && Date.now() > deadline) throw overdue()
+  }
+
+  /**
+   * A turn for the isolate's other work, once turnSteps steps have passed
+   * since the last: a timer of 0 ms, whose wait lets every other callback
+   * that is due run first. Undefined the rest of the time.
+   */
+  turn(): Promise<void> | undefined {
+    const { turnSteps } = this.options
+    if (turnSteps === undefined || this.steps < this.#nextTurn) return undefined
+    this.#nextTurn = this.steps + turnSteps
+    return new Promise((resolve) => setTimeout(resolve, 0))
   }
 
   /**

@@ -5,7 +5,7 @@
 // names it, where the step budget and the deadline end it with a TimeoutError.
 import { describe, expect, it } from 'vitest'
 import { ExecError, LimitError, parse } from '../../../lib/template'
-import type { ExecuteOptions } from '../../../lib/template'
+import type { ExecuteOptions, Value } from '../../../lib/template'
 
 /** What executing `text` with `data` throws (or the output, to fail an expectation clearly). */
 async function failure(text: string, data: unknown = null, options: ExecuteOptions = {}): Promise<unknown> {
@@ -196,6 +196,37 @@ describe('the step budget', () => {
     // Encoding the string again at each of the 60,000 calls would take 187 million steps; looking it up takes 6.
     const out = await parse('t', text).execute({ s, n }, { maxSteps: 10_000_000 })
     expect(out).toBe('1'.repeat(10_000))
+  })
+})
+
+describe('turns for the rest of the isolate (turnSteps)', () => {
+  /** Renders `text` with `turnSteps`; `fired` says, when the template calls it, how many 0 ms timers set before it fired. */
+  function race(text: string, turnSteps?: number) {
+    let timers = 0
+    for (let i = 0; i < 3; i++) setTimeout(() => timers++, 0)
+    const funcs = { fired: () => timers }
+    return parse('t', text, { functions: ['fired'] }).render({}, { funcs, turnSteps })
+  }
+
+  it('lets timers due meanwhile fire during a long walk, and renders what it would have', async () => {
+    const text = '{{range 20000}}{{end}}{{fired}}'
+    // Without turns, the walk holds the thread: nothing else runs until it ends, and it ends synchronously.
+    expect(race(text)).toBe('0')
+    const turned = race(text, 1000)
+    expect(turned).toBeInstanceOf(Promise)
+    expect(await turned).toBe('3')
+  })
+
+  it('gives none to a walk shorter than turnSteps, which stays synchronous', () => {
+    expect(race('{{range 100}}{{end}}{{fired}}', 1000)).toBe('0')
+  })
+
+  it('keeps the output in order across turns, pending calls among them', async () => {
+    const funcs = { later: (n: Value) => Promise.resolve(n) }
+    const data = Array.from({ length: 3000 }, (_, i) => (i % 500 === 0 ? String(i) : ''))
+    const text = '{{range .}}{{if .}}{{later .}},{{end}}{{end}}'
+    const out = await parse('t', text, { functions: ['later'] }).execute(data, { funcs, turnSteps: 700 })
+    expect(out).toBe('0,500,1000,1500,2000,2500,')
   })
 })
 
