@@ -42,6 +42,9 @@ export interface Outcome {
   ms?: number
 }
 
+/** A shape of load that costs `wrangler dev` itself: many requests at once, or megabytes fetched by the Worker. */
+export type DevServerLoad = 'requests' | 'bodies'
+
 export interface Row {
   row: number
   input: string
@@ -52,6 +55,13 @@ export interface Row {
    * `new Response(res.body)`, exhausts workerd's 20,000 file descriptors the same way), which Cloudflare has not.
    */
   on?: 'frozen' | 'miniflare'
+  /**
+   * What of this row's load is the dev server's to carry as much as the Worker's: many requests at once, or
+   * megabytes in the answers to the Worker's fetches (see `on`). Such a row runs under wrangler dev for the
+   * record, beside what a Worker of a few lines meets under the same (bench/dev-server-floor.ts), and is
+   * judged under Miniflare.
+   */
+  devServer?: DevServerLoad
   /** false: many requests, judged by their counts, not the time. */
   timed?: false
   /** How long the row may take before it is recorded as a timeout, if not REQUEST_WAIT_MS. */
@@ -100,12 +110,17 @@ export function rows(servers: Servers, workers: Workers): Row[] {
     const { requests } = (await res.json()) as { requests: { body: unknown }[] }
     return requests.map((r) => Buffer.byteLength(JSON.stringify(r.body)))
   }
-  const script = (model: string, answers: object[]) =>
-    fetch(`${servers.llm}/__script?model=${model}`, {
+  /** Scripts `model` afresh: a row may run twice (Row.devServer), and counts only its own requests. */
+  const script = async (model: string, answers: object[]) => {
+    await fetch(`${servers.llm}/__reset?model=${model}`, { method: 'POST' })
+    await fetch(`${servers.llm}/__script?model=${model}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ answers, repeat_last: true }),
     })
+  }
+  /** A name of its own for each run of a row that writes: a row may run twice (Row.devServer). */
+  let runs = 0
   const admin = (dev: WranglerDev, method: string, path: string, body?: unknown) =>
     answer(
       fetch(`${dev.base}${path}`, {
@@ -184,6 +199,7 @@ export function rows(servers: Servers, workers: Workers): Row[] {
         method === 'resources/read'
           ? 'an MCP batch of 32 resources/read of a 4 MB environ subtree'
           : 'an MCP batch of 32 tools/call of a tool answering 1 MB',
+      ...(method === 'tools/call' ? { devServer: 'bodies' } : {}),
       run: async (dev) => {
         const params = method === 'resources/read' ? { uri: 'environ://h2big' } : { name: 'h2_big', arguments: {} }
         const batch = Array.from({ length: 32 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
@@ -236,14 +252,16 @@ export function rows(servers: Servers, workers: Workers): Row[] {
     {
       row: 6,
       input: '3 × 40 PUTs into a label while it is promoted',
+      devServer: 'requests',
       timed: false,
       run: async (dev) => {
+        const lost = `lost${++runs}`
         const acknowledged: number[] = []
         const statuses = new Map<number, number>()
         for (let round = 0; round < 3; round++) {
           const puts = Array.from({ length: 40 }, async (_, j) => {
             const n = round * 40 + j
-            const a = await admin(dev, 'PUT', `/api/environs/lost.k${n}?label=${LABEL}`, { n })
+            const a = await admin(dev, 'PUT', `/api/environs/${lost}.k${n}?label=${LABEL}`, { n })
             statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1)
             if (a.status === 200) acknowledged.push(n)
           })
@@ -251,17 +269,17 @@ export function rows(servers: Servers, workers: Workers): Row[] {
           await Promise.all([...puts, promote])
         }
         const keys = acknowledged.flatMap((n) => [
-          `shenma:environs:lost:k${n}`,
-          `shenma:labels:${LABEL}:environs:lost:k${n}`,
+          `shenma:environs:${lost}:k${n}`,
+          `shenma:labels:${LABEL}:environs:${lost}:k${n}`,
         ])
         const found = keys.length === 0 ? [] : await redis.mget<(string | null)[]>(...keys)
-        const lost = acknowledged.filter((_, i) => found[2 * i] === null && found[2 * i + 1] === null).length
+        const missing = acknowledged.filter((_, i) => found[2 * i] === null && found[2 * i + 1] === null).length
         const answered = [...statuses].map(([s, c]) => `${c} × ${s}`).join(', ')
         return {
           status: 200,
           code: null,
-          shows: `${lost} of ${acknowledged.length} acknowledged writes lost (PUTs: ${answered})`,
-          problems: lost === 0 ? [] : [`${lost} acknowledged writes lost`],
+          shows: `${missing} of ${acknowledged.length} acknowledged writes lost (PUTs: ${answered})`,
+          problems: missing === 0 ? [] : [`${missing} acknowledged writes lost`],
         }
       },
     },
@@ -318,15 +336,17 @@ export function rows(servers: Servers, workers: Workers): Row[] {
     {
       row: 9,
       input: '20 concurrent PUTs after an out-of-band change',
+      devServer: 'requests',
       timed: false,
       run: async (dev) => {
-        const first = await admin(dev, 'PUT', '/api/environs/race.doc', { v: 'first' })
-        await redis.set('shenma:environs:race:doc', JSON.stringify({ v: 'out of band' }))
+        const doc = `race${++runs}.doc`
+        const first = await admin(dev, 'PUT', `/api/environs/${doc}`, { v: 'first' })
+        await redis.set(`shenma:environs:${doc.replace('.', ':')}`, JSON.stringify({ v: 'out of band' }))
         const puts = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => admin(dev, 'PUT', '/api/environs/race.doc', { v: i })),
+          Array.from({ length: 20 }, (_, i) => admin(dev, 'PUT', `/api/environs/${doc}`, { v: i })),
         )
         const ok = puts.filter((p) => p.status === 200).length
-        const a = await answer(fetch(`${dev.base}/api/environs/race.doc/versions`))
+        const a = await answer(fetch(`${dev.base}/api/environs/${doc}/versions`))
         const versions = (parse(a.text) as { data?: { message: string | null }[] }).data ?? []
         const found = versions.filter((v) => /by other means/.test(v.message ?? '')).length
         return {
@@ -354,6 +374,7 @@ export function rows(servers: Servers, workers: Workers): Row[] {
     {
       row: 11,
       input: 'a model calling a tool with 3.9 MB of arguments each round',
+      devServer: 'bodies',
       run: async (dev) => {
         const call = { id: 'c1', name: 'h2_echo', arguments: JSON.stringify({ x: 'y'.repeat(3_900_000) }) }
         await script('calls', [{ tool_calls: [call] }])
@@ -374,6 +395,7 @@ export function rows(servers: Servers, workers: Workers): Row[] {
     {
       row: 11,
       input: 'a 3.5 MB answer in tags',
+      devServer: 'bodies',
       run: async (dev) => {
         const content = '<actions>x</actions>'.repeat(175_000)
         await script('tags', [{ content }])

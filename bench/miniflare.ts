@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
 import { freePort } from '../test/support/ports'
-import { log } from './worker'
+import { childrenRss, log } from './worker'
 import type { Logged } from './worker'
 
 export interface MiniflareWorker {
@@ -27,6 +27,8 @@ export interface MiniflareWorker {
   phase(name: string): void
   /** Lines of the Worker's output that report a problem. */
   problemLines(): Logged[]
+  /** The resident memory of its workerd process, in bytes (VmRSS). */
+  workerdRss(): number
   /** Records a CPU profile of the Worker while `load` runs; only when started with the inspector. */
   profile(load: () => Promise<void>): Promise<CpuProfile>
   stop(): Promise<void>
@@ -120,6 +122,7 @@ export async function startMiniflare(
     bundle: readFileSync(join(outdir, 'index.js'), 'utf8'),
     phase: (name) => (phase = { name, started: performance.now() }),
     problemLines: () => [...problems],
+    workerdRss: () => childrenRss('workerd'),
     profile: async (load) => {
       if (!inspector) throw new Error('this Miniflare was started without the inspector')
       return profileWhile(inspectorPort, load)

@@ -258,14 +258,27 @@ export async function startWrangler(
 
 /** The VmRSS, in bytes, of the processes named `name` in process group `group` (Linux's /proc). */
 function groupRss(group: number, name: string): number {
+  return rssOf(name, (_, pgrp) => pgrp === group)
+}
+
+/** The VmRSS, in bytes, of this process's children named `name` (Miniflare's workerd). */
+export function childrenRss(name: string): number {
+  return rssOf(name, (ppid) => ppid === process.pid)
+}
+
+/** The VmRSS, in bytes, of the processes named `name` whose parent and group `belongs` takes. */
+function rssOf(name: string, belongs: (ppid: number, pgrp: number) => boolean): number {
   let bytes = 0
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
       // `pid (comm) state ppid pgrp ...`: comm may hold spaces, so fields are counted after its `)`.
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])
-      if (comm !== name || pgrp !== group) continue
+      const [, ppid, pgrp] = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number)
+      if (comm !== name || !belongs(ppid as number, pgrp as number)) continue
       const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
       bytes += Number(rss?.[1] ?? 0) * 1024
     } catch {
