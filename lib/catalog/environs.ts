@@ -76,9 +76,9 @@ export async function getEnviron(
 
 /**
  * The bytes an environ read may still load (ENVIRON_MAX_BYTES): keys' names
- * and values are charged as they are read, and past the budget the read
- * fails with LIMIT_EXCEEDED, as `refusal` words it for the key that passed
- * it. So a subtree past it is refused without being loaded whole.
+ * and values are charged, and past the budget the read fails with
+ * LIMIT_EXCEEDED, as `refusal` words it for the key that passed it. Values
+ * are sized before they are read, so a subtree past it loads none of them.
  */
 export class EnvironBudget {
   left: number
