@@ -3,7 +3,7 @@ import type { Env } from '../env'
 import { ServiceError, notFound } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
-import { keyToPath, kindPrefix, pathToKey } from '../store'
+import { keyToPath, kindPrefix, passedAt, pathToKey } from '../store'
 import type { Store } from '../store'
 import { utf8Length } from '../template/fmt/utf8'
 import { checkId, unnamable } from './ids'
@@ -13,9 +13,7 @@ import type { Listing, Skip } from './types'
 
 /** Bytes one environ read loads by default (ENVIRON_MAX_BYTES): its keys' names and values, everything below it. */
 const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
-/** Values of a subtree read first, before their sizes tell how many more the budget may hold. */
-const FIRST_READ = 16
-/** Values read at most at once: two MGETs of the Upstash store, one HTTP request. */
+/** Values read at most at once: one EVAL of the Upstash store, one HTTP request. */
 const MOST_READ = 1000
 
 /** ENVIRON_MAX_BYTES, the bytes one environ read (REST or MCP) may load. */
@@ -78,9 +76,9 @@ export async function getEnviron(
 
 /**
  * The bytes an environ read may still load (ENVIRON_MAX_BYTES): keys' names
- * and values are charged as they are read, and past the budget the read
- * fails with LIMIT_EXCEEDED, as `refusal` words it for the key that passed
- * it. So a subtree past it is refused without being loaded whole.
+ * and values are charged, and past the budget the read fails with
+ * LIMIT_EXCEEDED, as `refusal` words it for the key that passed it. Values
+ * are sized before they are read, so a subtree past it loads none of them.
  */
 export class EnvironBudget {
   left: number
@@ -95,26 +93,30 @@ export class EnvironBudget {
   /** Charges the bytes of `text`: the name or value of `key`, when one is said. */
   charge(text: string, key?: string): void {
     this.left -= utf8Length(text, 0, text.length)
-    if (this.left < 0) {
-      const { message, extra } = this.refusal(key)
-      throw new ServiceError('LIMIT_EXCEEDED', message, { extra: { limit: 'ENVIRON_MAX_BYTES', ...extra } })
-    }
+    if (this.left < 0) this.#refuse(key)
+  }
+
+  #refuse(key: string | undefined): never {
+    const { message, extra } = this.refusal(key)
+    throw new ServiceError('LIMIT_EXCEEDED', message, { extra: { limit: 'ENVIRON_MAX_BYTES', ...extra } })
   }
 
   /**
-   * The values of `keys`, each charged as read. A value's size is known only
-   * once read: a first few values are read, then as many as the budget left
-   * would hold at their mean size, so a read overshoots the budget by about
-   * one value when sizes are alike, and a subtree within it costs two reads.
+   * The values of `keys`, each charged. The store learns their sizes before
+   * it reads them, in the same request (Store.valuesWithin): past the budget
+   * left, no value is read, and the key that passed it is refused. A subtree
+   * within it costs one read per MOST_READ keys.
    */
   async read(store: Store, keys: readonly string[]): Promise<(string | null)[]> {
     const values: (string | null)[] = []
-    const before = this.left
     while (values.length < keys.length) {
-      const mean = values.length === 0 ? 0 : Math.max(1, (before - this.left) / values.length)
-      const count = mean === 0 ? FIRST_READ : Math.floor(this.left / mean)
-      const batch = keys.slice(values.length, values.length + Math.min(MOST_READ, Math.max(FIRST_READ, count)))
-      for (const [i, value] of (await store.values(batch)).entries()) {
+      const batch = keys.slice(values.length, values.length + MOST_READ)
+      const answer = await store.valuesWithin(batch, this.left)
+      if (!answer.within) {
+        const at = passedAt(answer.sizes, this.left)
+        this.#refuse(batch[at === -1 ? batch.length - 1 : at])
+      }
+      for (const [i, value] of answer.values.entries()) {
         this.charge(value ?? '', batch[i])
         values.push(value)
       }

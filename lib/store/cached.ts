@@ -1,6 +1,7 @@
 import { requestLog } from '../log'
 import { AbandonedFlight, fly, inFlight, join } from './flights'
-import type { Generational, Store, StoreKind } from './types'
+import { hexDigest } from './history'
+import type { Generational, Store, StoreKind, Within } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
 export const FRESH_MS = 5000
@@ -67,7 +68,8 @@ function forget(key: string): void {
 
 function sizeOf(value: unknown): number {
   if (typeof value === 'string') return value.length
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + sizeOf(v) + 1, 0)
+  if (typeof value === 'object' && value !== null)
+    return Object.values(value).reduce((n: number, v) => n + sizeOf(v) + 1, 0)
   return 8
 }
 
@@ -134,6 +136,19 @@ export class CachedStore implements Store, Generational {
       keys.map((key) => prefix + key),
       (ids) => this.inner.values(ids.map((id) => id.slice(prefix.length))),
     )
+  }
+
+  /**
+   * A read within a budget is kept whole, values or sizes, as one entry
+   * named by its keys and budget: concurrent reads of one subtree share one
+   * request, and a refused one costs none while it is fresh.
+   */
+  async valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    if (keys.length === 0) return { within: true, values: [] }
+    // A digest, as keys may be many and long: an id is also a URL of the shared cache.
+    const id = `${this.options.namespace}/within/${await hexDigest('SHA-256', `${maxBytes}\n${keys.join('\n')}`)}`
+    const [answer] = await this.#read<Within>([id], async () => [await this.inner.valuesWithin(keys, maxBytes)])
+    return answer as Within
   }
 
   /** When this isolate last wrote to the store: entries read before are stale here. */

@@ -1,4 +1,5 @@
-import type { Generational, Store } from './types'
+import type { Generational, Store, Within } from './types'
+import { measured } from './within'
 
 /**
  * A store held in memory: the example records bundled into the Worker, so
@@ -26,6 +27,10 @@ export class EmbeddedStore implements Store, Generational {
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {
     return keys.map((key) => this.#data.get(key) ?? null)
+  }
+
+  async valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    return measured(await this.values(keys), maxBytes)
   }
 
   answersHoldUntil(): number {

@@ -1,6 +1,7 @@
 import { KINDS, TOMBSTONE, baseKeyOf, kindPrefix, overlayKey } from './keys'
 import { isGenerational } from './types'
-import type { Store, StoreKind } from './types'
+import type { Store, StoreKind, Within } from './types'
+import { NONE, passedAt } from './within'
 
 /**
  * The store as a label sees it: the label's overlay over the base. A key
@@ -56,8 +57,37 @@ export class LabeledStore implements Store {
   }
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {
-    const own = keys.filter(layered).map((key) => overlayKey(this.label, key))
-    const raws = await this.inner.values([...keys, ...own])
+    return this.#overlaid(keys, await this.inner.values(this.#both(keys)))
+  }
+
+  /**
+   * The base's values and the label's, read within `maxBytes` together, are
+   * within it as the label sees them too. When together they are not, the
+   * label's own sizes stand for the base's they hide (a tombstone counted as
+   * its few bytes); the values as the label sees them are then read again
+   * within `maxBytes` when they fit it, which only a label hiding large base
+   * values costs.
+   */
+  async valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    const both = await this.inner.valuesWithin(this.#both(keys), maxBytes)
+    if (both.within) return { within: true, values: this.#overlaid(keys, both.values) }
+    let next = keys.length
+    const own = keys.map((key) => (layered(key) ? (both.sizes[next++] as number) : NONE))
+    const sizes = own.map((size, i) => (size === NONE ? (both.sizes[i] as number) : size))
+    if (passedAt(sizes, maxBytes) !== -1) return { within: false, sizes }
+    const read = keys.map((key, i) => (own[i] === NONE ? key : overlayKey(this.label, key)))
+    const seen = await this.inner.valuesWithin(read, maxBytes)
+    if (!seen.within) return seen
+    return { within: true, values: seen.values.map((v, i) => (read[i] !== keys[i] && v === TOMBSTONE ? null : v)) }
+  }
+
+  /** `keys`, then the label's own key of each of them that a label can have. */
+  #both(keys: readonly string[]): string[] {
+    return [...keys, ...keys.filter(layered).map((key) => overlayKey(this.label, key))]
+  }
+
+  /** The values of `keys` as the label sees them, from `raws` read at #both(keys). */
+  #overlaid(keys: readonly string[], raws: readonly (string | null)[]): (string | null)[] {
     let next = keys.length
     return keys.map((key, i) => {
       const base = raws[i] ?? null

@@ -1,6 +1,6 @@
 import type { Guard } from './commit-script'
 import { hexDigest } from './history'
-import type { Store } from './types'
+import type { Store, Within } from './types'
 
 /** Not a SHA-1: the guard of a key read twice with two texts, which no text holds. */
 const UNSTEADY = 'read twice, two texts'
@@ -24,13 +24,25 @@ export class Observed implements Store {
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {
     const values = await this.inner.values(keys)
+    await this.#note(keys, values)
+    return values
+  }
+
+  /** A read past the budget read no value, so it is no read a write could be decided on. */
+  async valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    const answer = await this.inner.valuesWithin(keys, maxBytes)
+    if (answer.within) await this.#note(keys, answer.values)
+    return answer
+  }
+
+  /** Remembers the digest of each value read, or that a key was read with two texts. */
+  async #note(keys: readonly string[], values: readonly (string | null)[]): Promise<void> {
     const digests = await Promise.all(values.map((value) => (value === null ? '' : hexDigest('SHA-1', value))))
     keys.forEach((key, i) => {
       const digest = digests[i] as string
       const known = this.#read.get(key)
       this.#read.set(key, known === undefined || known === digest ? digest : UNSTEADY)
     })
-    return values
   }
 
   /** Each key read, with the SHA-1 of the text read there ('' for none). */

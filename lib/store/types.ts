@@ -11,7 +11,21 @@ export interface Store {
   keys(prefix: string): Promise<string[]>
   /** The raw values of `keys`, in order; null where a key holds no string value. */
   values(keys: readonly string[]): Promise<(string | null)[]>
+  /**
+   * What `values` answers for `keys` when those values hold at most
+   * `maxBytes` (UTF-8) together; past it, each key's size only, no value
+   * read, in the same one request a read of the values would be.
+   */
+  valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within>
 }
+
+/**
+ * What a read within a byte budget answers (Store.valuesWithin): the values,
+ * when together they hold at most the budget; else only each key's size
+ * (bytes, -1 where no string value is), so that a read past the budget
+ * transfers no value, and the caller can tell which key passed it.
+ */
+export type Within = { within: true; values: (string | null)[] } | { within: false; sizes: number[] }
 
 /** A Redis command and its arguments, as the REST protocol takes it. */
 export type Command = [string, ...string[]]

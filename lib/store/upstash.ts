@@ -1,7 +1,8 @@
 import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
-import type { Command, CommandStore, Reply, Store } from './types'
+import type { Command, CommandStore, Reply, Store, Within } from './types'
+import { withinAnswer, withinCommand } from './within'
 
 /**
  * SCAN's COUNT is how many slots Redis visits per call, and a walk visits
@@ -73,6 +74,12 @@ export class UpstashStore implements Store, CommandStore {
       for (let i = 0; i < keys.length; i += MGET_BATCH) batches.push(['MGET', ...keys.slice(i, i + MGET_BATCH)])
       return ((await this.#send(batches)) as (string | null)[][]).flat()
     })
+  }
+
+  /** One EVAL: the script learns the sizes and reads the values only within the budget (within.ts). */
+  valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    if (keys.length === 0) return Promise.resolve({ within: true, values: [] })
+    return this.#call('EVAL', async () => withinAnswer((await this.#send([withinCommand(keys, maxBytes)]))[0]))
   }
 
   /** In-memory cache keys only: tells this database from others, and holds the token. */

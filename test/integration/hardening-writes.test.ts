@@ -7,7 +7,7 @@ import type { Env } from '../../lib/env'
 import { ServiceError } from '../../lib/errors'
 import { promote } from '../../lib/publish'
 import { UpstashStore } from '../../lib/store'
-import type { Command, CommandStore, Reply, Store } from '../../lib/store'
+import type { Command, CommandStore, Reply, Store, Within } from '../../lib/store'
 import { ADMIN, fetchWorker, get, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
@@ -61,6 +61,10 @@ class Meddling implements Store, CommandStore {
 
   values(keys: readonly string[]): Promise<(string | null)[]> {
     return this.real.values(keys)
+  }
+
+  valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    return this.real.valuesWithin(keys, maxBytes)
   }
 
   async transaction(commands: readonly Command[], writes: boolean): Promise<Reply[]> {

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CachedStore, FRESH_MS } from '../../lib/store/cached'
 import type { Store } from '../../lib/store/types'
+import { measured } from '../../lib/store/within'
 
 /** An inner store that answers each read as `answer` says, counting the keys it was asked for. */
 function innerStore(answer: (keys: readonly string[]) => Promise<(string | null)[]>) {
@@ -15,6 +16,7 @@ function innerStore(answer: (keys: readonly string[]) => Promise<(string | null)
       asked.push([...keys])
       return answer(keys)
     },
+    valuesWithin: async (keys, maxBytes) => measured(await store.values(keys), maxBytes),
   }
   return { store, asked }
 }
