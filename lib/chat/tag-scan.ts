@@ -13,12 +13,19 @@ import { setOwn } from '../json'
  */
 export class Names {
   readonly #byStart = new Map<number, string[]>()
+  readonly #firsts = new Set<number>()
 
   constructor(declared: readonly string[]) {
     for (const name of new Set(declared.map((t) => t.toLowerCase()))) {
       const key = keyOf(name.length, name.charCodeAt(0))
       this.#byStart.set(key, [...(this.#byStart.get(key) ?? []), name])
+      this.#firsts.add(name.charCodeAt(0))
     }
+  }
+
+  /** Whether a declared name starts with this character, whatever its case. */
+  mayStart(c: number): boolean {
+    return this.#firsts.has(lowerCase(c))
   }
 
   /** The declared tag named by `text` from `start` to `end`, lower-cased; undefined for any other name. */
@@ -120,7 +127,7 @@ export function bodyOf(
     if (text.charCodeAt(at + 1) === SLASH) {
       const after = closerEnd(text, at + 2, name)
       if (after !== -1) return { end: at, after, inner }
-    } else if (inner === undefined) {
+    } else if (inner === undefined && names.mayStart(text.charCodeAt(at + 1))) {
       const nameEnd = tagNameEnd(text, at + 1)
       const c = text.charCodeAt(nameEnd)
       if (isSpace(c) || c === SLASH || c === GT) inner = names.at(text, at + 1, nameEnd)
@@ -145,6 +152,8 @@ export function tagAt(
 ): { name: string | undefined; closing: boolean; nameEnd: number } {
   const closing = text.charCodeAt(at + 1) === SLASH
   const start = at + (closing ? 2 : 1)
+  // A name no declared one starts like is not read: the scan goes on from the next character, its letters hold no `<`.
+  if (!names.mayStart(text.charCodeAt(start))) return { name: undefined, closing, nameEnd: start }
   const nameEnd = tagNameEnd(text, start)
   return { name: names.at(text, start, nameEnd), closing, nameEnd }
 }
