@@ -61,6 +61,8 @@ export interface Env {
   CHAT_TIMEOUT_MS?: string
   /** Tool rounds a chat may ask for with `max_steps` at most (default 8). */
   CHAT_MAX_STEPS?: string
+  /** Characters of one tool call's arguments a chat makes at most; past them the loop stops (default 1048576). */
+  CHAT_ARGUMENTS_MAX_BYTES?: string
   /** Times a chat asks again when the answer does not match the prompt's `returns` schema (default 2; 0: never). */
   LLM_OUTPUT_RETRIES?: string
 }

@@ -1,9 +1,10 @@
-import type { ChatMessage } from '../llm'
+import type { ChatMessage, ToolCallSpec } from '../llm'
 
 /**
- * What a chat's loop may add to its conversation, which every request
- * re-sends whole: the model's turns (their text, their calls' arguments),
- * the tools' answers, the requests to fix an answer. LLM_MAX_BYTES of it,
+ * What a chat's conversation may hold, which every request re-sends whole:
+ * the prompt's and the caller's messages it starts with, then what the
+ * loop adds, the model's turns (their text, their calls' arguments), the
+ * tools' answers, the requests to fix an answer. LLM_MAX_BYTES of it,
  * counted in characters of text (the strings' UTF-16 units), so that no
  * model and no tool can make the next request, and every one after it,
  * grow without bound.
@@ -11,8 +12,15 @@ import type { ChatMessage } from '../llm'
 export class Budget {
   #left: number
 
-  constructor(readonly total: number) {
-    this.#left = total
+  /** `start`: the messages the conversation starts with, which take their share whatever it is. */
+  constructor(
+    readonly total: number,
+    start: readonly ChatMessage[],
+  ) {
+    this.#left = Math.max(
+      0,
+      start.reduce((left, message) => left - turnChars(message), total),
+    )
   }
 
   get left(): number {
@@ -42,6 +50,11 @@ export function turnChars(message: ChatMessage): number {
     chars += CALL_CHARS + 2 * lengthOf(call.id) + lengthOf(name) + lengthOf(args)
   }
   return chars
+}
+
+/** The characters of a call's arguments, as the next request would re-send them. */
+export function argumentChars(call: ToolCallSpec): number {
+  return lengthOf(call.function.arguments)
 }
 
 /** A provider's field as it is re-sent: a string's length, anything else's as JSON (a provider may break the shape). */

@@ -7,7 +7,7 @@ import type { RenderOptions } from '../render'
 import type { Store } from '../store'
 import type { ToolSession } from '../tools'
 import type { ChatOptions } from './options'
-import { Budget, textOf, turnChars } from './budget'
+import { Budget, argumentChars, textOf, turnChars } from './budget'
 import { checkAnswer, responseFormat, retryRequest } from './returns'
 import type { Checked } from './returns'
 import { parseTags } from './tags'
@@ -62,7 +62,7 @@ export class Conversation {
   readonly steps: Step[] = []
   readonly #deadline = new AbortController()
   readonly #timer: ReturnType<typeof setTimeout>
-  /** What the loop may still add to the conversation (LLM_MAX_BYTES, in characters). */
+  /** What the conversation may still take (LLM_MAX_BYTES, in characters, less the messages it started with). */
   readonly #budget: Budget
   #retries = 0
   #session: ToolSession | undefined
@@ -74,7 +74,7 @@ export class Conversation {
     readonly options: ChatOptions,
     budget: number,
   ) {
-    this.#budget = new Budget(budget)
+    this.#budget = new Budget(budget, plan.messages)
     const reason = new ServiceError(
       'CHAT_TIMEOUT',
       `the chat did not finish within CHAT_TIMEOUT_MS (${options.deadlineMs} ms)`,
@@ -117,10 +117,14 @@ export class Conversation {
    * round) and the model asked again, while rounds, time and room in the
    * conversation (the budget: the turn, its calls' arguments, their answers)
    * are left; calls of the caller's tools end the loop, as do answers
-   * without calls. An answer checked against `returns` that fails is sent
-   * back with its problems when `canRetry` (nothing of it has reached the
-   * caller), up to LLM_OUTPUT_RETRIES times and while the budget takes it;
-   * then it is LLM_INVALID_OUTPUT.
+   * without calls. Room is decided before any call is made (or its
+   * arguments parsed), from lengths alone: a round whose turn, re-sent with
+   * the least of its answers, would not fit, or one of whose calls'
+   * arguments are past CHAT_ARGUMENTS_MAX_BYTES, is not made
+   * (`stopped: max_bytes`). An answer checked against `returns` that fails
+   * is sent back with its problems when `canRetry` (nothing of it has
+   * reached the caller), up to LLM_OUTPUT_RETRIES times and while the
+   * budget takes it; then it is LLM_INVALID_OUTPUT.
    */
   async next(message: ChatMessage, usage: unknown, canRetry: boolean): Promise<Next> {
     const { offered, returns } = this.plan
@@ -133,7 +137,9 @@ export class Conversation {
       // Calls of the caller's tools too: the answers go back to the caller, and nothing is re-sent.
       const resent = ours.length === calls.length
       const turn = assistantTurn(message)
-      if (resent && !this.#budget.take(turnChars(turn))) return { kind: 'done', stopped: 'max_bytes' }
+      if (this.#pastArguments(ours) || (resent && !this.#budget.take(turnChars(turn)))) {
+        return { kind: 'done', stopped: 'max_bytes' }
+      }
       const { step, answers } = await this.#round(ours, usage)
       if (!resent) return { kind: 'done', toolMessages: answers }
       this.plan.messages.push(turn, ...answers)
@@ -186,6 +192,18 @@ export class Conversation {
     clearTimeout(this.#timer)
     if (this.plan.offered.ours.size > 0) requestLog()?.set('steps', this.steps.length)
     await this.#session?.close().catch(() => undefined)
+  }
+
+  /**
+   * Whether a call's arguments are past CHAT_ARGUMENTS_MAX_BYTES. Such
+   * a call ends the loop rather than being answered as failed: its turn
+   * would have to be re-sent whole, megabytes in every later request, to
+   * tell the model so, and a model that wrote them once writes them again.
+   */
+  #pastArguments(calls: readonly ToolCallSpec[]): boolean {
+    const past = calls.find((call) => argumentChars(call) > this.options.maxArgumentChars)
+    if (past) requestLog()?.set('tool_arguments_chars', argumentChars(past))
+    return past !== undefined
   }
 
   /** Makes one round of the service's calls, and records it as a step. */

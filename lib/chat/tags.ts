@@ -4,13 +4,15 @@
  * commands, `<code filename="...">` files, `<task>`. The answer is parsed
  * into its declared tags, in document order, content verbatim; what does
  * not parse cleanly is a warning, never an error: the model's text is what
- * it is. One pass over the text, no regular expression that can backtrack
- * over it: an answer is up to LLM_MAX_BYTES of a model's making. The parsed
+ * it is. One pass over the text, read by hand (no regular expression runs
+ * over it): an answer is up to LLM_MAX_BYTES of a model's making. The parsed
  * form is bounded by the text: see PARSED_EXTRA_CHARS.
  */
 import type { PromptRecord } from '../catalog'
-import { isObject, setOwn } from '../json'
+import { isObject } from '../json'
 import { dangerOf } from './danger'
+import { MAX_ATTRIBUTES, Names, bodyOf, openTag, tagAt } from './tag-scan'
+import type { OpenTag } from './tag-scan'
 
 /** One declared tag of the answer. `commands`: an `actions` block's command lines, each judged. */
 export interface TagElement {
@@ -64,73 +66,65 @@ const DANGER_CHARS = 32
  * The declared tags of `text`, tag names matched whatever their case (and
  * answered lower-cased). A tag inside another is left in the outer one's
  * content, and said; an unclosed tag takes the rest of the text, and is
- * said; a closing tag nothing opened is said.
+ * said; a closing tag nothing opened is said. The text is read by hand from
+ * one `<` to the next: each character is looked at twice at most (a stretch
+ * read as an opening tag that turns out not to be one is read again as
+ * text), and nothing of it is copied but the elements' contents.
  */
 export function parseTags(text: string, declared: readonly string[]): ParsedTags {
-  const names = new Set(declared.map((t) => t.toLowerCase()))
+  const names = new Names(declared)
   const parsed: TagElement[] = []
   const warnings: string[] = []
-  // Worded only while there is room: finding a line costs a pass over the text before it.
+  const lineOf = lineCounter(text)
   const warn = (word: () => string) => {
     if (warnings.length < MAX_WARNINGS) warnings.push(word())
   }
   let room = text.length + PARSED_EXTRA_CHARS
   /** Adds the element when the room takes it; past the room, says so and answers false. */
-  const add = (name: string, attributes: Record<string, string>, content: string, at: number): boolean => {
-    const chars = ELEMENT_CHARS + name.length + content.length + attributesChars(attributes)
+  const add = (name: string, open: OpenTag, content: string, at: number): boolean => {
+    const chars = ELEMENT_CHARS + name.length + content.length + attributesChars(open.attributes)
     if (chars > room) {
-      warn(() => `the tags from the <${name}> at line ${lineOf(text, at)} on are left out: ${PAST_ROOM}`)
+      warn(() => `the tags from the <${name}> at line ${lineOf(at)} on are left out: ${PAST_ROOM}`)
       return false
     }
     room -= chars
-    parsed.push({ tag: name, attributes, content })
+    parsed.push({ tag: name, attributes: open.attributes, content })
     return true
   }
-  const closers = new Map<string, RegExp>()
-  const candidates = /<(\/?)([A-Za-z][A-Za-z0-9_-]*)/g
-  let found: RegExpExecArray | null
-  while ((found = candidates.exec(text)) !== null) {
-    const name = (found[2] as string).toLowerCase()
-    if (!names.has(name)) continue
-    const at = found.index
-    if (found[1]) {
-      warn(() => `a closing </${name}> at line ${lineOf(text, at)} closes no open <${name}>`)
+  let at = text.indexOf('<')
+  while (at !== -1) {
+    const { name, closing, nameEnd } = tagAt(text, at, names)
+    if (name === undefined || closing) {
+      if (name !== undefined) warn(() => `a closing </${name}> at line ${lineOf(at)} closes no open <${name}>`)
+      at = text.indexOf('<', Math.max(nameEnd, at + 1))
       continue
     }
-    const open = openTag(text, candidates.lastIndex)
-    if (!open) continue
+    const open = openTag(text, nameEnd)
+    if (!open) {
+      at = text.indexOf('<', nameEnd)
+      continue
+    }
     if (open.more > 0) {
       warn(
         () =>
-          `the <${name}> at line ${lineOf(text, at)} keeps its first ${MAX_ATTRIBUTES} attributes: ${open.more} more are left out`,
+          `the <${name}> at line ${lineOf(at)} keeps its first ${MAX_ATTRIBUTES} attributes: ${open.more} more are left out`,
       )
     }
-    const start = open.end
     if (open.selfClosing) {
-      if (!add(name, open.attributes, '', at)) break
+      if (!add(name, open, '', at)) break
+      at = text.indexOf('<', open.end)
       continue
     }
-    let close = closers.get(name)
-    if (!close) closers.set(name, (close = new RegExp(`</${name}\\s*>`, 'gi')))
-    close.lastIndex = start
-    const closed = close.exec(text)
-    const end = closed ? closed.index : text.length
-    const content = text.slice(start, end)
-    const inner = firstDeclared(content, names)
-    if (inner) warn(() => `a <${inner}> inside the <${name}> at line ${lineOf(text, at)} is left in its content`)
-    if (!closed) warn(() => `the <${name}> at line ${lineOf(text, at)} is not closed: its content runs to the end`)
-    if (!add(name, open.attributes, content, at)) break
-    candidates.lastIndex = closed ? close.lastIndex : text.length
+    const body = bodyOf(text, open.end, name, names)
+    if (body.inner) {
+      const inner = body.inner
+      warn(() => `a <${inner}> inside the <${name}> at line ${lineOf(at)} is left in its content`)
+    }
+    if (body.after === -1) warn(() => `the <${name}> at line ${lineOf(at)} is not closed: its content runs to the end`)
+    if (!add(name, open, text.slice(open.end, body.end), at)) break
+    at = body.after === -1 ? -1 : text.indexOf('<', body.after)
   }
-  // The commands repeat what the blocks hold: listed with the room the elements left.
-  for (const element of parsed) {
-    if (element.tag !== 'actions') continue
-    const listed = commandsOf(element.content, room)
-    element.commands = listed.commands
-    room = listed.room
-    if (listed.cut)
-      warn(() => `an <actions> block lists its first ${listed.commands.length} commands only: ${PAST_ROOM}`)
-  }
+  listCommands(parsed, room, warn)
   return { parsed, warnings }
 }
 
@@ -144,15 +138,44 @@ function attributesChars(attributes: Record<string, string>): number {
 }
 
 /**
+ * Lists the commands of the `actions` blocks, which repeat what the blocks
+ * hold, with the room the elements left: once a command does not fit, the
+ * blocks after it list none (and are not read).
+ */
+function listCommands(parsed: TagElement[], room: number, warn: (word: () => string) => void): void {
+  let cut: { listed: number; after: number } | undefined
+  for (const element of parsed) {
+    if (element.tag !== 'actions') continue
+    if (cut) {
+      element.commands = []
+      cut.after++
+      continue
+    }
+    const listed = commandsOf(element.content, room)
+    element.commands = listed.commands
+    room = listed.room
+    if (listed.cut) cut = { listed: listed.commands.length, after: 0 }
+  }
+  if (!cut) return
+  const { listed, after } = cut
+  const others = after === 0 ? '' : `, the ${after} after it none`
+  warn(() => `an <actions> block lists its first ${listed} commands only${others}: ${PAST_ROOM}`)
+}
+
+/**
  * An `actions` block's commands: one per line, blank lines and `#` comments
  * dropped, each judged; while `room` takes them (each its line, its reason
- * and framing), then `cut`.
+ * and framing), then `cut`. A line the room cannot take is not judged.
  */
 function commandsOf(content: string, room: number): { commands: Command[]; room: number; cut: boolean } {
   const commands: Command[] = []
-  for (const raw of content.split(/\r?\n/)) {
-    const line = raw.trim()
+  for (let start = 0; start <= content.length;) {
+    const newline = content.indexOf('\n', start)
+    const end = newline === -1 ? content.length : newline
+    const line = content.slice(start, end).trim()
+    start = end + 1
     if (line === '' || line.startsWith('#')) continue
+    if (COMMAND_CHARS + line.length > room) return { commands, room, cut: true }
     const reason = dangerOf(line)
     const chars = COMMAND_CHARS + line.length + (reason ? DANGER_CHARS + reason.length : 0)
     if (chars > room) return { commands, room, cut: true }
@@ -162,52 +185,17 @@ function commandsOf(content: string, room: number): { commands: Command[]; room:
   return { commands, room, cut: false }
 }
 
-/** Attributes of a tag kept at most (`filename`, `mode`, ...): the rest are read past, and said. */
-const MAX_ATTRIBUTES = 32
-
-/**
- * The rest of an opening tag from `from` (just after its name): attributes
- * up to `>` or `/>`, the first MAX_ATTRIBUTES kept (`more` counts the
- * others). It stops at a `<` or a line break, which no tag of these answers
- * holds, so that no stretch of text is read for two tags.
- */
-function openTag(
-  text: string,
-  from: number,
-): { attributes: Record<string, string>; more: number; end: number; selfClosing: boolean } | undefined {
-  const attributes: Record<string, string> = {}
-  const attribute = /[ \t]*([^\s=<>/"']+)(?:[ \t]*=[ \t]*(?:"([^"<\n]*)"|'([^'<\n]*)'|([^\s<>"']+)))?|[ \t]*(\/?)>/y
-  let at = from
-  let kept = 0
-  let more = 0
-  if (!/[ \t/>]/.test(text[at] ?? '')) return undefined
-  for (;;) {
-    attribute.lastIndex = at
-    const m = attribute.exec(text)
-    if (!m) return undefined
-    at = attribute.lastIndex
-    if (m[1] === undefined) return { attributes, more, end: at, selfClosing: m[5] === '/' }
-    if (kept === MAX_ATTRIBUTES && !Object.hasOwn(attributes, m[1])) more++
-    else {
-      if (!Object.hasOwn(attributes, m[1])) kept++
-      setOwn(attributes, m[1], m[2] ?? m[3] ?? m[4] ?? '')
-    }
-  }
-}
-
-/** The first declared tag opened inside `content`, if any. */
-function firstDeclared(content: string, names: ReadonlySet<string>): string | undefined {
-  const opening = /<([A-Za-z][A-Za-z0-9_-]*)[\s/>]/g
-  let m: RegExpExecArray | null
-  while ((m = opening.exec(content)) !== null) {
-    const name = (m[1] as string).toLowerCase()
-    if (names.has(name)) return name
-  }
-  return undefined
-}
-
-function lineOf(text: string, index: number): number {
+/** A counter of lines that reads on from the last index it was asked about: warnings come in document order. */
+function lineCounter(text: string): (index: number) => number {
+  let from = 0
   let line = 1
-  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++
-  return line
+  return (index) => {
+    if (index < from) {
+      from = 0
+      line = 1
+    }
+    for (let i = text.indexOf('\n', from); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++
+    from = index
+    return line
+  }
 }

@@ -99,7 +99,10 @@ describe('a model writing megabytes into its tool calls', () => {
 
   it('re-sends its arguments once, then the loop stops with `stopped: max_bytes`; `steps` echo 4 KiB of them', async () => {
     await llm.script('big-args', [bigCall], { repeatLast: true })
-    const { status, text, json } = await chat('team.rate', { model: 'big-args' })
+    // Arguments past CHAT_ARGUMENTS_MAX_BYTES (1 MiB) end the loop at once (hardening-chat-early.test.ts):
+    // raised here, the conversation's own budget stops the loop.
+    const over = { CHAT_ARGUMENTS_MAX_BYTES: String(4 * 1024 * 1024) }
+    const { status, text, json } = await chat('team.rate', { model: 'big-args' }, over)
     expect(status).toBe(200)
     const body = json()
     expect(body.stopped).toBe('max_bytes')
