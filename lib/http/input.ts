@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { z } from 'zod'
 import { intVar } from '../env'
-import { MAX_JSON_DEPTH, isObject, nestedDeeperThan } from '../json'
+import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, textNestedDeeperThan } from '../json'
 import type { AppEnv } from './context'
 import { ServiceError } from '../errors'
 
@@ -57,7 +57,7 @@ const jsonInput =
         )
       }
     }
-    if (nestedDeeperThan(body)) {
+    if (!empty && textNestedDeeperThan(text)) {
       throw new ServiceError('BAD_REQUEST', `the body is nested deeper than ${MAX_JSON_DEPTH} levels${whereDeep(body)}`)
     }
     // Hono's json() parses the body's text again on every call, the validator's included: it gets this parse.

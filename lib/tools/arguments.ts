@@ -24,6 +24,9 @@ export class ToolError extends Error {
   }
 }
 
+/** A `{name}` placeholder of a REST tool's URL, which takes the parameter of that name. */
+export const PLACEHOLDER = /\{([^{}]+)\}/g
+
 /** A call's parameter object, not yet checked, and the text that tells it from the tool's other calls. */
 export interface Given {
   params: Params
@@ -44,15 +47,16 @@ const SEEN_MAPS = 4
  * holds a copy of its map.
  */
 export class SeenMaps {
-  readonly #seen: { map: ValueMap; given: Given }[] = []
+  readonly #seen: { map: ValueMap; kept: ReadonlySet<string> | undefined; given: Given }[] = []
 
-  get(map: ValueMap): Given | undefined {
-    return this.#seen.find((s) => s.map === map)?.given
+  /** The call `map` made, kept to the parameters in `kept` (undefined: all of them). */
+  get(map: ValueMap, kept: ReadonlySet<string> | undefined): Given | undefined {
+    return this.#seen.find((s) => s.map === map && s.kept === kept)?.given
   }
 
-  set(map: ValueMap, given: Given): void {
+  set(map: ValueMap, kept: ReadonlySet<string> | undefined, given: Given): void {
     if (this.#seen.length >= SEEN_MAPS) this.#seen.shift()
-    this.#seen.push({ map, given })
+    this.#seen.push({ map, kept, given })
   }
 }
 
@@ -70,6 +74,8 @@ export interface ParamsChecker {
    * copied again, so that calling again with the same map costs nothing more.
    */
   given(args: readonly Value[], meter: Meter, seen: SeenMaps): Given
+  /** A call's named parameters (a model's, MCP's) as a call, the ones it would never send dropped first. */
+  named(params: Params): Given
   /** The parameter object with the declared defaults filled in, validated. */
   check(params: Params): Params
   /**
@@ -102,15 +108,24 @@ function newParamsChecker(record: ToolRecord): ParamsChecker {
   const open =
     (schema.additionalProperties !== undefined && schema.additionalProperties !== false) ||
     OPEN_KEYWORDS.some((k) => Object.hasOwn(schema, k))
+  const declared = open ? undefined : new Set(names)
+  // A REST tool sends only its declared parameters and its URL's placeholders; when its schema says nothing of
+  // others, they are valid and never sent, so they are dropped before anything copies, keys, fills or checks
+  // them: a call with 40,000 of them costs what one with none does. (`additionalProperties: false` refuses them.)
+  const kept =
+    record.type === 'restful' && declared && schema.additionalProperties === undefined
+      ? new Set([...declared, ...Array.from(record.restful.url.matchAll(PLACEHOLDER), (m) => m[1] as string)])
+      : undefined
+  const narrowed = <T extends object>(params: T): T => (kept ? pick(params, kept) : params)
   return {
-    declared: open ? undefined : new Set(names),
+    declared,
     given(args, meter, seen) {
       const [first] = args
       if (args.length === 1 && isMap(first)) {
-        let known = seen.get(first)
+        let known = seen.get(first, kept)
         if (!known) {
-          known = givenOf(toJson(first, meter) as Params)
-          seen.set(first, known)
+          known = givenOf(toJson(narrowed(first), meter) as Params)
+          seen.set(first, kept, known)
         }
         return known
       }
@@ -123,6 +138,9 @@ function newParamsChecker(record: ToolRecord): ParamsChecker {
       args.forEach((arg, i) => setOwn(params, names[i] as string, toJson(arg, meter)))
       return givenOf(params)
     },
+    named(params) {
+      return givenOf(narrowed(params))
+    },
     check(given) {
       const params = withDefaults(schema, given)
       const result = validator.validate(params)
@@ -133,6 +151,13 @@ function newParamsChecker(record: ToolRecord): ParamsChecker {
       return params
     },
   }
+}
+
+/** The members of `object` named in `names`, in their order: no other member's value is read. */
+function pick<T extends object>(object: T, names: ReadonlySet<string>): T {
+  const out = {}
+  for (const name of Object.keys(object)) if (names.has(name)) setOwn(out, name, (object as Params)[name])
+  return out as T
 }
 
 /** Work counted at once, in characters: enough that counting costs little beside the copy. */

@@ -2,7 +2,7 @@ import type { RestToolRecord } from '../catalog'
 import { cancelBody, decodeText, guardedFetch, parseJson, readBody, statusLine } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { setOwn } from '../json'
-import { ArgumentError, ToolError } from './arguments'
+import { ArgumentError, PLACEHOLDER, ToolError } from './arguments'
 import type { Params } from './arguments'
 
 /** A request a REST tool's definition and parameters make. */
@@ -11,8 +11,6 @@ export interface RestRequest {
   url: URL
   body: string | undefined
 }
-
-const PLACEHOLDER = /\{([^{}]+)\}/g
 
 /**
  * The characters of a tool's URL at most, query included: 8 KiB, what

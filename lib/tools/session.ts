@@ -6,7 +6,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json'
 import { requestLog } from '../log'
 import { EMPTY } from '../template'
 import type { Meter, TemplateFunction, Value } from '../template'
-import { ArgumentError, SeenMaps, ToolError, givenOf, paramsChecker } from './arguments'
+import { ArgumentError, SeenMaps, ToolError, paramsChecker } from './arguments'
 import type { Given, Params } from './arguments'
 import { callGrpc, grpcCall } from './grpc'
 import { McpClients } from './mcp'
@@ -146,7 +146,7 @@ export class ToolSession {
    * printed: the answer, or the reason it failed.
    */
   invoke(tool: Tool, params: Params): Promise<Outcome> | Outcome {
-    return this.#outcome(tool, givenOf(params), Date.now())
+    return this.#outcome(tool, paramsChecker(tool).named(params), Date.now())
   }
 
   /**

@@ -33,6 +33,14 @@ beforeAll(async () => {
     'shenma:tools:strict:count': restTool('strict', 'count', `${tools.url}/tools/count?group=strict`, {
       parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     }),
+    'shenma:tools:strict:open': restTool('strict', 'open', `${tools.url}/tools/open?group=strict`, {
+      parameters: {
+        type: 'object',
+        properties: { n: { type: 'integer' } },
+        required: ['n'],
+        additionalProperties: true,
+      },
+    }),
   })
 })
 
@@ -87,14 +95,26 @@ describe('a tool called in a range with a 100 KB map that fails its validation',
     expect((await tools.stats('strict')).calls).toBe(0)
   })
 
-  it('pays for a copy at each call when the map is made anew for it: the step budget ends the render', async () => {
+  it('pays for a copy at each call when the map is made anew for a tool that sends it: the step budget ends the render', async () => {
     const { status, body } = await render(
       'wrapped',
+      '{{range .args.list}}{{range $.args.list}}{{strict_open (dict "m" $.args.m)}}{{end}}{{end}}.',
+      { m: BIG, list: Array.from({ length: 45 }, (_, i) => i) },
+      { RENDER_TIMEOUT_MS: '2000' },
+    )
+    // The budget is as long as the deadline: whichever ends it, this is the answer.
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
+  })
+
+  it('copies nothing the tool would not send: the map made anew for a closed schema is dropped first', async () => {
+    await tools.reset('strict')
+    const { status, body } = await render(
+      'wrapped_closed',
       '{{range .args.list}}{{range $.args.list}}{{strict_count (dict "m" $.args.m)}}{{end}}{{end}}.',
       { m: BIG, list: Array.from({ length: 45 }, (_, i) => i) },
       { RENDER_TIMEOUT_MS: '2000' },
     )
-    // The budget is as long as the deadline (a step is about 200 ns): whichever ends it, this is the answer.
-    expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
+    expect({ status, rendered: body.rendered_prompt }).toEqual({ status: 200, rendered: '.' })
+    expect((await tools.stats('strict')).calls).toBe(0)
   })
 })

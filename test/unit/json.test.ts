@@ -1,6 +1,6 @@
 // The depth limit of JSON data, and the walks over it that must not recurse.
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../../lib/json'
+import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan, textNestedDeeperThan } from '../../lib/json'
 
 /** `depth` arrays, one inside the other, built without recursion. */
 function nested(depth: number, leaf: unknown = 1): unknown {
@@ -28,6 +28,32 @@ describe('nestedDeeperThan', () => {
 
   it('walks a value a million levels deep without running out of stack', () => {
     expect(nestedDeeperThan(nested(1_000_000))).toBe(true)
+  })
+})
+
+describe('textNestedDeeperThan', () => {
+  /** A value nested `depth` levels, with strings that look like brackets and escapes on the way. */
+  const nested = (depth: number) => {
+    let value: unknown = '}}]] \\" {{[['
+    for (let i = 0; i < depth; i++) value = i % 2 ? [value, '\\', '"]'] : { '{': value, 'a"[': '\\\\' }
+    return JSON.stringify(value)
+  }
+
+  it('finds what nestedDeeperThan finds of the parse, at and around the limit', () => {
+    for (const depth of [0, 1, 2, 5, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 3 * MAX_JSON_DEPTH]) {
+      for (const limit of [1, 5, MAX_JSON_DEPTH]) {
+        const text = nested(depth)
+        expect(textNestedDeeperThan(text, limit), `${depth} levels, limit ${limit}`).toBe(
+          nestedDeeperThan(JSON.parse(text), limit),
+        )
+      }
+    }
+  })
+
+  it('counts siblings once each, not their sum', () => {
+    const text = JSON.stringify(Array.from({ length: 500 }, () => [[[]]]))
+    expect(textNestedDeeperThan(text, 4)).toBe(false)
+    expect(textNestedDeeperThan(text, 3)).toBe(true)
   })
 })
 

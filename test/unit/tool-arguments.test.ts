@@ -75,7 +75,10 @@ describe("the parameters a REST request sends, by the tool's schema", () => {
 })
 
 describe("a call's arguments", () => {
-  const checker = paramsChecker(tool({ type: 'object', properties: { n: { type: 'integer' } } }))
+  // A schema that takes other parameters: they are sent, so copied (a closed one drops them first, below).
+  const checker = paramsChecker(
+    tool({ type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: true }),
+  )
   const big = Object.fromEntries(Array.from({ length: 7_000 }, (_, i) => [`key${i}`, `value-${i}`]))
 
   it('are charged by their size as they are copied, and a map met again is not copied again', () => {
@@ -90,6 +93,43 @@ describe("a call's arguments", () => {
     expect(charged).toBe(once)
     checker.given([{ m: big }], meter, seen)
     expect(charged).toBeGreaterThan(2 * once)
+  })
+})
+
+describe('the parameters a REST call keeps, before anything copies or checks them', () => {
+  const undeclared = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`a${i}`, 'vv']))
+
+  it('are the declared ones when the schema says nothing of others: 40,000 undeclared leave one member', () => {
+    const given = paramsChecker(tool({ q: { type: 'string' } })).named({ ...undeclared, q: 'x' })
+    expect(given.params).toEqual({ q: 'x' })
+    // So two calls that differ only in what is never sent are one call.
+    expect(paramsChecker(tool({ q: { type: 'string' } })).named({ q: 'x', junk: 1 }).key).toBe(given.key)
+  })
+
+  it("keep the URL's placeholders, declared or not", () => {
+    const record = { ...tool({ q: {} }).record, restful: { url: 'http://tools.test/{id}/x', method: 'GET' } }
+    const checker = paramsChecker({ ...tool({ q: {} }), record } as Tool)
+    expect(checker.named({ id: 7, q: 1, junk: 2 }).params).toEqual({ id: 7, q: 1 })
+  })
+
+  it('are kept per tool for a map met again: one map passed to two tools gives each its own', () => {
+    const meter: Meter = { charge: () => undefined }
+    const seen = new SeenMaps()
+    const record = { ...tool({ q: {} }).record, restful: { url: 'http://tools.test/{id}/x', method: 'GET' } }
+    const map = { id: '7', q: 'x', junk: 1 }
+    expect(paramsChecker(tool({ q: {} })).given([map], meter, seen).params).toEqual({ q: 'x' })
+    expect(paramsChecker({ ...tool({ q: {} }), record } as Tool).given([map], meter, seen).params).toEqual({
+      id: '7',
+      q: 'x',
+    })
+  })
+
+  it('are all of them where the schema takes or refuses others', () => {
+    const open = { type: 'object', properties: { q: {} }, additionalProperties: true }
+    const closed = { type: 'object', properties: { q: {} }, additionalProperties: false }
+    expect(Object.keys(paramsChecker(tool(open)).named(undeclared).params)).toHaveLength(40_000)
+    const refused = paramsChecker(tool(closed))
+    expect(() => refused.check(refused.named({ q: 1, junk: 2 }).params)).toThrow(/invalid arguments/)
   })
 })
 
@@ -109,8 +149,9 @@ describe('a template calling a tool in a range with a 100 KB map that fails its 
   function render(call: string) {
     const tools = session()
     const funcs = {
+      // Open, so that the map's members are sent, and copied: a closed schema would drop them before copying.
       strict_count: tools.functionFor(
-        tool({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }),
+        tool({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: true }),
       ),
       wrap: (m: Value) => ({ m }),
     }
