@@ -9,6 +9,16 @@ export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Pr
   })
 }
 
+/**
+ * A turn for the isolate's other work: a timer of 0 ms, whose wait lets
+ * every callback due before it run (another request's I/O, a deadline).
+ * Taken between long pieces of CPU work, so that one request's megabytes
+ * hold up no other request for longer than one piece.
+ */
+export function turn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
 /** Reads between two turns of the timers: a turn costs a timer, and 64 reads are little work. */
 const READS_PER_TURN = 64
 
@@ -25,7 +35,6 @@ export class TimerTurns {
 
   /** After a read: undefined, or every READS_PER_TURN reads a promise of the timers' turn. */
   next(): Promise<void> | undefined {
-    if (++this.#reads % READS_PER_TURN !== 0) return undefined
-    return new Promise((resolve) => setTimeout(resolve, 0))
+    return ++this.#reads % READS_PER_TURN === 0 ? turn() : undefined
   }
 }

@@ -10,7 +10,7 @@ import type { ChatOptions } from './options'
 import { Budget, argumentChars, textOf, turnChars } from './budget'
 import { checkAnswer, responseFormat, retryRequest } from './returns'
 import type { Checked } from './returns'
-import { parseTags } from './tags'
+import { parseTagsInTurns } from './tags'
 import { runCalls } from './tools'
 import type { Offered, StepCall } from './tools'
 
@@ -146,7 +146,7 @@ export class Conversation {
       return this.signal.aborted ? { kind: 'done', stopped: 'deadline' } : { kind: 'again', step }
     }
     if (this.plan.tags) {
-      const { parsed, warnings } = parseTags(textOf(message.content), this.plan.tags)
+      const { parsed, warnings } = await parseTagsInTurns(textOf(message.content), this.plan.tags)
       return { kind: 'done', checked: { ok: true, value: parsed, warnings } }
     }
     if (!returns) return { kind: 'done' }

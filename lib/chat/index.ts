@@ -5,6 +5,7 @@
  * loop's state and rules; this file runs it plainly, stream.ts streamed.
  */
 import type { PromptRecord, Tool } from '../catalog'
+import { turn } from '../abort'
 import { ServiceError } from '../errors'
 import { complete } from '../llm'
 import type { ChatMessage, FunctionTool, LlmClient, LlmOptions } from '../llm'
@@ -100,6 +101,8 @@ export async function completeConversation(
         complete(client, request, options, conversation.signal),
       )
       const choice = completion.choices[0] as (typeof completion.choices)[number]
+      // Reading, checking and writing an answer of megabytes are each tens of ms: other requests go between.
+      await turn()
       const next = await conversation.next(choice.message, completion.usage, true)
       if (next.kind === 'again') continue
       if (!conversation.extended) return text
@@ -107,6 +110,7 @@ export async function completeConversation(
         choice.message.parsed = next.checked.value
         if (next.checked.warnings) choice.message.parse_warnings = next.checked.warnings
       }
+      await turn()
       return JSON.stringify({ ...completion, ...conversation.answerFields(next) })
     }
   } finally {

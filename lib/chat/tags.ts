@@ -8,6 +8,7 @@
  * over it): an answer is up to LLM_MAX_BYTES of a model's making. The parsed
  * form is bounded by the text: see PARSED_EXTRA_CHARS.
  */
+import { turn } from '../abort'
 import type { PromptRecord } from '../catalog'
 import { isObject } from '../json'
 import { dangerOf } from './danger'
@@ -72,6 +73,32 @@ const DANGER_CHARS = 32
  * text), and nothing of it is copied but the elements' contents.
  */
 export function parseTags(text: string, declared: readonly string[]): ParsedTags {
+  const scan = scanTags(text, declared)
+  for (;;) {
+    const step = scan.next()
+    if (step.done) return step.value
+  }
+}
+
+/**
+ * parseTags, taking a turn for the isolate's other requests every
+ * SCAN_CHARS_PER_TURN characters: a tags answer of megabytes is read in
+ * pieces of a few ms, not in one piece of a hundred.
+ */
+export async function parseTagsInTurns(text: string, declared: readonly string[]): Promise<ParsedTags> {
+  const scan = scanTags(text, declared)
+  for (;;) {
+    const step = scan.next()
+    if (step.done) return step.value
+    await turn()
+  }
+}
+
+/** Characters of an answer read between two turns (parseTagsInTurns). */
+const SCAN_CHARS_PER_TURN = 256 * 1024
+
+/** parseTags's reading, pausing (a `yield`) every SCAN_CHARS_PER_TURN characters. */
+function* scanTags(text: string, declared: readonly string[]): Generator<undefined, ParsedTags, undefined> {
   const names = new Names(declared)
   const parsed: TagElement[] = []
   const warnings: string[] = []
@@ -92,7 +119,12 @@ export function parseTags(text: string, declared: readonly string[]): ParsedTags
     return true
   }
   let at = text.indexOf('<')
+  let paused = 0
   while (at !== -1) {
+    if (at - paused >= SCAN_CHARS_PER_TURN) {
+      paused = at
+      yield
+    }
     const { name, closing, nameEnd } = tagAt(text, at, names)
     if (name === undefined || closing) {
       if (name !== undefined) warn(() => `a closing </${name}> at line ${lineOf(at)} closes no open <${name}>`)

@@ -49,7 +49,8 @@ export async function readBody(
     for (;;) {
       const { done, value } = await abortable(reader.read(), signal)
       if (done) break
-      await abortable(turns.next() ?? Promise.resolve(), signal)
+      const turn = turns.next()
+      if (turn) await abortable(turn, signal)
       size += value.byteLength
       if (size > limit.bytes) throw new TooLargeError(limit)
       chunks.push(value)

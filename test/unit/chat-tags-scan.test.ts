@@ -2,7 +2,7 @@
 // regular expressions it replaced matched, it matches; a text of many small blocks past the parsed form's room is
 // read once, its blocks past the room listing no commands, said in one warning.
 import { describe, expect, it } from 'vitest'
-import { parseTags } from '../../lib/chat/tags'
+import { parseTags, parseTagsInTurns } from '../../lib/chat/tags'
 
 const TAGS = ['actions', 'read', 'code', 'task']
 const PAST_ROOM = "the parsed form holds the answer's length plus 65536 characters at most"
@@ -62,5 +62,18 @@ describe('many small blocks past the room', () => {
       `the tags from the <actions> at line 1 on are left out: ${PAST_ROOM}`,
       `an <actions> block lists its first 0 commands only, the ${parsed.length - listing - 1} after it none: ${PAST_ROOM}`,
     ])
+  })
+})
+
+describe('parseTagsInTurns', () => {
+  it('reads as parseTags does, letting timers due meanwhile fire between pieces of a long answer', async () => {
+    const text = `<actions>${'x'.repeat(1000)}</actions>`.repeat(1000)
+    let fired = 0
+    for (let i = 0; i < 3; i++) setTimeout(() => fired++, 0)
+    const reading = parseTagsInTurns(text, TAGS)
+    // Synchronously, the first piece is read and nothing else ran; the timers fire between the pieces.
+    expect(fired).toBe(0)
+    expect(await reading).toEqual(parseTags(text, TAGS))
+    expect(fired).toBe(3)
   })
 })
