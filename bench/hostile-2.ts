@@ -35,31 +35,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Redis } from '@upstash/redis'
-import { startDripServer } from '../test/support/drip-server'
 import { startMiniflare } from './miniflare'
 import type { MiniflareWorker } from './miniflare'
-import type { DripServer } from '../test/support/drip-server'
-import { startLlmServer } from '../test/support/llm-server'
-import type { LlmServer } from '../test/support/llm-server'
-import { startRedis } from '../test/support/redis-server'
-import type { RedisServer } from '../test/support/redis-server'
-import { startToolServer } from '../test/support/tool-server'
-import type { ToolServer } from '../test/support/tool-server'
-import { startBridge } from '../test/support/upstash-bridge'
-import type { Bridge } from '../test/support/upstash-bridge'
-import {
-  BOUND_MS,
-  DEADLINE_MS,
-  ORDINARY,
-  REQUEST_WAIT_MS,
-  TOOL_TIMEOUT_MS,
-  attempt,
-  post,
-  readBounded,
-  timeout,
-} from './hostile-common'
+import { inThread, startProbe, startServers } from './threads'
+import type { Sent } from './threads'
+import { BOUND_MS, DEADLINE_MS, ORDINARY, REQUEST_WAIT_MS, TOOL_TIMEOUT_MS, attempt, timeout } from './hostile-common'
 import { ADMIN_TOKEN, LLM_KEY, rows, writeRecords } from './hostile-2-rows'
 import type { DevServerLoad, Outcome, Servers } from './hostile-2-rows'
 import { median, run } from './stats'
@@ -78,11 +61,6 @@ const CONCURRENT_SLACK_MS = 200
 /** Where a row ran: wrangler dev, wrangler dev on bench/frozen-clock.ts, or the bundle under Miniflare. */
 type Server = 'wrangler dev' | 'wrangler dev, deployed clock' | 'Miniflare'
 
-interface Sent {
-  status: number
-  ms: number
-}
-
 interface RowReport {
   row: number
   input: string
@@ -100,6 +78,7 @@ interface RowReport {
 
 /** What wrangler dev costs a Worker of a few lines (bench/dev-server-floor.ts) under a shape of a row's load. */
 interface FloorReport {
+  server: Server
   shape: DevServerLoad
   input: string
   ms: number
@@ -128,17 +107,6 @@ async function meanwhile(input: Promise<unknown>, ordinary: () => Promise<Sent>,
   )
 }
 
-/** `send`'s status and time to the last byte of its answer; status 0 when it failed or timed out. */
-async function timed(send: () => Promise<Response>): Promise<Sent> {
-  const started = performance.now()
-  const sent = await attempt(async () => {
-    const response = await send()
-    await readBounded(response)
-    return response.status
-  })
-  return { status: typeof sent === 'number' ? sent : 0, ms: performance.now() - started }
-}
-
 /** The shapes of load under which the floor is measured, as the rows that name them load the Worker. */
 function floorShapes(tools: string): { shape: DevServerLoad; input: string; run(base: string): Promise<unknown> }[] {
   return [
@@ -165,35 +133,29 @@ async function main(): Promise<void> {
   const root = values.root
   const only = values.rows ? new Set(values.rows.split(',').map(Number)) : undefined
 
-  let redisServer: RedisServer | undefined
-  let bridge: Bridge | undefined
-  let tools: ToolServer | undefined
-  let drip: DripServer | undefined
-  let llm: LlmServer | undefined
+  // This file is the bench's bundle: its threads are this file again (bench/threads.ts).
+  const file = fileURLToPath(import.meta.url)
+  const servers = await startServers(file)
+  const probe = startProbe(file)
   const workers = new Set<WranglerDev>()
   let miniflare: MiniflareWorker | undefined
   const states: string[] = []
   try {
-    redisServer = await startRedis()
-    bridge = await startBridge({ redisPort: redisServer.port })
-    tools = await startToolServer()
-    drip = await startDripServer()
-    llm = await startLlmServer()
-    const token = await takeDatabase(bridge.url)
-    await writeExamples(root, bridge.url, token)
-    const redis = new Redis({ url: bridge.url, token, enableTelemetry: false, automaticDeserialization: false })
-    const servers: Servers = { tools: tools.url, drip: drip.url, llm: llm.origin, redis }
-    await writeRecords(servers)
+    const token = await takeDatabase(servers.bridge)
+    await writeExamples(root, servers.bridge, token)
+    const redis = new Redis({ url: servers.bridge, token, enableTelemetry: false, automaticDeserialization: false })
+    const addresses: Servers = { tools: servers.tools, drip: servers.drip, llm: servers.llm.origin, redis }
+    await writeRecords(addresses)
 
     const vars = {
-      UPSTASH_REDIS_REST_URL: bridge.url,
+      UPSTASH_REDIS_REST_URL: servers.bridge,
       UPSTASH_REDIS_REST_TOKEN: token,
       RENDER_TIMEOUT_MS: String(DEADLINE_MS),
       TOOL_TIMEOUT_MS: String(TOOL_TIMEOUT_MS),
-      TOOL_ALLOWED_HOSTS: `${new URL(tools.url).host},${new URL(drip.url).host}`,
-      LLM_BASE_URL: llm.url,
+      TOOL_ALLOWED_HOSTS: `${new URL(servers.tools).host},${new URL(servers.drip).host}`,
+      LLM_BASE_URL: servers.llm.url,
       LLM_API_KEY: LLM_KEY,
-      LLM_ROUTES: JSON.stringify({ drip: { baseURL: `${drip.url}/v1`, apiKeyVar: 'LLM_API_KEY' } }),
+      LLM_ROUTES: JSON.stringify({ drip: { baseURL: `${servers.drip}/v1`, apiKeyVar: 'LLM_API_KEY' } }),
       ADMIN_TOKEN,
     }
     /** A Worker of its own local state (a fresh one: no Cache API entries), ready once it answered /health. */
@@ -210,7 +172,7 @@ async function main(): Promise<void> {
       workers.delete(dev)
       await dev.stop()
     }
-    const ordinary = (base: string) => () => timed(() => post(base, ORDINARY.path, ORDINARY.body, new Headers()))
+    const ordinary = (base: string) => () => probe.post(`${base}${ORDINARY.path}`, ORDINARY.body)
     /** The ordinary render's usual time on `base`: the median of USUAL_RENDERS, one after the other. */
     const usualOn = async (base: string): Promise<number> => {
       const usual: number[] = []
@@ -226,23 +188,33 @@ async function main(): Promise<void> {
     log(`wrangler dev is ready on ${dev.base}; an ordinary render takes ${usualMs.toFixed(1)} ms (median)`)
     let miniflareUsualMs = 0
 
-    const selected = rows(servers, { start, stop }).filter((r) => !only || only.has(r.row))
+    const selected = rows(addresses, { start, stop }).filter((r) => !only || only.has(r.row))
     const floor: FloorReport[] = []
     const loads = new Set(selected.flatMap((r) => (r.devServer ? [r.devServer] : [])))
     if (loads.size > 0) {
-      const worker = await start(join(root, 'bench', 'dev-server-floor.ts'))
-      for (const shape of floorShapes(tools.url).filter((s) => loads.has(s.shape))) {
-        const started = performance.now()
-        const input = shape.run(worker.base)
-        const health = () => timed(() => fetch(`${worker.base}/health`))
-        const concurrent = await meanwhile(input, health, `the floor (${shape.input})`)
-        await input
-        floor.push({ shape: shape.shape, input: shape.input, ms: performance.now() - started, concurrent })
-        log(
-          `the floor, ${shape.input}: ${(performance.now() - started).toFixed(0)} ms; GET /health meanwhile ${concurrent.ms.toFixed(0)} ms`,
-        )
+      const script = join(root, 'bench', 'dev-server-floor.ts')
+      const dev = await start(script)
+      const mf = await startMiniflare(root, {}, { script })
+      for (const [server, base] of [
+        ['wrangler dev', dev.base],
+        ['Miniflare', mf.base],
+      ] as const) {
+        for (const shape of floorShapes(servers.tools).filter((s) => loads.has(s.shape))) {
+          const started = performance.now()
+          const input = shape.run(base)
+          // The floor's Worker answers any method at once.
+          const health = () => probe.post(`${base}/health`, {})
+          const concurrent = await meanwhile(input, health, `the floor (${shape.input})`)
+          await input
+          const ms = performance.now() - started
+          floor.push({ server, shape: shape.shape, input: shape.input, ms, concurrent })
+          log(
+            `the floor on ${server}, ${shape.input}: ${ms.toFixed(0)} ms; POST /health meanwhile ${concurrent.ms.toFixed(0)} ms`,
+          )
+        }
       }
-      await stop(worker)
+      await mf.stop()
+      await stop(dev)
     }
 
     const report: RowReport[] = []
@@ -327,12 +299,9 @@ async function main(): Promise<void> {
     for (const dev of workers) await dev.stop()
     await miniflare?.stop()
     for (const state of states) rmSync(state, { recursive: true, force: true })
-    await llm?.stop()
-    await drip?.stop()
-    await tools?.stop()
-    await bridge?.stop()
-    await redisServer?.stop()
+    await probe.stop()
+    await servers.stop()
   }
 }
 
-run(main)
+if (!inThread()) run(main)

@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
+import { basename, extname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
 import { freePort } from '../test/support/ports'
@@ -52,18 +52,18 @@ export interface CpuProfile {
 const SAMPLING_INTERVAL_US = 100
 
 /**
- * Bundles the Worker as `wrangler deploy` would (unminified) and runs it in
- * Miniflare with `vars` as its bindings; `inspector` opens workerd's
- * inspector, for profiles.
+ * Bundles the Worker (or `script`, another entry) as `wrangler deploy` would
+ * (unminified) and runs it in Miniflare with `vars` as its bindings;
+ * `inspector` opens workerd's inspector, for profiles.
  */
 export async function startMiniflare(
   root: string,
   vars: Readonly<Record<string, string>>,
-  { inspector = false } = {},
+  { inspector = false, script }: { inspector?: boolean; script?: string } = {},
 ): Promise<MiniflareWorker> {
   const outdir = mkdtempSync(join(os.tmpdir(), 'bench-miniflare-'))
-  log('bundling the Worker with wrangler deploy --dry-run ...')
-  const built = spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
+  log(`bundling ${script ?? 'the Worker'} with wrangler deploy --dry-run ...`)
+  const built = spawnSync('npx', ['wrangler', 'deploy', ...(script ? [script] : []), '--dry-run', '--outdir', outdir], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
@@ -72,6 +72,8 @@ export async function startMiniflare(
     rmSync(outdir, { recursive: true, force: true })
     throw new Error(`wrangler deploy --dry-run failed:\n${built.stdout}\n${built.stderr}`)
   }
+  // wrangler names the bundle after its entry: index.js for wrangler.toml's.
+  const bundlePath = join(outdir, script ? `${basename(script, extname(script))}.js` : 'index.js')
   const [port, inspectorPort] = [await freePort(), await freePort()]
   const problems: Logged[] = []
   let phase = { name: 'start-up', started: performance.now() }
@@ -87,7 +89,7 @@ export async function startMiniflare(
   }
   const mf = new Miniflare({
     modules: true,
-    scriptPath: join(outdir, 'index.js'),
+    scriptPath: bundlePath,
     // Module names are paths below this; the default, the working directory, would put the bundle above it.
     modulesRoot: outdir,
     compatibilityDate: '2026-04-26',
@@ -119,7 +121,7 @@ export async function startMiniflare(
   return {
     base: url.origin,
     version,
-    bundle: readFileSync(join(outdir, 'index.js'), 'utf8'),
+    bundle: readFileSync(bundlePath, 'utf8'),
     phase: (name) => (phase = { name, started: performance.now() }),
     problemLines: () => [...problems],
     workerdRss: () => childrenRss('workerd'),
