@@ -112,10 +112,12 @@ function floorShapes(tools: string): { shape: DevServerLoad; input: string; run(
   return [
     {
       shape: 'requests',
-      input: '3 × 41 concurrent GET /health',
+      // As a row's PUTs each send their write to Redis: one small fetch each.
+      input: '3 × 41 concurrent requests, each fetching a small answer',
       run: async (base) => {
+        const small = `${base}/fetch?n=1&url=${encodeURIComponent(`${tools}/tools/floor?group=floor`)}`
         for (let round = 0; round < 3; round++)
-          await Promise.all(Array.from({ length: 41 }, () => fetch(`${base}/health`).then((r) => r.text())))
+          await Promise.all(Array.from({ length: 41 }, () => fetch(small).then((r) => r.text())))
       },
     },
     {
