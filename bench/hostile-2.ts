@@ -23,7 +23,7 @@
  * A row that loads the dev server itself (Row.devServer: many requests at
  * once, or megabytes in the answers to the Worker's fetches) runs under
  * wrangler dev for the record, then under Miniflare, where it is judged; and
- * first, the floor: what a GET /health meets on a Worker of a few lines
+ * first, the floor: what a request to /health meets on a Worker of a few lines
  * (bench/dev-server-floor.ts) under the same shape of load in wrangler dev.
  * It prints, on stdout:
  *
@@ -82,7 +82,7 @@ interface FloorReport {
   shape: DevServerLoad
   input: string
   ms: number
-  /** The worst of the `GET /health` sent meanwhile. */
+  /** The worst of the requests to /health sent meanwhile. */
   concurrent: Sent
 }
 
