@@ -266,10 +266,29 @@ export function childrenRss(name: string): number {
   return rssOf(name, (ppid) => ppid === process.pid)
 }
 
-/** The VmRSS, in bytes, of the processes named `name` whose parent and group `belongs` takes. */
-function rssOf(name: string, belongs: (ppid: number, pgrp: number) => boolean): number {
-  let bytes = 0
-  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+/** The CPU time (user and system), in ms, that this process's children named `name` have used (Miniflare's workerd). */
+export function childrenCpuMs(name: string): number {
+  let ticks = 0
+  for (const pid of processesOf(name, (ppid) => ppid === process.pid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      // After `(comm)`: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS
+}
+
+/** Clock ticks a second, the unit of /proc's CPU times (`getconf CLK_TCK`): 100 on Linux. */
+const CLOCK_TICKS = 100
+
+/** The pids of the processes named `name` whose parent and group `belongs` takes. */
+function processesOf(name: string, belongs: (ppid: number, pgrp: number) => boolean): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
       // `pid (comm) state ppid pgrp ...`: comm may hold spaces, so fields are counted after its `)`.
@@ -278,7 +297,18 @@ function rssOf(name: string, belongs: (ppid: number, pgrp: number) => boolean): 
         .slice(stat.lastIndexOf(')') + 2)
         .split(' ')
         .map(Number)
-      if (comm !== name || !belongs(ppid as number, pgrp as number)) continue
+      return comm === name && belongs(ppid as number, pgrp as number)
+    } catch {
+      return false
+    }
+  })
+}
+
+/** The VmRSS, in bytes, of the processes named `name` whose parent and group `belongs` takes. */
+function rssOf(name: string, belongs: (ppid: number, pgrp: number) => boolean): number {
+  let bytes = 0
+  for (const pid of processesOf(name, belongs)) {
+    try {
       const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
       bytes += Number(rss?.[1] ?? 0) * 1024
     } catch {
