@@ -83,9 +83,6 @@ const SUITE_BUDGET_MS = 10
 const SUITE_RUNS = 3
 const SUITE_SHARDS = 4
 
-/** What wrangler compares a bundle's gzip size with (MAX_GZIP_SIZE_BYTES): the Workers Free plan's limit. */
-const SIZE_LIMIT_BYTES = 3 * 1024 * 1024
-
 const SECTIONS = [
   { key: 'templates', title: 'Template engine', run: templateSection },
   { key: 'endpoints', title: 'Endpoints', run: endpointSection },
@@ -1037,9 +1034,9 @@ async function sizeSection(ctx) {
     '`npx wrangler deploy --dry-run --outdir DIR --minify` bundles the Worker as a deploy would (its build step,',
     '`node scripts/generate.mjs`, included) and writes the modules it would upload into DIR; the figure is the gzip',
     'size (`node:zlib`, default level) of those modules together, as wrangler computes it, source map left out. The',
-    `baseline is not measured: it is the budget of ${kib(GZIP_BUDGET_BYTES)} KiB gzip that CI holds the bundle to`,
-    '(`scripts/check-bundle-size.mjs`; a cold isolate parses all of it), well under the',
-    `${kib(SIZE_LIMIT_BYTES)} KiB (3 MiB) wrangler compares a bundle's gzip size with, the Workers Free plan's limit.`,
+    `baseline is not measured: it is the tripwire of ${kib(GZIP_BUDGET_BYTES)} KiB gzip that CI holds the bundle to`,
+    "(`scripts/check-bundle-size.mjs`). Cloudflare no longer limits a bundle's compressed size (64 MiB uncompressed",
+    'remains); what a bigger bundle costs is startup CPU, which bytes do not predict: see Startup.',
     check,
   ].join('\n')
   const composed = [
@@ -1052,7 +1049,7 @@ async function sizeSection(ctx) {
     summaryRow(
       'Size: Worker bundle, gzip (KiB)',
       kib(gzipBytes),
-      'budget (CI)',
+      'tripwire (CI)',
       kib(GZIP_BUDGET_BYTES),
       (gzipBytes / GZIP_BUDGET_BYTES).toFixed(3),
     ),
