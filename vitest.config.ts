@@ -1,20 +1,5 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
-import { fileURLToPath } from 'node:url'
-import { unstable_readConfig } from 'wrangler'
 import { defineConfig } from 'vitest/config'
-
-/**
- * wrangler.toml's [alias] in Vite's terms, so that the Worker under test is
- * made of the modules a deploy bundles (lib/bundle/). Like wrangler's, each
- * replaces an import of exactly its name (`zod`, not `zod/v4`).
- */
-function wranglerAliases(configPath: string) {
-  const { alias } = unstable_readConfig({ config: configPath })
-  return Object.entries<string>(alias ?? {}).map(([name, target]) => ({
-    find: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
-    replacement: fileURLToPath(new URL(target, import.meta.url)),
-  }))
-}
 
 /**
  * Three projects: units on Node; the README's `npm run dev` end to end; and
@@ -44,7 +29,6 @@ export default defineConfig({
       },
       {
         plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
-        resolve: { alias: wranglerAliases('./wrangler.toml') },
         test: {
           name: 'workers',
           include: ['test/integration/**/*.test.ts'],

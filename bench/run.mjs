@@ -980,7 +980,7 @@ async function startupSection(ctx) {
     `The Worker's cold start costs ${over.toFixed(0)} ms of CPU over the trivial one's: ` +
     `${within ? 'within' : 'OVER'} the budget of ${STARTUP_BUDGET_MS} ms.`
   const method = [
-    "workerd's CPU (user and system time, from /proc, in the kernel's 10 ms ticks) from a fresh start to the first",
+    "workerd's CPU (its threads' time on a CPU, from /proc's schedstat) from a fresh start to the first",
     `answer to \`GET /health\`, in a fresh Miniflare each time, ${report.runs} times each, alternating (\`bench/startup.ts\`).`,
     'Both Workers are bundled as `wrangler deploy --minify` bundles them and listed to Miniflare as one module, so that',
     "Miniflare's own scan of a bundle for imports, which Cloudflare does not do, stays out. Miniflare's own Workers run",

@@ -266,24 +266,23 @@ export function childrenRss(name: string): number {
   return rssOf(name, (ppid) => ppid === process.pid)
 }
 
-/** The CPU time (user and system), in ms, that this process's children named `name` have used (Miniflare's workerd). */
+/**
+ * The CPU time, in ms, that this process's children named `name` (Miniflare's
+ * workerd) have used: the sum of their threads' time on a CPU, in ns, from
+ * /proc's schedstat, where /proc's stat counts in the kernel's 10 ms ticks.
+ */
 export function childrenCpuMs(name: string): number {
-  let ticks = 0
+  let ns = 0
   for (const pid of processesOf(name, (ppid) => ppid === process.pid)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      // After `(comm)`: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      ticks += Number(fields[11]) + Number(fields[12])
+      for (const task of readdirSync(`/proc/${pid}/task`))
+        ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
     } catch {
-      // The process ended while we looked.
+      // The process, or one of its threads, ended while we looked.
     }
   }
-  return (ticks * 1000) / CLOCK_TICKS
+  return ns / 1e6
 }
-
-/** Clock ticks a second, the unit of /proc's CPU times (`getconf CLK_TCK`): 100 on Linux. */
-const CLOCK_TICKS = 100
 
 /** The pids of the processes named `name` whose parent and group `belongs` takes. */
 function processesOf(name: string, belongs: (ppid: number, pgrp: number) => boolean): string[] {

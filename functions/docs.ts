@@ -1,9 +1,8 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { misconfigured } from '../lib/errors'
-import { errorsOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import { errorsOf, Routes, defineRoute, described } from '../lib/http'
 
-const documentRoute = createRoute({
+const documentRoute = defineRoute({
   method: 'get',
   path: '/openapi.json',
   tags: ['service'],
@@ -18,7 +17,7 @@ const documentRoute = createRoute({
   },
 })
 
-const pageRoute = createRoute({
+const pageRoute = defineRoute({
   method: 'get',
   path: '/docs',
   tags: ['service'],
@@ -27,7 +26,7 @@ const pageRoute = createRoute({
   responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } }, ...errorsOf() },
 })
 
-const rootRoute = createRoute({
+const rootRoute = defineRoute({
   method: 'get',
   path: '/',
   tags: ['service'],
@@ -36,7 +35,7 @@ const rootRoute = createRoute({
   responses: {
     302: {
       description: 'To /docs',
-      headers: z.object({ Location: z.string().openapi({ example: '/docs' }) }),
+      headers: z.object({ Location: described(z.string(), { example: '/docs' }) }),
     },
     ...errorsOf(),
   },
@@ -74,7 +73,7 @@ const PAGE = `<!doctype html>
  * binding, it costs the bundle nothing, and the request still has its log
  * line, id and CORS headers.
  */
-export const docs = new OpenAPIHono<AppEnv>()
+export const docs = new Routes()
   .openapi(documentRoute, async (c) => {
     if (!c.env.ASSETS) throw misconfigured('ASSETS', "is not bound: wrangler.toml's [assets] names it")
     const asset = await c.env.ASSETS.fetch(new URL('/openapi.json', c.req.url))

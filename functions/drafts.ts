@@ -1,32 +1,30 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { draftPrompt } from '../lib/catalog'
-import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody, Routes, defineRoute, described } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { renderDraft, renderOptionsFrom } from '../lib/render'
 import { renderAnswer } from './rendering'
 import { Args, BODY_LIMITS, Message, RENDER_ERRORS, ReadQuery, RenderAnswer, RenderHeaders } from './shapes'
 
-const DraftBody = z
-  .object({
-    prompt: z.string().optional().openapi({ description: 'A text template (or `messages`).' }),
-    messages: z.array(Message).optional().openapi({ description: 'Message templates (or `prompt`).' }),
-    parameters: z
-      .unknown()
-      .optional()
-      .openapi({
-        description:
-          'Its args, in any shape a stored prompt may have: a JSON Schema object, an array of `{name, type, default, description}`, or a map from name to schema.',
-        example: { code: { type: 'string' } },
-      }),
-    args: Args.optional(),
-  })
-  .openapi('DraftRenderRequest', {
+const DraftBody = described(
+  z.object({
+    prompt: described(z.optional(z.string()), { description: 'A text template (or `messages`).' }),
+    messages: described(z.optional(z.array(Message)), { description: 'Message templates (or `prompt`).' }),
+    parameters: described(z.optional(z.unknown()), {
+      description:
+        'Its args, in any shape a stored prompt may have: a JSON Schema object, an array of `{name, type, default, description}`, or a map from name to schema.',
+      example: { code: { type: 'string' } },
+    }),
+    args: z.optional(Args),
+  }),
+  {
+    id: 'DraftRenderRequest',
     description: `A prompt not stored, with its args. ${BODY_LIMITS}`,
     example: { prompt: '{{toJson .vscode}} {{fence "go" .args.code}}', args: { code: 'package main' } },
-  })
+  },
+)
 
-const draft = createRoute({
+const draft = defineRoute({
   method: 'post',
   path: '/',
   tags: ['prompts'],
@@ -46,7 +44,7 @@ const draft = createRoute({
  * with the shared variables and tools that `?label=` sees, under the same
  * deadline and limits. The answer is always explained.
  */
-export const drafts = new OpenAPIHono<AppEnv>().openapi(draft, async (c) => {
+export const drafts = new Routes().openapi(draft, async (c) => {
   const { args = {}, prompt, messages, parameters } = c.req.valid('json')
   const record = Object.fromEntries(Object.entries({ prompt, messages, parameters }).filter(([, v]) => v !== undefined))
   const rendered = await renderDraft(await freshStoreOf(c), draftPrompt(record), args, renderOptionsFrom(c.env))

@@ -1,10 +1,9 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { environMaxBytes, getEnviron, listEnvironPaths } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, storeOf, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import { API_ERRORS, errorsOf, json, storeOf, success, successOf, Routes, defineRoute, described } from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const list = createRoute({
+const list = defineRoute({
   method: 'get',
   path: '/',
   tags: ['environs'],
@@ -13,13 +12,13 @@ const list = createRoute({
   responses: {
     200: json(
       'Every variable path, sorted',
-      successOf('EnvironList', z.array(z.string()).openapi({ example: ['vscode.frameworks', 'vscode.rules'] })),
+      successOf('EnvironList', described(z.array(z.string()), { example: ['vscode.frameworks', 'vscode.rules'] })),
     ),
     ...errorsOf(...API_ERRORS),
   },
 })
 
-const one = createRoute({
+const one = defineRoute({
   method: 'get',
   path: '/{environ_id}',
   tags: ['environs'],
@@ -37,7 +36,7 @@ const one = createRoute({
 })
 
 /** GET /api/environs and GET /api/environs/{environ_id} (a path such as `vscode.frameworks`, or a prefix of paths). */
-export const environs = new OpenAPIHono<AppEnv>()
+export const environs = new Routes()
   .openapi(list, async (c) => {
     const { items, skipped } = await listEnvironPaths(storeOf(c))
     return success(c, items, skipped)

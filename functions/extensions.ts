@@ -1,24 +1,36 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { getExtension, listExtensions } from '../lib/catalog'
 import type { Extension } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import {
+  API_ERRORS,
+  errorsOf,
+  json,
+  recordSchema,
+  storeOf,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+} from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const ExtensionSummary = z
-  .object({
-    id: z.string().openapi({ example: 'evaluator' }),
-    publisher: z.string().nullable(),
-    displayName: z.string().nullable(),
-    description: z.string().nullable(),
+const ExtensionSummary = described(
+  z.object({
+    id: described(z.string(), { example: 'evaluator' }),
+    publisher: z.nullable(z.string()),
+    displayName: z.nullable(z.string()),
+    description: z.nullable(z.string()),
     version: z.string(),
-    prompts: z
-      .array(z.string())
-      .openapi({ description: 'The ids of its prompts.', example: ['evaluator.evaluate_quality'] }),
-  })
-  .openapi('ExtensionSummary')
+    prompts: described(z.array(z.string()), {
+      description: 'The ids of its prompts.',
+      example: ['evaluator.evaluate_quality'],
+    }),
+  }),
+  { id: 'ExtensionSummary' },
+)
 
-const list = createRoute({
+const list = defineRoute({
   method: 'get',
   path: '/',
   tags: ['extensions'],
@@ -30,7 +42,7 @@ const list = createRoute({
   },
 })
 
-const one = createRoute({
+const one = defineRoute({
   method: 'get',
   path: '/{extension_id}',
   tags: ['extensions'],
@@ -46,7 +58,7 @@ const one = createRoute({
 })
 
 /** GET /api/extensions and GET /api/extensions/{extension_id}. */
-export const extensions = new OpenAPIHono<AppEnv>()
+export const extensions = new Routes()
   .openapi(list, async (c) => {
     const { items, skipped } = await listExtensions(storeOf(c))
     return success(c, items.map(summary), skipped)

@@ -1,9 +1,8 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { version } from '../package.json'
-import { errorsOf, json, storeOf, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import { Routes, defineRoute, described, errorsOf, json, storeOf, success, successOf } from '../lib/http'
 
-const route = createRoute({
+const route = defineRoute({
   method: 'get',
   path: '/health',
   tags: ['service'],
@@ -16,13 +15,13 @@ const route = createRoute({
         'Health',
         z.object({
           service: z.literal('ai-prompt-shell'),
-          version: z.string().openapi({ example: version }),
-          store: z.enum(['embedded', 'upstash']).openapi({
+          version: described(z.string(), { example: version }),
+          store: described(z.enum(['embedded', 'upstash']), {
             description: '`embedded` when UPSTASH_REDIS_REST_URL and _TOKEN are unset (the bundled examples).',
           }),
-          llm: z
-            .boolean()
-            .openapi({ description: 'Whether chats have a provider (LLM_BASE_URL or LLM_ROUTES is set).' }),
+          llm: described(z.boolean(), {
+            description: 'Whether chats have a provider (LLM_BASE_URL or LLM_ROUTES is set).',
+          }),
         }),
       ),
     ),
@@ -31,7 +30,7 @@ const route = createRoute({
 })
 
 /** GET /health: answers from configuration alone, without a Redis request. */
-export const health = new OpenAPIHono<AppEnv>().openapi(route, (c) =>
+export const health = new Routes().openapi(route, (c) =>
   success(c, {
     service: 'ai-prompt-shell' as const,
     version,

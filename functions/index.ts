@@ -1,5 +1,5 @@
-import { OpenAPIHono } from '@hono/zod-openapi'
-import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler, validationHook } from '../lib/http'
+import { Hono } from 'hono'
+import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
 import { docs } from './docs'
@@ -22,7 +22,7 @@ import { writes } from './writes'
  * route reads as `?label=` (or PROMPT_LABEL) sees the records. Handlers are thin: lib/
  * does the work, and onError turns every failure into the error body.
  */
-const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+const app = new Hono<AppEnv>()
 
 app.use('*', requestLogger)
 app.use('*', corsFromEnv)

@@ -1,24 +1,28 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { ServiceError } from '../lib/errors'
-import { API_ERRORS, adminAuth, errorsOf, json, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import { API_ERRORS, adminAuth, errorsOf, json, success, successOf, Routes, defineRoute, described } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { historyLimitOf, promote } from '../lib/publish'
 import { LABEL_PATTERN, LABEL_RULE, openStore } from '../lib/store'
 
-const Label = z.string().regex(LABEL_PATTERN, LABEL_RULE).openapi({ example: 'feat-login' })
+const Label = described(z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE)), { example: 'feat-login' })
 
-const Promotion = z
-  .object({
+const Promotion = described(
+  z.object({
     kind: z.enum(['extensions', 'prompts', 'environs', 'tools']),
     id: z.string(),
-    key: z.string().openapi({ description: 'The key written on the target.' }),
-    before: z.string().nullable().openapi({ description: 'The stored text before; null where there was no record.' }),
-    after: z.string().nullable().openapi({ description: 'The stored text after; null where the record is deleted.' }),
-  })
-  .openapi('Promotion')
+    key: described(z.string(), { description: 'The key written on the target.' }),
+    before: described(z.nullable(z.string()), {
+      description: 'The stored text before; null where there was no record.',
+    }),
+    after: described(z.nullable(z.string()), {
+      description: 'The stored text after; null where the record is deleted.',
+    }),
+  }),
+  { id: 'Promotion' },
+)
 
-const route = createRoute({
+const route = defineRoute({
   method: 'post',
   path: '/{label}/promote',
   tags: ['writes'],
@@ -29,9 +33,9 @@ const route = createRoute({
   request: {
     params: z.object({ label: Label }),
     query: z.object({
-      to: Label.optional().openapi({ description: 'The target label; unset, the base.' }),
-      dry_run: z.enum(['true', 'false']).optional(),
-      message: z.string().max(500).optional(),
+      to: described(z.optional(Label), { description: 'The target label; unset, the base.' }),
+      dry_run: z.optional(z.enum(['true', 'false'])),
+      message: z.optional(z.string().check(z.maxLength(500))),
     }),
   },
   responses: {
@@ -41,7 +45,7 @@ const route = createRoute({
 })
 
 /** POST /api/labels/{label}/promote: a branch's records, merged. */
-export const labels = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
+export const labels = new Routes().openapi(route, async (c) => {
   const { label } = c.req.valid('param')
   const { to, dry_run, message } = c.req.valid('query')
   if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)

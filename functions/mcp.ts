@@ -1,7 +1,17 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { version } from '../package.json'
-import { API_ERRORS, ERROR_STATUS, HttpError, errorsOf, freshStoreOf, json, recordBody } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import {
+  API_ERRORS,
+  ERROR_STATUS,
+  HttpError,
+  errorsOf,
+  freshStoreOf,
+  json,
+  recordBody,
+  Routes,
+  defineRoute,
+  described,
+} from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { DEFAULT_MCP_MAX_BYTES, SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
 import { environMaxBytes } from '../lib/catalog'
@@ -9,12 +19,12 @@ import { intVar } from '../lib/env'
 import { renderOptionsFrom } from '../lib/render'
 import { BODY_LIMITS, LabelQuery } from './shapes'
 
-const JsonRpc = z
-  .object({ jsonrpc: z.literal('2.0') })
-  .catchall(z.unknown())
-  .openapi('JsonRpcMessage', { description: 'A JSON-RPC 2.0 message of the Model Context Protocol.' })
+const JsonRpc = described(z.catchall(z.object({ jsonrpc: z.literal('2.0') }), z.unknown()), {
+  id: 'JsonRpcMessage',
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol.',
+})
 
-const route = createRoute({
+const route = defineRoute({
   method: 'post',
   path: '/mcp',
   tags: ['mcp'],
@@ -41,7 +51,7 @@ const route = createRoute({
  * that is not JSON is the service's 400, before any JSON-RPC); a protocol
  * version header this server does not speak is 400, as the transport asks.
  */
-export const mcp = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
+export const mcp = new Routes().openapi(route, async (c) => {
   const asked = c.req.header('mcp-protocol-version')
   if (asked !== undefined && !SUPPORTED_VERSIONS.has(asked)) {
     throw new ServiceError(
@@ -66,7 +76,7 @@ export const mcp = new OpenAPIHono<AppEnv>().openapi(route, async (c) => {
 // Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
 // session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
 for (const method of ['get', 'delete'] as const) {
-  const refused = createRoute({
+  const refused = defineRoute({
     method,
     path: '/mcp',
     tags: ['mcp'],

@@ -1,25 +1,15 @@
-import type { OpenAPIHono } from '@hono/zod-openapi'
 import { version } from '../package.json'
-import { registerRecordSchemas } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import { openapiDocumentOf } from '../lib/http/openapi-document'
 
 /**
  * The OpenAPI 3.1 document of `app`, generated from its routes' own
  * declarations (their zod schemas are the ones that validate requests).
  * It depends on nothing at run time, so scripts/generate.mjs builds it at
  * build time into public/openapi.json, a static asset GET /openapi.json
- * answers with: neither the generator nor the document is in the Worker. Adds the record schemas
- * and the bearer scheme to `app`'s registry first.
+ * answers with: neither the generator nor the document is in the Worker.
  */
-export function openapiDocument(app: OpenAPIHono<AppEnv>) {
-  registerRecordSchemas(app)
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'API_TOKEN, when the service has one; without it /api is open.',
-  })
-  return app.getOpenAPI31Document({
-    openapi: '3.1.0',
+export function openapiDocument(app: Parameters<typeof openapiDocumentOf>[0]) {
+  return openapiDocumentOf(app, {
     info: {
       title: 'AI-Prompt-Shell',
       version,
@@ -27,5 +17,12 @@ export function openapiDocument(app: OpenAPIHono<AppEnv>) {
         'Serves prompt extensions, prompts, shared variables and tools from Redis, and renders Go text/template prompts.',
     },
     security: [{ bearerAuth: [] }],
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'API_TOKEN, when the service has one; without it /api is open.',
+      },
+    },
   })
 }

@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import {
   getServedPrompt,
   listPrompts,
@@ -8,8 +8,18 @@ import {
   promptKind,
 } from '../lib/catalog'
 import type { Prompt } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, jsonBody, storeOf, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import {
+  API_ERRORS,
+  errorsOf,
+  json,
+  jsonBody,
+  storeOf,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+} from '../lib/http'
 import { renderAnswer, renderRequested } from './rendering'
 import {
   Args,
@@ -26,41 +36,51 @@ import {
   servedHeaders,
 } from './shapes'
 
-const PromptSummary = z
-  .object({
-    id: z.string().openapi({ example: 'evaluator.evaluate_quality' }),
+const PromptSummary = described(
+  z.object({
+    id: described(z.string(), { example: 'evaluator.evaluate_quality' }),
     origin: z.enum(['extension', 'direct']),
     kind: z.enum(['prompt', 'messages']),
-    description: z.string().nullable(),
+    description: z.nullable(z.string()),
     supports: z.array(z.string()),
-  })
-  .openapi('PromptSummary')
+  }),
+  { id: 'PromptSummary' },
+)
 
-const PromptDetail = PromptSummary.extend({
-  prompt: z.string().optional().openapi({ description: 'The template, for a prompt of kind `prompt`.' }),
-  messages: z.array(Message).optional().openapi({ description: 'The templates, for a prompt of kind `messages`.' }),
-  parameters: z
-    .object({ type: z.literal('object'), properties: z.record(z.string(), z.unknown()), required: z.array(z.string()) })
-    .catchall(z.unknown())
-    .openapi({ description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' }),
-  returns: z.unknown(),
-}).openapi('PromptDetail')
+const PromptDetail = described(
+  z.extend(PromptSummary, {
+    prompt: described(z.optional(z.string()), { description: 'The template, for a prompt of kind `prompt`.' }),
+    messages: described(z.optional(z.array(Message)), {
+      description: 'The templates, for a prompt of kind `messages`.',
+    }),
+    parameters: described(
+      z.catchall(
+        z.object({
+          type: z.literal('object'),
+          properties: z.record(z.string(), z.unknown()),
+          required: z.array(z.string()),
+        }),
+        z.unknown(),
+      ),
+      { description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' },
+    ),
+    returns: z.unknown(),
+  }),
+  { id: 'PromptDetail' },
+)
 
-const list = createRoute({
+const list = defineRoute({
   method: 'get',
   path: '/',
   tags: ['prompts'],
   summary: 'The prompts, from extensions and stored directly',
   request: {
     query: z.object({
-      supports: z
-        .union([z.string(), z.array(z.string())])
-        .optional()
-        .openapi({
-          description: 'Only prompts supporting all of these (repeatable, or comma-separated).',
-          example: 'chat',
-        }),
-      extension: z.string().optional().openapi({ description: 'Only the prompts of this extension.' }),
+      supports: described(z.optional(z.union([z.string(), z.array(z.string())])), {
+        description: 'Only prompts supporting all of these (repeatable, or comma-separated).',
+        example: 'chat',
+      }),
+      extension: described(z.optional(z.string()), { description: 'Only the prompts of this extension.' }),
       label: LabelQuery,
     }),
   },
@@ -70,7 +90,7 @@ const list = createRoute({
   },
 })
 
-const one = createRoute({
+const one = defineRoute({
   method: 'get',
   path: '/{prompt_id}',
   tags: ['prompts'],
@@ -82,9 +102,9 @@ const one = createRoute({
   },
 })
 
-const RenderBody = z.object({ args: Args.optional() }).openapi('RenderRequest', { description: BODY_LIMITS })
+const RenderBody = described(z.object({ args: z.optional(Args) }), { id: 'RenderRequest', description: BODY_LIMITS })
 
-const render = createRoute({
+const render = defineRoute({
   method: 'post',
   path: '/{prompt_id}/render',
   tags: ['prompts'],
@@ -92,13 +112,13 @@ const render = createRoute({
   middleware: jsonBody,
   request: {
     params: z.object({ prompt_id: PromptId }),
-    query: PromptQuery.extend({ explain: ExplainQuery }),
+    query: z.extend(PromptQuery, { explain: ExplainQuery }),
     body: { content: { 'application/json': { schema: RenderBody } } },
   },
   responses: {
     200: {
       ...json('The rendered prompt', RenderAnswer),
-      headers: ServedHeaders.extend(RenderHeaders),
+      headers: z.extend(ServedHeaders, RenderHeaders),
     },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),
   },
@@ -109,7 +129,7 @@ const render = createRoute({
  * all of which a prompt must support; `?extension=X`, ids starting `X.`),
  * GET /api/prompts/{prompt_id} and POST /api/prompts/{prompt_id}/render.
  */
-export const prompts = new OpenAPIHono<AppEnv>()
+export const prompts = new Routes()
   .openapi(list, async (c) => {
     const query = c.req.valid('query')
     const supports = [query.supports ?? []]

@@ -1,22 +1,33 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { getTool, listTools } from '../lib/catalog'
 import type { Tool } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, recordSchema, storeOf, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
+import {
+  API_ERRORS,
+  errorsOf,
+  json,
+  recordSchema,
+  storeOf,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+} from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const ToolSummary = z
-  .object({
-    id: z.string().openapi({ description: 'The template function name.', example: 'codebase_lookup_ref' }),
+const ToolSummary = described(
+  z.object({
+    id: described(z.string(), { description: 'The template function name.', example: 'codebase_lookup_ref' }),
     name: z.string(),
     module: z.string(),
-    type: z.string().openapi({ example: 'restful' }),
+    type: described(z.string(), { example: 'restful' }),
     description: z.string(),
     supports: z.array(z.string()),
-  })
-  .openapi('ToolSummary')
+  }),
+  { id: 'ToolSummary' },
+)
 
-const list = createRoute({
+const list = defineRoute({
   method: 'get',
   path: '/',
   tags: ['tools'],
@@ -28,7 +39,7 @@ const list = createRoute({
   },
 })
 
-const one = createRoute({
+const one = defineRoute({
   method: 'get',
   path: '/{tool_id}',
   tags: ['tools'],
@@ -44,7 +55,7 @@ const one = createRoute({
 })
 
 /** GET /api/tools and GET /api/tools/{tool_id} (the template function name). */
-export const tools = new OpenAPIHono<AppEnv>()
+export const tools = new Routes()
   .openapi(list, async (c) => {
     const { items, skipped } = await listTools(storeOf(c))
     return success(c, items.map(summary), skipped)

@@ -1,38 +1,42 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import { ID_KIND, RECORD_KINDS, recordVersion, recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, storeOf, success, successOf } from '../lib/http'
-import type { AppEnv } from '../lib/http'
-import { ReadQuery, idParam, servedHeaders } from './shapes'
+import { API_ERRORS, errorsOf, json, storeOf, success, successOf, Routes, defineRoute, described } from '../lib/http'
+import { ReadQuery, idParam, servedHeaders, versionNumber } from './shapes'
 import { KIND_ROUTES } from './writes'
 
-const Version = z
-  .object({
-    version: z.number().int().openapi({ example: 3 }),
-    created_at: z.string().openapi({ example: '2026-11-24T10:00:00.000Z' }),
-    message: z.string().nullable(),
-    deleted: z
-      .boolean()
-      .openapi({ description: 'The version is the deletion of the record (under a label: its hiding).' }),
-  })
-  .openapi('Version')
+const Version = described(
+  z.object({
+    version: described(z.int(), { example: 3 }),
+    created_at: described(z.string(), { example: '2026-11-24T10:00:00.000Z' }),
+    message: z.nullable(z.string()),
+    deleted: described(z.boolean(), {
+      description: 'The version is the deletion of the record (under a label: its hiding).',
+    }),
+  }),
+  { id: 'Version' },
+)
 
-const VersionWithValue = z
-  .object({
-    version: z.number().int(),
+const VersionWithValue = described(
+  z.object({
+    version: z.int(),
     created_at: z.string(),
-    message: z.string().nullable(),
+    message: z.nullable(z.string()),
     deleted: z.boolean(),
-    value: z.unknown().openapi({ description: 'The record as that version stored it; null for a deletion.' }),
-  })
-  .openapi('VersionWithValue')
+    value: described(z.unknown(), { description: 'The record as that version stored it; null for a deletion.' }),
+  }),
+  { id: 'VersionWithValue' },
+)
+
+const VersionList = successOf('VersionList', z.array(Version))
+const VersionAnswer = successOf('VersionAnswer', VersionWithValue)
 
 /** The version routes of one kind. */
 function versionRoutes(kind: RecordKind) {
   const { param, example } = KIND_ROUTES[kind]
   const singular = ID_KIND[kind]
   const id = idParam(singular, `The ${singular} id.`, example)
-  const list = createRoute({
+  const list = defineRoute({
     method: 'get',
     path: `/${kind}/{${param}}/versions`,
     tags: ['versions'],
@@ -41,11 +45,11 @@ function versionRoutes(kind: RecordKind) {
       "From the label's own record when the label has one, else the base's. A prompt contributed by an extension has its extension's versions.",
     request: { params: z.object({ [param]: id }), query: ReadQuery },
     responses: {
-      200: json('Its versions', successOf('VersionList', z.array(Version))),
+      200: json('Its versions', VersionList),
       ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'CONFLICT'),
     },
   })
-  const one = createRoute({
+  const one = defineRoute({
     method: 'get',
     path: `/${kind}/{${param}}/versions/{version}`,
     tags: ['versions'],
@@ -53,15 +57,12 @@ function versionRoutes(kind: RecordKind) {
     request: {
       params: z.object({
         [param]: id,
-        version: z
-          .string()
-          .regex(/^[1-9][0-9]{0,8}$/, 'must be a version number, 1 or more')
-          .openapi({ example: '1' }),
+        version: described(versionNumber(), { example: '1' }),
       }),
       query: ReadQuery,
     },
     responses: {
-      200: json('The version', successOf('VersionAnswer', VersionWithValue)),
+      200: json('The version', VersionAnswer),
       ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'VERSION_NOT_FOUND', 'CONFLICT'),
     },
   })
@@ -73,7 +74,7 @@ function versionRoutes(kind: RecordKind) {
  * .../versions/{version}: the history every write through the service keeps.
  * Answers carry X-Prompt-Label when the label's own record has them.
  */
-export const versions = new OpenAPIHono<AppEnv>()
+export const versions = new Routes()
 
 for (const kind of RECORD_KINDS) {
   const { list, one, param } = versionRoutes(kind)

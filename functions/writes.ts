@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
 import type { Context } from 'hono'
 import { ID_KIND, RECORD_KINDS } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
@@ -12,6 +12,9 @@ import {
   recordSchema,
   success,
   successOf,
+  Routes,
+  defineRoute,
+  described,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
@@ -25,7 +28,7 @@ export const KIND_ROUTES = {
   prompts: { param: 'prompt_id', schema: recordSchema('Prompt'), example: 'team.review' },
   environs: {
     param: 'environ_id',
-    schema: z.unknown().openapi({ description: 'The value: any JSON.' }),
+    schema: described(z.unknown(), { description: 'The value: any JSON.' }),
     example: 'vscode.rules',
   },
   tools: { param: 'tool_id', schema: recordSchema('Tool'), example: 'codebase_lookup_ref' },
@@ -36,24 +39,25 @@ const MAX_MESSAGE_CHARS = 500
 
 const WriteQuery = z.object({
   label: LabelQuery,
-  message: z
-    .string()
-    .max(MAX_MESSAGE_CHARS)
-    .optional()
-    .openapi({ description: 'Kept with the version (at most 500 characters).', example: 'tighter wording' }),
+  message: described(z.optional(z.string().check(z.maxLength(MAX_MESSAGE_CHARS))), {
+    description: 'Kept with the version (at most 500 characters).',
+    example: 'tighter wording',
+  }),
 })
 
-const Written = z
-  .object({
+const Written = described(
+  z.object({
     id: z.string(),
-    key: z.string().openapi({
+    key: described(z.string(), {
       description: "The Redis key written: the base key, or the label's own.",
       example: 'shenma:templates:team:review',
     }),
-    version: z.number().int().openapi({ example: 3 }),
-    label: z.string().nullable(),
-  })
-  .openapi('Written')
+    version: described(z.int(), { example: 3 }),
+    label: z.nullable(z.string()),
+  }),
+  { id: 'Written' },
+)
+const WriteAnswer = successOf('WriteAnswer', Written)
 
 const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'] as const
 
@@ -62,7 +66,7 @@ function writeRoutes(kind: RecordKind) {
   const { param, schema, example } = KIND_ROUTES[kind]
   const singular = ID_KIND[kind]
   const params = z.object({ [param]: idParam(singular, `The ${singular} id.`, example) })
-  const put = createRoute({
+  const put = defineRoute({
     method: 'put',
     path: `/${kind}/{${param}}`,
     tags: ['writes'],
@@ -71,11 +75,11 @@ function writeRoutes(kind: RecordKind) {
     middleware: [adminAuth, ...recordBody],
     request: { params, query: WriteQuery, body: { content: { 'application/json': { schema } }, required: true } },
     responses: {
-      200: json('Written', successOf('WriteAnswer', Written)),
+      200: json('Written', WriteAnswer),
       ...errorsOf(...WRITE_ERRORS, 'TEMPLATE_SYNTAX', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'),
     },
   })
-  const del = createRoute({
+  const del = defineRoute({
     method: 'delete',
     path: `/${kind}/{${param}}`,
     tags: ['writes'],
@@ -84,7 +88,7 @@ function writeRoutes(kind: RecordKind) {
     middleware: [adminAuth],
     request: { params, query: WriteQuery },
     responses: {
-      200: json('Deleted', successOf('WriteAnswer', Written)),
+      200: json('Deleted', WriteAnswer),
       ...errorsOf(...WRITE_ERRORS, 'NOT_FOUND'),
     },
   })
@@ -104,7 +108,7 @@ function optionsOf(c: Context<AppEnv>) {
  * through the service, each a new version of the record (lib/publish),
  * enabled by ADMIN_TOKEN. `?label=` writes the label's own records.
  */
-export const writes = new OpenAPIHono<AppEnv>()
+export const writes = new Routes()
 
 for (const kind of RECORD_KINDS) {
   const { put, del, param } = writeRoutes(kind)

@@ -2,8 +2,8 @@
 // (functions/index.ts) is bundled with esbuild for Node and run here, and
 // functions/openapi.ts generates the document from its routes. The Worker
 // then serves the generated file from its static assets (public/), so
-// neither the document nor zod-to-openapi's generator is in its bundle
-// (wrangler.toml's [alias], lib/bundle/zod-to-openapi.js).
+// neither the document nor its generator (lib/http/openapi-document.ts) is
+// in its bundle.
 import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
 

@@ -5,12 +5,13 @@ export { ERROR_STATUS, HttpError } from './errors'
 export { onError, unroutedHandler } from './handlers'
 export { storeOf, freshStoreOf, labelOf } from './context'
 export type { AppEnv } from './context'
-export { jsonBody, recordBody, validationHook } from './input'
+export { jsonBody, recordBody } from './input'
 export { adminAuth, bearerAuth } from './auth'
 export { corsFromEnv } from './cors'
 export { requestLogger } from './request-log'
 export * from './openapi'
-export { registerRecordSchemas } from './record-schemas'
+export { Routes, defineRoute } from './route'
+export type { RouteDeclaration } from './route'
 
 /** `{"status": "success", "data": ...}`, with `skipped` when the source had records it could not use. */
 export function success<T>(c: Context, data: T, skipped: readonly Skip[] = []) {

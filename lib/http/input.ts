@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import type { z } from 'zod'
+import type { $ZodIssue } from 'zod/v4/core'
 import { intVar } from '../env'
 import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, textNestedDeeperThan } from '../json'
 import type { AppEnv } from './context'
@@ -83,12 +83,11 @@ function whereDeep(body: unknown): string {
 const PARTS: Readonly<Record<string, string>> = { json: 'body', param: 'path', query: 'query string' }
 
 /**
- * The routes' validation hook: a request that does not fit its schema is
+ * A request part that does not fit its route's schema (lib/http/route.ts):
  * 400 BAD_REQUEST naming each problem and where it is.
  */
-export function validationHook(result: { success: boolean; target: string; error?: z.ZodError }): void {
-  if (result.success || !result.error) return
-  const part = PARTS[result.target] ?? result.target
-  const problems = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : part}: ${i.message}`)
-  throw new ServiceError('BAD_REQUEST', `the ${part} is not valid: ${problems.join('; ')}`)
+export function invalidRequest(target: string, issues: readonly $ZodIssue[]): ServiceError {
+  const part = PARTS[target] ?? target
+  const problems = issues.map((i) => `${i.path.length ? i.path.join('.') : part}: ${i.message}`)
+  return new ServiceError('BAD_REQUEST', `the ${part} is not valid: ${problems.join('; ')}`)
 }

@@ -1,4 +1,5 @@
-import { z } from '@hono/zod-openapi'
+import * as z from 'zod/mini'
+import type { GlobalMeta } from 'zod/v4/core'
 import { ERROR_CODES } from '../errors'
 import type { ErrorCode } from '../errors'
 import { ERROR_STATUS } from './errors'
@@ -11,30 +12,45 @@ import type { RecordSchemaName } from './record-schemas'
  * (functions/), and /openapi.json is generated from those declarations.
  */
 
+/**
+ * `schema`, described in the OpenAPI document by `meta`: a description, an
+ * example, an `id` naming it as a component. zod's global registry holds it,
+ * where the document's generator (openapi-document.ts) reads it.
+ */
+export function described<T extends z.ZodMiniType>(schema: T, meta: GlobalMeta & { example?: unknown }): T {
+  z.globalRegistry.add(schema, meta)
+  return schema
+}
+
 /** `{"status": "error", ...}`: the one error body (lib/http/handlers.ts). */
-export const ErrorBody = z
-  .object({
-    status: z.literal('error'),
-    code: z.enum(ERROR_CODES),
-    message: z.string().openapi({ description: 'What was wrong, naming the field, key or template place.' }),
-  })
-  .catchall(z.unknown())
-  .openapi('Error', {
+export const ErrorBody = described(
+  z.catchall(
+    z.object({
+      status: z.literal('error'),
+      code: z.enum(ERROR_CODES),
+      message: described(z.string(), { description: 'What was wrong, naming the field, key or template place.' }),
+    }),
+    z.unknown(),
+  ),
+  {
+    id: 'Error',
     description:
       'Some errors add fields: `details`, `variable`, `template`, `line`, `column` (as Go counts it: UTF-8 bytes from the line start, from 0); LIMIT_EXCEEDED, the `limit` passed; MISCONFIGURED, the `setting` at fault.',
-  })
+  },
+)
 
-export const Skip = z
-  .object({ key: z.string(), reason: z.string() })
-  .openapi('Skip', { description: 'A stored record that could not be used, and why.' })
+export const Skip = described(z.object({ key: z.string(), reason: z.string() }), {
+  id: 'Skip',
+  description: 'A stored record that could not be used, and why.',
+})
 
 /** `{"status": "success", "data": ..., "skipped"?: [...]}`, registered as the component `name`. */
-export function successOf<T extends z.ZodType>(name: string, data: T) {
-  return z.object({ status: z.literal('success'), data, skipped: z.array(Skip).optional() }).openapi(name)
+export function successOf<T extends z.ZodMiniType>(name: string, data: T) {
+  return described(z.object({ status: z.literal('success'), data, skipped: z.optional(z.array(Skip)) }), { id: name })
 }
 
 /** A JSON answer, as a route's `responses` entry. */
-export function json<T extends z.ZodType>(description: string, schema: T) {
+export function json<T extends z.ZodMiniType>(description: string, schema: T) {
   return { description, content: { 'application/json': { schema } } }
 }
 
@@ -56,8 +72,6 @@ export const API_ERRORS = ['UNAUTHORIZED', 'STORE_UNAVAILABLE', 'MISCONFIGURED']
 
 /** A stored record, described by its JSON Schema from jsonschema/ (see registerRecordSchemas). */
 export function recordSchema(name: RecordSchemaName) {
-  const schema = z.unknown()
-  // zod-to-openapi writes metadata into the generated schema as it is: here, only the reference.
-  const reference = { $ref: `#/components/schemas/${name}` } as unknown as Parameters<typeof schema.openapi>[0]
-  return schema.openapi(reference)
+  // The generator writes metadata into the schema as it is: here, only the reference.
+  return described(z.unknown(), { $ref: `#/components/schemas/${name}` })
 }

@@ -1,4 +1,3 @@
-import type { OpenAPIHono } from '@hono/zod-openapi'
 import extension from '../../jsonschema/extension.json'
 import parameters from '../../jsonschema/parameters.json'
 import prompt from '../../jsonschema/prompt.json'
@@ -17,21 +16,23 @@ const RECORD_SCHEMAS = [
 ] as const
 
 /**
- * Adds the record schemas to the document as components. They are draft-07
+ * The record schemas, as the document's components. They are draft-07
  * files that point at each other by file name and at their own
  * `definitions`; here each definition becomes a component of its own
  * (`Prompt.message`) and every `$ref` points into the document.
  */
-export function registerRecordSchemas(app: { openAPIRegistry: OpenAPIHono['openAPIRegistry'] }): void {
+export function recordSchemaComponents(): Record<string, object> {
   const names = new Map<string, string>(RECORD_SCHEMAS.map(([name, file]) => [file, name]))
+  const components: Record<string, object> = {}
   for (const [name, file, schema] of RECORD_SCHEMAS) {
     const { $schema: _, $id: __, definitions, ...root } = schema as Record<string, unknown>
     const refs = (value: unknown) => rewriteRefs(value, file, names)
-    app.openAPIRegistry.registerComponent('schemas', name, refs(root) as object)
+    components[name] = refs(root) as object
     for (const [definition, body] of Object.entries((definitions ?? {}) as Record<string, unknown>)) {
-      app.openAPIRegistry.registerComponent('schemas', `${name}.${definition}`, refs(body) as object)
+      components[`${name}.${definition}`] = refs(body) as object
     }
   }
+  return components
 }
 
 function rewriteRefs(value: unknown, file: string, names: ReadonlyMap<string, string>): unknown {
