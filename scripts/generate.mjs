@@ -53,10 +53,12 @@ function withoutAnnotations(schema) {
 }
 
 /**
- * Ajv's `uniqueItems` compares every pair of items unless the items' schema
- * types them as scalars only (then one pass with a map): a record is
- * refused here rather than let an array of some thousand objects cost
- * seconds of the Worker's CPU.
+ * Ajv's `uniqueItems` compares every pair of items, even past `maxItems`,
+ * unless the items' schema types them as scalars only (then it makes one
+ * pass with a map): any other `uniqueItems` fails the build here rather
+ * than let a record of some thousand objects cost seconds of the Worker's
+ * CPU. (Hence no `maxItems` guard, as schema-safety.ts puts around a
+ * run-time schema's `uniqueItems` for @cfworker/json-schema.)
  */
 function checkUniqueItems(schema, file, at = '#') {
   if (Array.isArray(schema)) return schema.forEach((item, i) => checkUniqueItems(item, file, `${at}/${i}`))
