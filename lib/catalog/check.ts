@@ -1,4 +1,4 @@
-import type { Schema } from '@cfworker/json-schema'
+import type { ValidateFunction } from 'ajv'
 import { keySuffix, keyToFunc, keyToPath, kindPrefix } from '../store/keys'
 import type { Kind } from '../store/keys'
 import { HELPER_NAMES, ParseError } from '../template'
@@ -8,7 +8,7 @@ import { recordSchemaProblems } from './record-schemas'
 import type { Prompt } from './prompts'
 import type { GrpcToolRecord, PromptRecord } from './types'
 import { schemaProblems } from './validate'
-import { EXTENSION_SCHEMA, PROMPT_SCHEMA, TOOL_SCHEMA } from './schemas.generated'
+import { validateExtension, validatePrompt, validateTool } from './validators.generated'
 
 /** A record to check, with the key it is published under, and where it came from (a file, a request body). */
 export interface RecordFile {
@@ -33,10 +33,10 @@ export interface Findings {
   warnings: Problem[]
 }
 
-const SCHEMAS: Partial<Record<RecordFile['kind'], Schema>> = {
-  extensions: EXTENSION_SCHEMA,
-  templates: PROMPT_SCHEMA,
-  tools: TOOL_SCHEMA,
+const VALIDATORS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
+  extensions: validateExtension,
+  templates: validatePrompt,
+  tools: validateTool,
 }
 
 /**
@@ -70,9 +70,9 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
   const functions = [...tools.keys(), 'dict']
 
   for (const record of records) {
-    const schema = SCHEMAS[record.kind]
-    if (!schema) continue
-    const problems = schemaProblems(schema, record.value)
+    const validate = VALIDATORS[record.kind]
+    if (!validate) continue
+    const problems = schemaProblems(validate, record.value)
     // What the schema cannot see, once it holds: the JSON Schemas the record holds, a grpc tool's descriptor, service and method.
     if (problems.length === 0) problems.push(...recordSchemaProblems(record.kind, record.value))
     if (problems.length === 0 && record.kind === 'tools' && fieldsOf(record.value).type === 'grpc')

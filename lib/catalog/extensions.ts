@@ -5,11 +5,11 @@ import { checkId } from './ids'
 import { unsafeSchemas } from './record-schemas'
 import { jsonRecord, readKind, unusable } from './records'
 import type { ExtensionRecord, Listing } from './types'
-import { EXTENSION_SCHEMA } from './schemas.generated'
+import { validateExtension } from './validators.generated'
 
 /** The only extension type this service serves; others belong to other services. */
 const PROMPT_EXTENSION = 'prompt'
-const decodeExtension = jsonRecord<ExtensionRecord>(EXTENSION_SCHEMA, (record) => unsafeSchemas('extensions', record))
+const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension, (record) => unsafeSchemas('extensions', record))
 
 export interface Extension {
   /** The key without its prefix, `:` as `.`; the name prompt ids start with. */

@@ -35,7 +35,7 @@ export function schemaValidator(schema: JsonSchema, draft: SchemaDraft = '7'): S
         )
       }
       // Every problem made is an error object: where a value is big, one problem is what the caller gets.
-      return checkValue(value, safe.schema, draft, safe.uris, work <= EVERY_PROBLEM_WORK).result
+      return checkValue(value, safe.schema, draft, safe.uris, work <= EVERY_PROBLEM_WORK)
     },
   }
 }

@@ -10,9 +10,9 @@ import { unsafeSchemas } from './record-schemas'
 import { describeHazard, safeSchema } from './schema-safety'
 import { schemaProblems } from './validate'
 import type { Listing, PromptRecord, Skip } from './types'
-import { PROMPT_SCHEMA } from './schemas.generated'
+import { validatePrompt } from './validators.generated'
 
-const decodePrompt = jsonRecord<PromptRecord>(PROMPT_SCHEMA, (record) => unsafeSchemas('templates', record))
+const decodePrompt = jsonRecord<PromptRecord>(validatePrompt, (record) => unsafeSchemas('templates', record))
 
 export interface Prompt {
   /** `{extension}.{prompt}`, or `{a}.{b}` for one stored at shenma:templates:{a}:{b}. */
@@ -127,7 +127,7 @@ export const DRAFT_ID = 'draft'
  * super-linear (schema-safety.ts), 400 naming the keyword.
  */
 export function draftPrompt(record: unknown): Prompt {
-  const problems = schemaProblems(PROMPT_SCHEMA, record)
+  const problems = schemaProblems(validatePrompt, record)
   if (problems.length > 0) {
     const said = problems.map((p) => `${p.path} ${p.problem}`).join('; ')
     throw new ServiceError('BAD_REQUEST', `the draft is not a valid prompt: ${said}`)

@@ -1,4 +1,4 @@
-import type { Schema } from '@cfworker/json-schema'
+import type { ValidateFunction } from 'ajv'
 import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../json'
 import { log } from '../log'
 import { Lru } from '../lru'
@@ -21,13 +21,13 @@ const TOO_DEEP = `is nested deeper than ${MAX_JSON_DEPTH} levels`
 const DECODED_TEXTS = 500
 
 /**
- * A JSON record (extension, prompt, tool), valid against its JSON Schema
- * (schemas.generated) and then `check` (what a schema cannot see, worded as a
+ * A JSON record (extension, prompt, tool), valid under its generated
+ * validator (jsonschema/, validators.generated) and then `check` (what a schema cannot see, worded as a
  * reason). Every render reads its prompt and the tool list, mostly
  * unchanged: each text is parsed and checked once, and its record, frozen,
  * is shared by the requests that read the same text.
  */
-export function jsonRecord<T>(schema: Schema, check?: (record: T) => string | undefined): Decoder<T> {
+export function jsonRecord<T>(validate: ValidateFunction, check?: (record: T) => string | undefined): Decoder<T> {
   const decoded = new Lru<string, Decoded<T>>(DECODED_TEXTS)
   const decode = (raw: string): Decoded<T> => {
     let value: unknown
@@ -37,7 +37,7 @@ export function jsonRecord<T>(schema: Schema, check?: (record: T) => string | un
       return { ok: false, reason: notJson(e) }
     }
     if (nestedDeeperThan(value)) return { ok: false, reason: TOO_DEEP }
-    const invalid = explainInvalid(schema, value)
+    const invalid = explainInvalid(validate, value)
     if (invalid) return { ok: false, reason: `fails its schema: ${invalid}` }
     const record = deepFreeze(value as T)
     const problem = check?.(record)

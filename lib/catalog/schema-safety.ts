@@ -3,7 +3,7 @@ import type { Schema } from '@cfworker/json-schema'
 import { isObject } from '../json'
 import type { JsonObject } from '../json'
 import { regexHazard, regexWork } from './regex-safety'
-import type { SchemaUris } from './schema-errors'
+import type { SchemaUris } from './schema-check'
 
 /**
  * Checks a JSON Schema that arrives at run time (a draft's parameters, a

@@ -7,9 +7,9 @@ import { unsafeSchemas } from './record-schemas'
 import { decodeAll, jsonRecord, readKind, skip, storedBut } from './records'
 import type { KeyedRecord } from './records'
 import type { Listing, Skip, ToolRecord } from './types'
-import { TOOL_SCHEMA } from './schemas.generated'
+import { validateTool } from './validators.generated'
 
-const decodeTool = jsonRecord<ToolRecord>(TOOL_SCHEMA, (record) => {
+const decodeTool = jsonRecord<ToolRecord>(validateTool, (record) => {
   const unsafe = unsafeSchemas('tools', record)
   if (unsafe || record.type !== 'grpc') return unsafe
   const problems = grpcProblems(record)

@@ -1,20 +1,24 @@
-import { dereference } from '@cfworker/json-schema'
-import type { Schema } from '@cfworker/json-schema'
-import { checkValue } from './schema-check'
-import { wordUnits } from './schema-errors'
-import type { SchemaUris, WordedProblem } from './schema-errors'
-import * as SCHEMAS from './schemas.generated'
+import type { ErrorObject, ValidateFunction } from 'ajv'
+
+// Records are checked by the validators Ajv generated from jsonschema/ at
+// build time (validators.generated.js, scripts/generate.mjs): plain
+// functions, since workerd forbids generating code at run time. Schemas that
+// arrive at run time (parameters, returns, drafts' own) are interpreted by
+// @cfworker/json-schema instead (parameters.ts).
+
+/** At most this many problems are listed for one value; the rest are counted. */
+export const MAX_SCHEMA_PROBLEMS = 20
 
 /**
- * Checks a value against one of jsonschema/'s schemas (schemas.generated)
- * and words its failure for a person: one clause per problem, each naming
- * where in the record it is, as a JSON path. Returns undefined when the
- * value is valid.
+ * Checks a value with a generated validator and words its failure for a
+ * person: one clause per problem, each naming where in the record it is, as
+ * a JSON path. Returns undefined when the value is valid.
  */
-export function explainInvalid(schema: Schema, value: unknown): string | undefined {
-  const problems = problemsOf(schema, value)
-  if (!problems) return undefined
-  return problems.map(({ path, problem }) => `${path} ${problem}`).join('; ') || 'does not match its schema'
+export function explainInvalid(validate: ValidateFunction, value: unknown): string | undefined {
+  if (validate(value)) return undefined
+  return problemsOf(validate.errors ?? [])
+    .map(({ path, problem }) => `${path} ${problem}`)
+    .join('; ')
 }
 
 export interface SchemaProblem {
@@ -23,36 +27,59 @@ export interface SchemaProblem {
   problem: string
 }
 
-/** Each thing wrong with `value` under one of jsonschema/'s schemas, once; none when it is valid. */
-export function schemaProblems(schema: Schema, value: unknown): SchemaProblem[] {
-  return problemsOf(schema, value) ?? []
+/** Each thing wrong with `value` under a generated validator, once; none when it is valid. */
+export function schemaProblems(validate: ValidateFunction, value: unknown): SchemaProblem[] {
+  return validate(value) ? [] : problemsOf(validate.errors ?? [])
 }
-
-function problemsOf(schema: Schema, value: unknown): SchemaProblem[] | undefined {
-  const worded = wordedProblems(schema, value)
-  if (!worded) return undefined
-  const problems = new Map<string, SchemaProblem>()
-  for (const { at, problem } of worded) {
-    const found = { path: jsonPathOf(at), problem }
-    problems.set(`${found.path} ${found.problem}`, found)
-  }
-  return [...problems.values()]
-}
-
-let uris: SchemaUris | undefined
 
 /**
- * jsonschema/'s schemas by URI, for their `$ref`s to each other: listed
- * once per isolate, when it checks its first record.
+ * Ajv's errors as problems: its message at the JSON path of its
+ * instancePath, each once. An `if` error (`must match "then" schema`) only
+ * restates the errors of its branch, which come before it. Past
+ * MAX_SCHEMA_PROBLEMS, the other errors are only counted: a record of a
+ * hundred thousand bad items has as many errors, and wording each costs
+ * more than finding it.
  */
-function schemaUris(): SchemaUris {
-  uris ??= Object.values(SCHEMAS).reduce<SchemaUris>((found, schema) => dereference(schema, found), {})
-  return uris
+function problemsOf(errors: readonly ErrorObject[]): SchemaProblem[] {
+  const problems = new Map<string, SchemaProblem>()
+  let more = 0
+  for (const error of errors) {
+    if (error.keyword === 'if') continue
+    if (problems.size === MAX_SCHEMA_PROBLEMS) {
+      more++
+      continue
+    }
+    const problem = { path: jsonPath(error.instancePath), problem: message(error) }
+    problems.set(`${problem.path} ${problem.problem}`, problem)
+  }
+  const listed = [...problems.values()]
+  if (listed.length === 0) return [{ path: '$', problem: 'does not match its schema' }]
+  return more === 0
+    ? listed
+    : [...listed, { path: '$', problem: `has ${more} more error${more === 1 ? '' : 's'} not listed` }]
 }
 
-function wordedProblems(schema: Schema, value: unknown): WordedProblem[] | undefined {
-  const checked = checkValue(value, schema, '7', schemaUris())
-  return checked.result.valid ? undefined : wordUnits(checked.result.errors, schema, schemaUris(), checked.value)
+/**
+ * Ajv's message; for `enum` and `const`, whose messages only say that
+ * there are allowed values, followed by those values (its params).
+ */
+function message(error: ErrorObject): string {
+  const said = error.message ?? `fails ${error.keyword}`
+  const params = error.params as { allowedValues?: unknown; allowedValue?: unknown }
+  if (error.keyword === 'enum' && Array.isArray(params.allowedValues))
+    return `${said}: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+  if (error.keyword === 'const') return `${said} ${JSON.stringify(params.allowedValue)}`
+  return said
+}
+
+/** `/contributes/prompts/0/name` (a JSON Pointer) is `$.contributes.prompts[0].name`. */
+function jsonPath(pointer: string): string {
+  return jsonPathOf(
+    pointer
+      .split('/')
+      .slice(1)
+      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')),
+  )
 }
 
 /** `['contributes', 'prompts', '0', 'name']` is `$.contributes.prompts[0].name`. */

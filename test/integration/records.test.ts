@@ -59,7 +59,7 @@ describe('a corrupt record', () => {
     expect(body.data).toEqual([])
     expect(body.skipped).toContainEqual({
       key: 'shenma:extensions:evaluator',
-      reason: "fails its schema: $.contributes.prompts[0] must have exactly one of 'prompt' or 'messages'",
+      reason: 'fails its schema: $.contributes.prompts[0] must match exactly one schema in oneOf',
     })
   })
 })
@@ -141,7 +141,9 @@ describe('a prompt stored directly', () => {
     expect(list.body.skipped).toEqual([
       {
         key: 'shenma:templates:evaluator:evaluate_quality',
-        reason: "fails its schema: $ must have exactly one of 'prompt' or 'messages'",
+        reason:
+          "fails its schema: $ must have required property 'prompt'; $ must have required property 'messages'; " +
+          '$ must match exactly one schema in oneOf',
       },
     ])
   })

@@ -29,7 +29,9 @@ describe('validate', () => {
     })
     const { code, err } = await validate(root)
     expect(code).toBe(1)
-    expect(err).toContain(`error: ${join(root, 'tools/m/t.json')}: $.type: must be one of "restful", "grpc", "mcp"`)
+    expect(err).toContain(
+      `error: ${join(root, 'tools/m/t.json')}: $.type: must be equal to one of the allowed values: "restful", "grpc", "mcp"`,
+    )
   })
 
   it("checks a grpc tool's descriptor: it decodes, defines the service and the method, and the method is unary", async () => {
@@ -159,10 +161,10 @@ describe('validate', () => {
     const lines = err.map((l) => l.replaceAll(`${root}/`, '').replace(/(\.content|\.prompt):\d+:\d+:/, '$1:L:C:'))
     expect(lines).toEqual([
       'error: extensions/x.json: $.version: must be string',
-      'error: extensions/x.json: $.contributes.prompts[0].messages[0].role: must be one of "system", "user", "assistant"',
+      'error: extensions/x.json: $.contributes.prompts[0].messages[0].role: must be equal to one of the allowed values: "system", "user", "assistant"',
       'error: extensions/x.json: $.contributes.prompts[0].messages[1].content: must be string',
       'error: extensions/x.json: $.contributes.prompts[0].messages[0].content:L:C: template: x.p.messages[0]:1: unexpected {{end}}',
-      "error: templates/a/b.json: $: must have exactly one of 'prompt' or 'messages'",
+      'error: templates/a/b.json: $: must match exactly one schema in oneOf',
       'error: templates/a/b.json: $.prompt:L:C: template: a.b:1: missing value for if',
       'error: templates/a/b.json: $.messages[0].content:L:C: template: a.b.messages[0]:1: unclosed action',
       '2 files: 7 errors, 0 warnings',

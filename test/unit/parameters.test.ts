@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { normalizeParameters } from '../../lib/catalog/parameters'
-import { PROMPT_SCHEMA } from '../../lib/catalog/schemas.generated'
+import { validatePrompt } from '../../lib/catalog/validators.generated'
 import { explainInvalid } from '../../lib/catalog/validate'
 
 describe('normalizeParameters', () => {
@@ -79,7 +79,7 @@ describe('normalizeParameters', () => {
 
   it('accepts exactly the shapes the schema accepts', () => {
     const withParameters = (parameters: unknown) =>
-      explainInvalid(PROMPT_SCHEMA, { prompt: 'x', parameters }) === undefined
+      explainInvalid(validatePrompt, { prompt: 'x', parameters }) === undefined
     expect(withParameters([{ name: 'a' }])).toBe(true)
     expect(withParameters({ type: 'object', properties: { a: { type: 'string' } } })).toBe(true)
     expect(withParameters({ a: { type: 'string' } })).toBe(true)

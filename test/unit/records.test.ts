@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { schemaValidator, validationProblems } from '../../lib/catalog'
 import type { ParametersSchema } from '../../lib/catalog'
 import { environValue, jsonRecord } from '../../lib/catalog/records'
-import { TOOL_SCHEMA } from '../../lib/catalog/schemas.generated'
+import { validateTool } from '../../lib/catalog/validators.generated'
 
 const tool = (name: string) =>
   JSON.stringify({
@@ -20,7 +20,7 @@ const tool = (name: string) =>
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
 describe('jsonRecord', () => {
-  const decode = jsonRecord(TOOL_SCHEMA)
+  const decode = jsonRecord(validateTool)
 
   it('gives the same frozen record for the same text, and a new one for a changed text', () => {
     const first = decode(tool('a'))
