@@ -79,7 +79,10 @@ function keyCount(id: string): number {
  * since it loads protobuf (grpc.ts), and before holders: a tool that cannot
  * be called takes no function name from another.
  */
-async function callable(records: readonly KeyedRecord<ToolRecord>[], skipped: Skip[]): Promise<KeyedRecord<ToolRecord>[]> {
+async function callable(
+  records: readonly KeyedRecord<ToolRecord>[],
+  skipped: Skip[],
+): Promise<KeyedRecord<ToolRecord>[]> {
   const problems = await Promise.all(
     records.map(({ value }) => (value.type === 'grpc' ? grpcProblems(value) : undefined)),
   )

@@ -158,7 +158,11 @@ class Wire {
       this.#answer = response
       const body = await readBody(response, this.limit, signal)
       const { status, statusText } = response
-      return new Response(NULL_BODY.has(status) ? null : body, { status, statusText, headers: kept(response.headers) })
+      return new Response(NULL_BODY.has(status) ? null : body, {
+        status,
+        statusText,
+        headers: withDecodableMessage(response.headers),
+      })
     } catch (e) {
       this.failure = e
       throw e
@@ -182,7 +186,7 @@ class Wire {
  * escaped so that connect-web, which would fail on it, decodes it to the
  * text that came: gRPC asks clients to keep such a message rather than lose it.
  */
-function kept(headers: Headers): Headers {
+function withDecodableMessage(headers: Headers): Headers {
   const out = new Headers(headers)
   const message = headers.get('grpc-message')
   if (message !== null) {

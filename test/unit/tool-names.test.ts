@@ -58,7 +58,9 @@ describe('a tool named like a function every template has', () => {
   })
 
   it('says nothing of other names, nor of a name that only contains a helper’s', async () => {
-    expect(await clashes([tool('translate', 'zh_en'), tool('text', 'upper'), bare('uppercase'), bare('Upper')])).toEqual([])
+    expect(
+      await clashes([tool('translate', 'zh_en'), tool('text', 'upper'), bare('uppercase'), bare('Upper')]),
+    ).toEqual([])
     expect(await checkRecords([tool('translate', 'zh_en')])).toEqual({ errors: [], warnings: [] })
   })
 })
