@@ -78,7 +78,7 @@ interface Checked extends Findings {
 async function checkFiles(operands: readonly string[]): Promise<Checked> {
   const files = await expand(operands)
   const read = await readRecordFiles(files)
-  const checked = checkRecords(read.records)
+  const checked = await checkRecords(read.records)
   return {
     files,
     records: read.records,

@@ -47,7 +47,7 @@ const VALIDATORS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
  * that fails its schema still has its templates parsed, so one run reports
  * every problem of a file.
  */
-export function checkRecords(records: readonly RecordFile[]): Findings {
+export async function checkRecords(records: readonly RecordFile[]): Promise<Findings> {
   const findings: Findings = { errors: [], warnings: [] }
   const tools = new Map<string, RecordFile>()
   const keys = new Map<string, string>()
@@ -76,7 +76,7 @@ export function checkRecords(records: readonly RecordFile[]): Findings {
     // What the schema cannot see, once it holds: the JSON Schemas the record holds, a grpc tool's descriptor, service and method.
     if (problems.length === 0) problems.push(...recordSchemaProblems(record.kind, record.value))
     if (problems.length === 0 && record.kind === 'tools' && fieldsOf(record.value).type === 'grpc')
-      problems.push(...grpcProblems(record.value as GrpcToolRecord))
+      problems.push(...(await grpcProblems(record.value as GrpcToolRecord)))
     for (const { path, problem } of problems) findings.errors.push({ file: record.file, where: path, message: problem })
     for (const { prompt, path } of promptsOf(record, findings))
       checkTemplates(record.file, prompt, path, functions, findings)

@@ -1,7 +1,4 @@
-import { create, createFileRegistry, fromBinary } from '@bufbuild/protobuf'
-import type { DescMethod, DescMethodUnary, DescService } from '@bufbuild/protobuf'
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema, file_google_protobuf_struct } from '@bufbuild/protobuf/wkt'
-import { base64Decode } from '@bufbuild/protobuf/wire'
+import type { DescMethodUnary } from '@bufbuild/protobuf'
 import type { GrpcToolRecord } from './types'
 import type { SchemaProblem } from './validate'
 
@@ -12,100 +9,35 @@ export interface GrpcMethod {
   binary: boolean
 }
 
-/** A fully-qualified protobuf name (`greet.v1.GreetService`) and a method name (`Greet`). */
-const SERVICE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
-const METHOD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
-const STRUCT_PROTO = 'google/protobuf/struct.proto'
-
 /**
  * Records are frozen and shared while their text is unchanged (records.ts):
  * a descriptor is decoded once per record text, never per call.
  */
-const methods = new WeakMap<GrpcToolRecord, GrpcMethod | SchemaProblem[]>()
+const methods = new WeakMap<GrpcToolRecord, Promise<GrpcMethod | SchemaProblem[]>>()
 
 /**
  * What is wrong with a grpc record that its JSON Schema cannot see: a
  * descriptor that does not decode, a service or method it does not define,
  * a method that streams. None when the record can be called.
  */
-export function grpcProblems(record: GrpcToolRecord): SchemaProblem[] {
-  const found = resolved(record)
+export async function grpcProblems(record: GrpcToolRecord): Promise<SchemaProblem[]> {
+  const found = await resolved(record)
   return Array.isArray(found) ? found : []
 }
 
 /** The method a valid grpc record calls (the catalogue skips the others, so this does not throw for them). */
-export function grpcMethodOf(record: GrpcToolRecord): GrpcMethod {
-  const found = resolved(record)
+export async function grpcMethodOf(record: GrpcToolRecord): Promise<GrpcMethod> {
+  const found = await resolved(record)
   if (Array.isArray(found)) throw new Error(found.map((p) => `${p.path} ${p.problem}`).join('; '))
   return found
 }
 
-function resolved(record: GrpcToolRecord): GrpcMethod | SchemaProblem[] {
+function resolved(record: GrpcToolRecord): Promise<GrpcMethod | SchemaProblem[]> {
   let found = methods.get(record)
   if (!found) {
-    found = resolve(record.grpc)
+    // Loaded with the first grpc record met, not with the Worker (grpc-descriptor.ts says why).
+    found = import('./grpc-descriptor').then(({ resolveMethod }) => resolveMethod(record.grpc))
     methods.set(record, found)
   }
   return found
-}
-
-function resolve(spec: GrpcToolRecord['grpc']): GrpcMethod | SchemaProblem[] {
-  if (!SERVICE_NAME.test(spec.service)) {
-    return [{ path: '$.grpc.service', problem: 'must be a fully-qualified protobuf service name (package.Service)' }]
-  }
-  if (!METHOD_NAME.test(spec.method)) return [{ path: '$.grpc.method', problem: 'must be a protobuf method name' }]
-  if (spec.descriptor === undefined) return { method: untypedMethod(spec.service, spec.method), binary: false }
-
-  let service: DescService | undefined
-  try {
-    const set = fromBinary(FileDescriptorSetSchema, base64Decode(spec.descriptor))
-    service = createFileRegistry(set).getService(spec.service)
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e)
-    return [{ path: '$.grpc.descriptor', problem: `is not a base64 FileDescriptorSet that decodes: ${why}` }]
-  }
-  if (!service) {
-    return [{ path: '$.grpc.service', problem: `names service ${spec.service}, which the descriptor does not define` }]
-  }
-  const method = service.methods.find((m) => m.name === spec.method)
-  if (!method) {
-    const known = service.methods.map((m) => m.name).join(', ') || 'none'
-    return [
-      { path: '$.grpc.method', problem: `names ${spec.method}, which ${spec.service} does not have (it has ${known})` },
-    ]
-  }
-  if (!isUnary(method)) {
-    const kind = method.methodKind.replace('_', '-')
-    return [
-      { path: '$.grpc.method', problem: `names ${spec.method}, a ${kind} method: only unary methods can be called` },
-    ]
-  }
-  return { method, binary: true }
-}
-
-function isUnary(method: DescMethod): method is DescMethodUnary {
-  return method.methodKind === 'unary'
-}
-
-/**
- * Without a descriptor, the method takes and answers google.protobuf.Struct,
- * whose proto3 JSON form is any JSON object: Connect's JSON codec then sends
- * the parameters as they are and hands back the answer as it came.
- */
-function untypedMethod(serviceName: string, methodName: string): DescMethodUnary {
-  const dot = serviceName.lastIndexOf('.')
-  const file = create(FileDescriptorProtoSchema, {
-    name: `ai-prompt-shell/untyped/${serviceName}.proto`,
-    package: dot === -1 ? '' : serviceName.slice(0, dot),
-    dependency: [STRUCT_PROTO],
-    syntax: 'proto3',
-    service: [
-      {
-        name: serviceName.slice(dot + 1),
-        method: [{ name: methodName, inputType: '.google.protobuf.Struct', outputType: '.google.protobuf.Struct' }],
-      },
-    ],
-  })
-  const registry = createFileRegistry(file, (name) => (name === STRUCT_PROTO ? file_google_protobuf_struct : undefined))
-  return registry.getService(serviceName)?.methods[0] as DescMethodUnary
 }

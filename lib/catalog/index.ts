@@ -10,7 +10,7 @@ export { DRAFT_ID, draftPrompt, listPrompts, getPrompt, promptDescription, promp
 export type { Prompt, PromptKind } from './prompts'
 export { EnvironBudget, environMaxBytes, listEnvironPaths, getEnviron, nestRecords } from './environs'
 export { MAX_TOOL_KEYS, findTools, listTools, getTool } from './tools'
-export { grpcMethodOf, grpcProblems } from './grpc'
+export { grpcMethodOf } from './grpc'
 export type { GrpcMethod } from './grpc'
 export type { Tool } from './tools'
 export { normalizeParameters, schemaValidator, validationProblems, withDefaults } from './parameters'

@@ -9,12 +9,7 @@ import type { KeyedRecord } from './records'
 import type { Listing, Skip, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
 
-const decodeTool = jsonRecord<ToolRecord>(validateTool, (record) => {
-  const unsafe = unsafeSchemas('tools', record)
-  if (unsafe || record.type !== 'grpc') return unsafe
-  const problems = grpcProblems(record)
-  return problems.length > 0 ? problems.map((p) => `${p.path} ${p.problem}`).join('; ') : undefined
-})
+const decodeTool = jsonRecord<ToolRecord>(validateTool, (record) => unsafeSchemas('tools', record))
 
 export interface Tool {
   /** The template function name: keyToFunc of the key. */
@@ -37,7 +32,7 @@ export const MAX_TOOL_KEYS = 256
  */
 export async function listTools(store: Store): Promise<Listing<Tool>> {
   const { records, skipped } = await readKind(store, 'tools', decodeTool)
-  return { items: holders(records, skipped), skipped }
+  return { items: holders(await callable(records, skipped), skipped), skipped }
 }
 
 /**
@@ -68,7 +63,7 @@ export async function findTools(store: Store, names: Iterable<string>): Promise<
     present.map((i) => raws[i] ?? null),
     decodeTool,
   )
-  return { items: holders(records, skipped), skipped }
+  return { items: holders(await callable(records, skipped), skipped), skipped }
 }
 
 /** How many keys funcToKeys(id) gives, up to a count past MAX_TOOL_KEYS. */
@@ -76,6 +71,27 @@ function keyCount(id: string): number {
   let count = 1
   for (let at = id.indexOf('_'); at !== -1 && count <= MAX_TOOL_KEYS; at = id.indexOf('_', at + 1)) count *= 2
   return count
+}
+
+/**
+ * The records but the grpc ones whose descriptor does not give a unary
+ * method to call, which are added to `skipped`. Checked after decoding,
+ * since it loads protobuf (grpc.ts), and before holders: a tool that cannot
+ * be called takes no function name from another.
+ */
+async function callable(
+  records: readonly KeyedRecord<ToolRecord>[],
+  skipped: Skip[],
+): Promise<KeyedRecord<ToolRecord>[]> {
+  const problems = await Promise.all(
+    records.map(({ value }) => (value.type === 'grpc' ? grpcProblems(value) : undefined)),
+  )
+  return records.filter(({ key }, i) => {
+    const found = problems[i]
+    if (!found?.length) return true
+    skipped.push(skip(key, found.map((p) => `${p.path} ${p.problem}`).join('; ')))
+    return false
+  })
 }
 
 /** The tool of each function name: its first valid record in key order; the others are added to `skipped`. */

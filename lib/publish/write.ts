@@ -52,14 +52,18 @@ export interface WriteOptions {
  * (400, TEMPLATE_SYNTAX for a template that does not parse), before
  * anything is written.
  */
-export function checkedRecord(kind: RecordKind, id: string, value: unknown): { key: string; text: string } {
+export async function checkedRecord(
+  kind: RecordKind,
+  id: string,
+  value: unknown,
+): Promise<{ key: string; text: string }> {
   checkId(ID_KIND[kind], id)
   const text = JSON.stringify(value)
   if (kind === 'environs' && text === TOMBSTONE) {
     throw new ServiceError('BAD_REQUEST', `the body ${TOMBSTONE} is how a label marks a deleted record`)
   }
   const key = kind === 'tools' ? toolKey(id, value) : pathToKey(STORED_AS[kind], id)
-  const { errors } = checkRecords([{ file: 'body', kind: STORED_AS[kind], key, value }])
+  const { errors } = await checkRecords([{ file: 'body', kind: STORED_AS[kind], key, value }])
   if (errors.length > 0) throw invalidBody(kind, errors)
   if (kind === 'tools' && keyToFunc(key) !== id) {
     throw new ServiceError('BAD_REQUEST', `the tool's {module}_{name} is '${keyToFunc(key)}', not the tool_id '${id}'`)
@@ -69,7 +73,7 @@ export function checkedRecord(kind: RecordKind, id: string, value: unknown): { k
 
 /** Writes a record checked by checkedRecord, with its version: under a label, to the label's own key. */
 export async function putRecord(store: Store, kind: RecordKind, id: string, value: unknown, options: WriteOptions) {
-  const { key, text } = checkedRecord(kind, id, value)
+  const { key, text } = await checkedRecord(kind, id, value)
   return write(store, id, key, text, options)
 }
 

@@ -8,7 +8,6 @@ import { EMPTY } from '../template'
 import type { Meter, TemplateFunction, Value } from '../template'
 import { ArgumentError, SeenMaps, ToolError, paramsChecker } from './arguments'
 import type { Given, Params } from './arguments'
-import { callGrpc, grpcCall } from './grpc'
 import { McpClients } from './mcp'
 import { callRest, resolve, restRequest } from './rest'
 
@@ -232,9 +231,12 @@ export class ToolSession {
         return (signal) => this.#mcp.call(url, name, params, signal)
       }
       case 'grpc': {
-        const call = grpcCall(record, params, resolve(record.grpc.url, base))
-        checkTarget(call.url, this.#policy)
-        return (signal) => callGrpc(call, this.#policy, this.#limit, signal, this.options.timeoutMs)
+        const url = resolve(record.grpc.url, base)
+        checkTarget(url, this.#policy)
+        const { timeoutMs } = this.options
+        // Loaded with the first grpc call, not with the Worker (grpc.ts says why).
+        return async (signal) =>
+          (await import('./grpc')).callGrpc(record, params, url, this.#policy, this.#limit, signal, timeoutMs)
       }
     }
   }

@@ -30,6 +30,9 @@ function grpcTool(name: string, method: string, group: string, spec: Record<stri
 }
 
 beforeAll(async () => {
+  // The modules the Worker loads with its first grpc record and call, loaded here, out of the first render's
+  // deadline: vitest-pool-workers fetches each module from Vite on its first import, which a deployed bundle never does.
+  await Promise.all([import('../../lib/catalog/grpc-descriptor'), import('../../lib/tools/grpc')])
   db = await freshRedis()
   await db.redis.mset({
     'shenma:tools:rpc:greet_json': { ...grpcTool('greet_json', 'Greet', 'json'), grpc: untyped('Greet', 'json') },

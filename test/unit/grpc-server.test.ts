@@ -1,5 +1,5 @@
-// The gRPC test server, called through connect-web's fetch transports, a
-// client written apart from the Worker's own (lib/tools/grpc-wire.ts), on the
+// The gRPC test server, called through connect-web's fetch transports on Node's
+// own fetch, apart from the Worker's calls (lib/tools/grpc.ts), on the
 // service read from the descriptor the server hands out.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { Code, ConnectError, createClient } from '@connectrpc/connect'

@@ -34,12 +34,12 @@ function bare(name: string): RecordFile {
   }
 }
 
-const clashes = (records: RecordFile[]) =>
-  checkRecords(records).warnings.filter((w) => w.message.includes('get this tool instead'))
+const clashes = async (records: RecordFile[]) =>
+  (await checkRecords(records)).warnings.filter((w) => w.message.includes('get this tool instead'))
 
 describe('a tool named like a function every template has', () => {
-  it.each(HELPER_NAMES)('warns that the tool %s wins over the helper', (name) => {
-    expect(clashes([bare(name)])).toEqual([
+  it.each(HELPER_NAMES)('warns that the tool %s wins over the helper', async (name) => {
+    expect(await clashes([bare(name)])).toEqual([
       {
         file: `tools/${name}.json`,
         message: `its function name '${name}' is also the template helper ${name}: templates calling ${name} get this tool instead`,
@@ -47,8 +47,8 @@ describe('a tool named like a function every template has', () => {
     ])
   })
 
-  it("warns that a tool dict wins over the service's dict", () => {
-    expect(clashes([bare('dict')])).toEqual([
+  it("warns that a tool dict wins over the service's dict", async () => {
+    expect(await clashes([bare('dict')])).toEqual([
       {
         file: 'tools/dict.json',
         message:
@@ -57,8 +57,10 @@ describe('a tool named like a function every template has', () => {
     ])
   })
 
-  it('says nothing of other names, nor of a name that only contains a helper’s', () => {
-    expect(clashes([tool('translate', 'zh_en'), tool('text', 'upper'), bare('uppercase'), bare('Upper')])).toEqual([])
-    expect(checkRecords([tool('translate', 'zh_en')])).toEqual({ errors: [], warnings: [] })
+  it('says nothing of other names, nor of a name that only contains a helper’s', async () => {
+    expect(
+      await clashes([tool('translate', 'zh_en'), tool('text', 'upper'), bare('uppercase'), bare('Upper')]),
+    ).toEqual([])
+    expect(await checkRecords([tool('translate', 'zh_en')])).toEqual({ errors: [], warnings: [] })
   })
 })
