@@ -30,6 +30,10 @@
 //   fan-out    the render pipeline (lib/render) rendering a template that
 //              calls N independent REST tools of latency L, against L
 //              (bench/fanout.ts; needs nothing but Node).
+//   startup    workerd's CPU from a fresh start to the first answer, the
+//              Worker against a Worker of a few lines, in a fresh Miniflare
+//              each time (bench/startup.ts): at most 100 ms over it, or the
+//              section fails (CI runs it: `npm run startup`).
 //   size       the gzip size of the bundle `wrangler deploy --dry-run
 //              --minify` writes, against its 400 KiB tripwire, and what it is
 //              made of by package (scripts/bundle-size.mjs).
