@@ -111,7 +111,7 @@ describe('a Redis that never answers', () => {
     await db.release()
   })
 
-  const reads = [
+  const reads: [string, string][] = [
     ['/api/extensions', 'SCAN'],
     ['/api/prompts/team.p', 'MGET'],
   ]
