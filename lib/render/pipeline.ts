@@ -235,19 +235,17 @@ async function makePlan(
   signal: () => AbortSignal,
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
-  const { prompt, served } = await timing.measure('redis', () => abortable(find(), signal()))
+  const read = <T>(work: () => Promise<T>) => readStore(work, signal, options.deadlineMs, timing)
+  const { prompt, served } = await read(find)
   // Only the tools the templates name are read: the catalogue's size costs a render nothing.
   const names = timing.measureSync('render', () => functionNames(prompt))
-  const tools = await timing.measure('redis', () => abortable(findTools(store, names), signal()))
+  const tools = await read(() => findTools(store, names))
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
   const args = compiled.checkArgs(given)
   const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
-  const { vars, skipped, bytes } = await timing.measure('redis', () =>
-    abortable(
-      loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)], options.environMaxBytes),
-      signal(),
-    ),
+  const { vars, skipped, bytes } = await read(() =>
+    loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)], options.environMaxBytes),
   )
   const plan: Plan = {
     record: prompt.record,
@@ -283,6 +281,29 @@ function renderAll(
   return outputs
 }
 
+/**
+ * A read of the store, waited for until the render's deadline: when that
+ * comes first (REDIS_TIMEOUT_MS is longer than what was left), the
+ * RENDER_TIMEOUT says the time went to Redis.
+ */
+async function readStore<T>(
+  work: () => Promise<T>,
+  signal: () => AbortSignal,
+  deadlineMs: number,
+  timing: Timing,
+): Promise<T> {
+  try {
+    return await timing.measure('redis', () => abortable(work(), signal()))
+  } catch (e) {
+    throw signal().aborted && !(e instanceof ServiceError) ? renderTimeout(deadlineMs, e, 'Redis') : e
+  }
+}
+
+function renderTimeout(deadlineMs: number, cause: unknown, waitingFor?: string): ServiceError {
+  const waiting = waitingFor === undefined ? '' : `, waiting for ${waitingFor}`
+  return new ServiceError('RENDER_TIMEOUT', `rendering did not finish within ${deadlineMs} ms${waiting}`, { cause })
+}
+
 /** The functions a template may call: the tools it calls, and dict. */
 function functionsFor(session: ToolSession | undefined, tools: readonly Tool[]): Map<string, TemplateFunction> {
   const funcs = new Map<string, TemplateFunction>([['dict', dict]])
@@ -293,7 +314,7 @@ function functionsFor(session: ToolSession | undefined, tools: readonly Tool[]):
 function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number): unknown {
   const overdue = deadline?.aborted === true || (e instanceof DOMException && e.name === 'TimeoutError')
   if (overdue && !(e instanceof ServiceError)) {
-    return new ServiceError('RENDER_TIMEOUT', `rendering did not finish within ${deadlineMs} ms`, { cause: e })
+    return renderTimeout(deadlineMs, e)
   }
   if (e instanceof LimitError) {
     return new ServiceError('LIMIT_EXCEEDED', e.message, {

@@ -1,5 +1,5 @@
 import { utf8Length } from '../template/fmt/utf8'
-import type { Command, Within } from './types'
+import type { Within } from './types'
 
 /** The size of a key that holds no string value (MGET reads null there): it counts 0 bytes. */
 export const NONE = -1
@@ -8,13 +8,15 @@ export const NONE = -1
 const MGET_BATCH = 500
 
 /**
- * Sums the UTF-8 bytes (STRLEN) of the string values of KEYS, NONE for a key
+ * The script of a read within a budget, run by EVAL with the keys as KEYS and
+ * the budget as ARGV[1]; its result is read by `withinAnswer`. It sums the
+ * UTF-8 bytes (STRLEN) of the string values of KEYS, NONE for a key
  * that holds none: missing, or of another type, which MGET reads as null.
  * Within ARGV[1] bytes it answers {1, the MGET of KEYS}; past it, {0, the
  * sizes}. Redis runs a script alone, so the sizes are those of the values it
  * answers.
  */
-const SCRIPT = `
+export const WITHIN_SCRIPT = `
 local most, sizes, total = tonumber(ARGV[1]), {}, 0
 for i, key in ipairs(KEYS) do
   local size = redis.pcall('STRLEN', key)
@@ -30,11 +32,6 @@ for first = 1, #KEYS, ${MGET_BATCH} do
 end
 return {1, values}
 `
-
-/** The EVAL that answers the values of `keys` within `maxBytes`; its result is read by `withinAnswer`. */
-export function withinCommand(keys: readonly string[], maxBytes: number): Command {
-  return ['EVAL', SCRIPT, String(keys.length), ...keys, String(maxBytes)]
-}
 
 /** The script's result as a Within. */
 export function withinAnswer(result: unknown): Within {

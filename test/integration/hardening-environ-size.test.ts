@@ -46,8 +46,7 @@ async function fromRedis<T>(run: () => Promise<T>): Promise<{ result: T; request
   const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
     const res = await real(input, init)
     const url = new URL(input instanceof Request ? input.url : String(input))
-    const redis = url.origin === new URL(db.env.UPSTASH_REDIS_REST_URL as string).origin
-    if (!redis || (url.pathname !== '/pipeline' && url.pathname !== '/multi-exec')) return res
+    if (url.origin !== new URL(db.env.UPSTASH_REDIS_REST_URL as string).origin) return res
     const body = await res.arrayBuffer()
     requests++
     bytes += body.byteLength

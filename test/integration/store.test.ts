@@ -1,7 +1,9 @@
 // How the service reaches Redis: what it costs in HTTP requests, and what it
 // answers when Redis cannot be reached or is half configured.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, freshRedis, get } from '../support/harness'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { Env } from '../../lib/env'
+import { UpstashStore } from '../../lib/store'
+import { ADMIN, call, fetchWorker, freshRedis, get, writableRedis } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 
 describe('Redis requests', () => {
@@ -97,16 +99,116 @@ describe('listing costs', () => {
   })
 })
 
-describe('a Redis that stops answering', () => {
-  it('answers 503 STORE_UNAVAILABLE once REDIS_TIMEOUT_MS has passed', async () => {
-    const db = await freshRedis()
+describe('a Redis that never answers', () => {
+  let db: TestRedis
+  beforeEach(async () => {
+    db = await freshRedis()
+    await db.redis.set('shenma:templates:team:p', { prompt: 'hello' })
     await db.stall(true)
-    const { status, body } = await get({ ...db.env, REDIS_TIMEOUT_MS: '50' }, '/api/extensions')
+  })
+  afterEach(async () => {
     await db.stall(false)
     await db.release()
-    expect(status).toBe(503)
-    expect(body.code).toBe('STORE_UNAVAILABLE')
-    expect(body.message).toMatch(/^Redis SCAN failed: .*(timed out|timeout|aborted)/i)
+  })
+
+  const reads: [string, string][] = [
+    ['/api/extensions', 'SCAN'],
+    ['/api/prompts/team.p', 'MGET'],
+  ]
+  for (const [path, command] of reads) {
+    it(`answers GET ${path} 503 STORE_UNAVAILABLE at REDIS_TIMEOUT_MS, naming ${command}, sent once`, async () => {
+      await db.resetRequests()
+      const { status, body } = await get({ ...db.env, REDIS_TIMEOUT_MS: '50' }, path)
+      expect({ status, body }).toEqual({
+        status: 503,
+        body: { status: 'error', code: 'STORE_UNAVAILABLE', message: `Redis ${command} failed: timed out after 50 ms` },
+      })
+      expect(await db.requests()).toBe(1)
+    })
+  }
+
+  it('fails a transaction, read or write, 503 STORE_UNAVAILABLE at its timeout, sent once', async () => {
+    const url = db.env.UPSTASH_REDIS_REST_URL as string
+    const store = new UpstashStore({ url, token: db.env.UPSTASH_REDIS_REST_TOKEN as string, timeoutMs: 50 })
+    for (const writes of [false, true]) {
+      await db.resetRequests()
+      await expect(store.transaction([['GET', 'shenma:templates:team:p']], writes)).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        message: 'Redis MULTI/EXEC failed: timed out after 50 ms',
+      })
+      expect(await db.requests()).toBe(1)
+    }
+  })
+
+  it('answers a render 503 STORE_UNAVAILABLE when REDIS_TIMEOUT_MS comes before its deadline', async () => {
+    const env = { ...db.env, REDIS_TIMEOUT_MS: '50', RENDER_TIMEOUT_MS: '60000' }
+    const { status, body } = await call(env, 'POST', '/api/prompts/team.p/render', {})
+    expect({ status, code: body.code }).toEqual({ status: 503, code: 'STORE_UNAVAILABLE' })
+  })
+
+  it("answers a render 503 RENDER_TIMEOUT naming Redis when the render's deadline comes first", async () => {
+    const env = { ...db.env, REDIS_TIMEOUT_MS: '1000', RENDER_TIMEOUT_MS: '100' }
+    const { status, body } = await call(env, 'POST', '/api/prompts/team.p/render', {})
+    expect({ status, body }).toEqual({
+      status: 503,
+      body: {
+        status: 'error',
+        code: 'RENDER_TIMEOUT',
+        message: 'rendering did not finish within 100 ms, waiting for Redis',
+      },
+    })
+  })
+})
+
+describe('an answer lost on its way back', () => {
+  const put = (env: Env, path: string, record: unknown) =>
+    fetchWorker(env, path, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(record),
+    })
+
+  it('makes a write 503 STORE_UNAVAILABLE, sent once though it landed, its message without the record', async () => {
+    const { db, env } = await writableRedis()
+    await db.loseNext('EVAL')
+    await db.resetRequests()
+    const res = await put(env, '/api/prompts/lost.p', { prompt: 'the landed text' })
+    const body = (await res.json()) as Record<string, unknown>
+    expect({ status: res.status, code: body.code }).toEqual({ status: 503, code: 'STORE_UNAVAILABLE' })
+    expect(body.message).toMatch(/^Redis MULTI\/EXEC failed: /)
+    expect(body.message).not.toContain('landed')
+    expect((await db.commands()).filter(([name]) => name === 'EVAL')).toHaveLength(1)
+    expect(await db.redis.get('shenma:templates:lost:p')).toEqual({ prompt: 'the landed text' })
+    await db.release()
+  })
+
+  it('sends a read again, and answers it', async () => {
+    const db = await freshRedis()
+    await db.redis.set('shenma:extensions:e', { name: 'e', version: '1', extensionType: 'prompt', contributes: {} })
+    await db.loseNext('SCAN')
+    await db.resetRequests()
+    const { status, body } = await get(db.env, '/api/extensions')
+    expect({ status, count: (body.data as unknown[]).length }).toEqual({ status: 200, count: 1 })
+    expect((await db.commands()).filter(([name]) => name === 'SCAN')).toHaveLength(2)
+    await db.release()
+  })
+})
+
+describe('a write Redis refuses', () => {
+  it('answers 503 STORE_UNAVAILABLE naming the command, never quoting the record or the token', async () => {
+    const { db, env } = await writableRedis()
+    await db.failNext('EVAL')
+    const res = await fetchWorker(env, '/api/prompts/refused.p', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'the refused text' }),
+    })
+    const body = (await res.json()) as Record<string, unknown>
+    await db.release()
+    expect({ status: res.status, code: body.code }).toEqual({ status: 503, code: 'STORE_UNAVAILABLE' })
+    expect(body.message).toMatch(/^Redis MULTI\/EXEC failed: EXECABORT/)
+    expect(body.message).not.toContain('refused text')
+    expect(body.message).not.toContain(db.env.UPSTASH_REDIS_REST_TOKEN)
   })
 })
 

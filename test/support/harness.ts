@@ -27,6 +27,8 @@ export interface TestRedis {
   stall(stalled: boolean): Promise<void>
   /** The next transaction holding `command` has Redis refuse that command, so none of it runs. */
   failNext(command: string): Promise<void>
+  /** The next request holding `command` runs in Redis, and its answer is lost: the connection closes unanswered. */
+  loseNext(command: string): Promise<void>
   release(): Promise<void>
 }
 
@@ -67,6 +69,9 @@ export async function freshRedis(): Promise<TestRedis> {
     },
     async failNext(command) {
       await fetch(`${admin}/fail-next/${encodeURIComponent(command)}`, { method: 'POST' })
+    },
+    async loseNext(command) {
+      await fetch(`${admin}/lose-next/${encodeURIComponent(command)}`, { method: 'POST' })
     },
     async release() {
       await fetch(admin, { method: 'DELETE' })

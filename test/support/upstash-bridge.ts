@@ -45,6 +45,11 @@ interface Database {
    * as it does with a command refused for memory.
    */
   failNext?: string
+  /**
+   * The name of a command whose next request runs in Redis and is never answered: the bridge
+   * closes its connection instead, as when an answer is lost on its way back.
+   */
+  loseNext?: string
 }
 
 // redis-server is started with --databases 256; 0 is left alone so that a
@@ -64,6 +69,9 @@ const REJECTED_COMMANDS = new Set([
   'PSUBSCRIBE',
   'SSUBSCRIBE',
 ])
+
+/** Thrown once a request ran whose answer is to be lost: its connection is closed unanswered. */
+class LostAnswer extends Error {}
 
 class HttpError extends Error {
   constructor(
@@ -149,6 +157,10 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
         lookup(token).failNext = sub.slice('fail-next/'.length).toUpperCase()
         return { ok: true }
       }
+      if (method === 'POST' && sub.startsWith('lose-next/')) {
+        lookup(token).loseNext = sub.slice('lose-next/'.length).toUpperCase()
+        return { ok: true }
+      }
       if (method === 'DELETE' && sub === 'stall') {
         const database = lookup(token)
         database.stall?.release()
@@ -178,6 +190,19 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     database.log.push(...commands.slice(0, MAX_LOGGED - database.log.length))
 
     const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64'
+    const lose = commands.some(([name]) => name === database.loseNext)
+    if (lose) database.loseNext = undefined
+    const answer = await execute(database, path, commands, base64)
+    if (lose) throw new LostAnswer()
+    return answer
+  }
+
+  const execute = async (
+    database: Database,
+    path: string,
+    commands: Command[],
+    base64: boolean,
+  ): Promise<[number, unknown]> => {
     const client = clientFor(database)
 
     if (path === '/') {
@@ -219,6 +244,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
         ;[status, payload] = await upstash(req, path)
       }
     } catch (error) {
+      if (error instanceof LostAnswer) return void res.destroy()
       status = error instanceof HttpError ? error.status : 500
       payload = { error: messageOf(error) }
     }

@@ -129,6 +129,16 @@ describe('upstash bridge with the real @upstash/redis client', () => {
     await expect(direct.incr('notint')).rejects.toThrow(/not an integer/)
   })
 
+  it('runs the next request holding a command to lose, and closes its connection unanswered', async () => {
+    const { token: own } = await newDatabase()
+    await admin('POST', `/${own}/lose-next/set`)
+    const headers = { Authorization: `Bearer ${own}`, 'Content-Type': 'application/json' }
+    const lost = fetch(`${bridge.url}/`, { method: 'POST', headers, body: '["SET","lost","landed"]' })
+    await expect(lost).rejects.toThrow()
+    expect(await client(own).get('lost')).toBe('landed')
+    expect(await stats(own)).toMatchObject({ requests: 2 })
+  })
+
   it('rejects a wrong token', async () => {
     const wrong = client('not-a-real-token')
     await expect(wrong.get('json')).rejects.toThrow(/Unauthorized/)
