@@ -1,5 +1,5 @@
 import { abortable } from '../abort'
-import { PieceReader, TooLargeError, decodeText, guardedFetch, readBody, shortReason } from '../egress'
+import { PieceReader, SseParser, TooLargeError, decodeText, guardedFetch, readBody, shortReason } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 
 /** The fetch a provider's requests go through: the `fetch` option of OpenAI's SDK, and what the native adapters call. */
@@ -94,7 +94,10 @@ function timeoutOr(e: unknown, message: string): unknown {
  * The answer's body as it is read, within the bounds of providerFetch. Read
  * in pieces (PieceReader), so that a provider sending tiny chunks without
  * pause still lets the timers (deadlines) fire. With `untilDone`, an event
- * stream ends at `data: [DONE]`, whatever the connection does next, and one
+ * stream is handed on one whole event at a time (SseParser, which bounds an
+ * open event by LLM_MAX_BYTES): the SDK's parser copies what it holds of an
+ * unfinished event with every chunk, quadratic in an event that never ends;
+ * it ends at `data: [DONE]`, whatever the connection does next, and one
  * that ends before it fails.
  */
 function bounded(
@@ -107,37 +110,47 @@ function bounded(
   const declared = response.headers.get('content-length')
   const reader = response.body?.getReader()
   const pieces = reader && new PieceReader(reader)
+  const events = stream && untilDone ? new SseParser(limit) : undefined
+  const encoder = new TextEncoder()
   const ends = Date.now() + timeoutMs
-  const decoder = new TextDecoder()
   let size = 0
-  let tail = ''
+  let ended = false
   const letGo = () => void reader?.cancel().catch(() => undefined)
+  /** Hands on a piece, or the events it completes: whether it handed on any, and whether one was [DONE]. */
+  const handOn = (controller: ReadableStreamDefaultController<Uint8Array>, piece: Uint8Array) => {
+    if (!events) return (controller.enqueue(piece), { handed: true, over: false })
+    let handed = false
+    for (const event of events.push(piece)) {
+      controller.enqueue(encoder.encode(event.raw))
+      handed = true
+      if (/^\s*\[DONE\]\s*$/.test(event.data)) return { handed, over: true }
+    }
+    return { handed, over: false }
+  }
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         if (declared !== null && Number(declared) > maxBytes) throw new TooLargeError(limit, Number(declared))
         if (!pieces) return controller.close()
-        // A stream's chunks come at the model's pace: the gap between two is bounded; anything else, its whole.
-        const wait = stream ? timeoutMs : ends - Date.now()
-        const what = stream
-          ? `no chunk within ${timeoutMs} ms`
-          : `the answer did not arrive whole within ${timeoutMs} ms`
-        const next = await within(pieces.read(), wait, what, signal)
-        if (next.done) {
-          if (stream && untilDone) throw new Retryable('the provider ended the stream before [DONE]')
-          return controller.close()
-        }
-        const { piece, done } = await pieces.gather(next.value)
-        size += piece.byteLength
-        if (size > maxBytes) throw new TooLargeError(limit)
-        controller.enqueue(piece)
-        if (stream && untilDone) {
-          tail = (tail + decoder.decode(piece, { stream: true })).slice(-64)
-          if (/data: ?\[DONE\]\s*$/.test(tail)) return (letGo(), controller.close())
-        }
-        if (done) {
-          if (stream && untilDone) throw new Retryable('the provider ended the stream before [DONE]')
-          controller.close()
+        // Until something is handed on: a pull that enqueues nothing is not called again.
+        for (let handed = false; !handed;) {
+          // A stream's chunks come at the model's pace: the gap between two is bounded; anything else, its whole.
+          const wait = stream ? timeoutMs : ends - Date.now()
+          const what = stream
+            ? `no chunk within ${timeoutMs} ms`
+            : `the answer did not arrive whole within ${timeoutMs} ms`
+          const next = ended ? { done: true as const } : await within(pieces.read(), wait, what, signal)
+          if (next.done) {
+            if (events) throw new Retryable('the provider ended the stream before [DONE]')
+            return controller.close()
+          }
+          const { piece, done } = await pieces.gather(next.value)
+          ended = done
+          size += piece.byteLength
+          if (size > maxBytes) throw new TooLargeError(limit)
+          const said = handOn(controller, piece)
+          if (said.over) return (letGo(), controller.close())
+          handed = said.handed
         }
       } catch (e) {
         letGo()
