@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../catalog'
 import { ServiceError } from '../errors'
-import type { ChatMessage, ChatRequest, ToolCallSpec } from '../llm'
+import type { ChatMessage, ChatRequest, Deadline, ToolCallSpec } from '../llm'
 import { requestLog } from '../log'
 import { toolSession } from '../render'
 import type { RenderOptions } from '../render'
@@ -62,6 +62,8 @@ export class Conversation {
   readonly steps: Step[] = []
   readonly #deadline = new AbortController()
   readonly #timer: ReturnType<typeof setTimeout>
+  /** `Date.now()` when the deadline fires. */
+  readonly #endsAt: number
   /** What the conversation may still take (LLM_MAX_BYTES, in characters, less the messages it started with). */
   readonly #budget: Budget
   #retries = 0
@@ -79,12 +81,18 @@ export class Conversation {
       'CHAT_TIMEOUT',
       `the chat did not finish within CHAT_TIMEOUT_MS (${options.deadlineMs} ms)`,
     )
+    this.#endsAt = Date.now() + options.deadlineMs
     this.#timer = setTimeout(() => this.#deadline.abort(reason), options.deadlineMs)
   }
 
   /** The chat's deadline. */
   get signal(): AbortSignal {
     return this.#deadline.signal
+  }
+
+  /** The chat's deadline and when it fires, for a provider request (a wait it asks for must fit before it). */
+  get deadline(): Deadline {
+    return { signal: this.#deadline.signal, at: this.#endsAt }
   }
 
   /** Whether the answer says more than the provider's: the service's tool rounds, or the parsed answer. */

@@ -85,7 +85,7 @@ export function startConversation(setup: ChatSetup, body: ChatFields & Record<st
 
 /**
  * Runs a conversation to its answer: the provider's last chat completion,
- * as it came when the service adds nothing to it, else with `steps` (and
+ * as the SDK read it when the service adds nothing to it, else with `steps` (and
  * `stopped`, `tool_messages`) and `choices[0].message.parsed`.
  */
 export async function completeConversation(
@@ -97,15 +97,13 @@ export async function completeConversation(
   try {
     for (;;) {
       const request = conversation.request()
-      const { text, completion } = await timing.measure('llm', () =>
-        complete(client, request, options, conversation.signal),
-      )
+      const completion = await timing.measure('llm', () => complete(client, request, options, conversation.deadline))
       const choice = completion.choices[0] as (typeof completion.choices)[number]
       // Reading, checking and writing an answer of megabytes are each tens of ms: other requests go between.
       await turn()
       const next = await conversation.next(choice.message, completion.usage, true)
       if (next.kind === 'again') continue
-      if (!conversation.extended) return text
+      if (!conversation.extended) return JSON.stringify(completion)
       if (next.checked?.ok) {
         choice.message.parsed = next.checked.value
         if (next.checked.warnings) choice.message.parse_warnings = next.checked.warnings

@@ -23,7 +23,7 @@ export async function streamConversation(
   client: LlmClient,
   options: LlmOptions,
 ): Promise<ReadableStream<Uint8Array>> {
-  const ask = () => stream(client, conversation.request(), options, conversation.signal)
+  const ask = () => stream(client, conversation.request(), options, conversation.deadline)
   let first: ReadableStream<Uint8Array>
   try {
     first = await ask()
@@ -31,7 +31,7 @@ export async function streamConversation(
     await conversation.close()
     throw e
   }
-  // Nothing to add: the provider's events go through as they came, and the deadline ends with them.
+  // Nothing to add: the provider's chunks go through as stream() forwards them, and the deadline ends with them.
   if (!conversation.extended) return first.pipeThrough(new TransformStream({ flush: () => conversation.close() }))
   // stream() bounds each round at LLM_MAX_BYTES in all, and so the one event open in it.
   const events = rounds(conversation, first, ask, { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' })

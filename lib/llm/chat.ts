@@ -1,65 +1,41 @@
+import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 import { abortable } from '../abort'
-import { PieceReader, TooLargeError, decodeText, parseJson, readBody } from '../egress'
-import type { ByteLimit } from '../egress'
+import { TooLargeError } from '../egress'
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
 import { boundToRequest, log } from '../log'
 import { redact } from '../redact'
 import type { LlmClient } from './client'
+import { Retryable, providerWords } from './fetch'
 import type { LlmOptions } from './options'
-import { Retryable, withRetries } from './retry'
-import type { Answer, ChatRequest, Completion } from './types'
+import { withRetries } from './retry'
+import type { Deadline } from './retry'
+import type { ChatRequest, Completion } from './types'
 
 /**
- * A chat completion, under the retry policy: the provider's body exactly as
- * it came (its text), once it is seen to be a chat completion, and what it
- * says. An answer over `maxBytes` (LLM_MAX_BYTES) is LLM_FAILED at once
- * (withRetries). `signal` (a chat's deadline) ends the wait,
- * and every retry, with its reason.
+ * A chat completion, under the retry policy: the provider's answer as the
+ * SDK parsed it, once it is seen to be a chat completion. An answer over
+ * LLM_MAX_BYTES is LLM_FAILED at once (withRetries). The deadline ends the
+ * wait, and every retry, with its reason.
  */
 export async function complete(
   client: LlmClient,
   request: ChatRequest,
   options: LlmOptions,
-  signal?: AbortSignal,
-): Promise<Answer> {
-  const limit: ByteLimit = { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' }
+  deadline?: Deadline,
+): Promise<Completion> {
   return withRetries(
     async () => {
-      const response = await client.chat({ ...request, stream: false }, signal)
-      const text = await readWithin(response, options.timeoutMs, limit, signal)
-      let body: unknown
-      try {
-        body = parseJson(text)
-      } catch {
-        throw new Retryable('answered 200 with a body that is not JSON')
-      }
+      const openai = await client.openai()
+      const params = { ...request, stream: false } as ChatCompletionCreateParamsNonStreaming
+      const body: unknown = await openai.chat.completions.create(params, { signal: deadline?.signal })
       if (!isChatCompletion(body)) throw new Retryable('answered 200 with a body that is not a chat completion')
-      return { text, completion: body }
+      return body
     },
     options.retryDelaysMs,
-    signal,
+    deadline,
   )
-}
-
-/**
- * The whole body, within `ms` and `limit`; a body that breaks off or stalls
- * is a failure worth another try, one too big is not, nor one `signal` ended.
- */
-async function readWithin(response: Response, ms: number, limit: ByteLimit, signal?: AbortSignal): Promise<string> {
-  const timeout = AbortSignal.timeout(ms)
-  try {
-    return decodeText(await readBody(response, limit, signal ? AbortSignal.any([timeout, signal]) : timeout))
-  } catch (e) {
-    if (signal?.aborted) throw signal.reason
-    throw retryableUnlessTooLarge(e, 'the answer broke off')
-  }
-}
-
-/** A failure reading an answer, worth another try unless the answer was too big (withRetries ends at that). */
-function retryableUnlessTooLarge(e: unknown, what: string): Error {
-  if (e instanceof TooLargeError) return e
-  return new Retryable(`${what}: ${e instanceof Error ? e.message : String(e)}`)
 }
 
 /** A body with a non-empty list of choices, each with a message. */
@@ -75,101 +51,87 @@ function isChatCompletion(body: unknown): body is Completion {
 }
 
 /**
- * A streamed chat: the provider's server-sent events, forwarded as they
- * arrive. Retries apply until the first chunk is in hand; after it, a
- * failure, a gap between chunks longer than `timeoutMs`, or more than
- * `maxBytes` (LLM_MAX_BYTES) in all ends the stream with an `error` event
- * and no `[DONE]`, never a silent clean end.
+ * A streamed chat: the provider's chunks, as the SDK parsed them, forwarded
+ * as server-sent events as they arrive, then `[DONE]`. Retries apply until
+ * the first chunk is in hand; after it, a failure, a gap between chunks
+ * longer than `timeoutMs`, more than `maxBytes` (LLM_MAX_BYTES) in all
+ * (providerFetch bounds them), or the deadline ends the stream with an
+ * `error` event and no `[DONE]`, never a silent clean end.
  */
 export async function stream(
   client: LlmClient,
   request: ChatRequest,
   options: LlmOptions,
-  signal?: AbortSignal,
+  deadline?: Deadline,
 ): Promise<ReadableStream<Uint8Array>> {
-  const { timeoutMs: gapMs, maxBytes } = options
-  const { reader, first } = await withRetries(
+  const signal = deadline?.signal
+  const { chunks, first } = await withRetries(
     async () => {
-      const response = await client.chat({ ...request, stream: true }, signal)
-      if (!response.body) throw new Retryable('answered 200 with no body')
-      const reader = response.body.getReader()
+      const openai = await client.openai()
+      const params = { ...request, stream: true } as ChatCompletionCreateParamsStreaming
+      const chunks = (await openai.chat.completions.create(params, { signal }))[Symbol.asyncIterator]()
       try {
-        const first = await within(reader.read(), gapMs, signal)
+        const first = await abortable(chunks.next(), signal)
         if (first.done) throw new Retryable('answered with an empty stream')
-        return { reader, first: first.value }
+        return { chunks, first: first.value }
       } catch (e) {
         // This attempt is over: let the provider's connection go.
-        await reader.cancel().catch(() => undefined)
-        if (signal?.aborted) throw signal.reason
-        throw e instanceof Retryable ? e : retryableUnlessTooLarge(e, 'the stream broke off')
+        await chunks.return?.(undefined).catch(() => undefined)
+        throw e
       }
     },
     options.retryDelaysMs,
-    signal,
+    deadline,
   )
-  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
-  let tail = ''
-  let size = 0
-  const pieces = new PieceReader(reader)
-  /** The provider ended its stream with the last piece forwarded. */
-  let ended = false
+  const encoder = new TextEncoder()
+  const event = (chunk: ChatCompletionChunk) => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`)
   // The stream outlives the handler; its failure is logged against the request that started it.
   const fail = boundToRequest(failStream)
-  const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array): void => {
-    size += chunk.byteLength
-    if (size > maxBytes) {
-      // What the client has is whole chunks, all within the limit; the error event ends it.
-      fail(controller, tail, `the answer passed LLM_MAX_BYTES (${maxBytes} bytes)`)
-      void reader.cancel().catch(() => undefined)
-      return
-    }
-    controller.enqueue(chunk)
-    tail = (tail + decoder.decode(chunk, { stream: true })).slice(-64)
-    // [DONE] ends the answer, whatever the connection does next.
-    if (/data: ?\[DONE\]\s*$/.test(tail)) {
-      controller.close()
-      void reader.cancel().catch(() => undefined)
-    }
-  }
+  const letGo = () => chunks.return?.(undefined).catch(() => undefined)
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      forward(controller, first)
+      controller.enqueue(event(first))
     },
     async pull(controller) {
       try {
-        const next = ended ? { done: true as const } : await within(pieces.read(), gapMs, signal)
-        if (next.done) {
-          fail(controller, tail, 'the provider ended the stream before [DONE]')
-          return
-        }
-        const { piece, done } = await pieces.gather(next.value)
-        ended = done
-        forward(controller, piece)
+        const next = await abortable(chunks.next(), signal)
+        // The SDK ends quietly when its request is aborted: the deadline's, then, not the provider's end.
+        if (signal?.aborted) throw signal.reason
+        if (!next.done) return controller.enqueue(event(next.value))
+        controller.enqueue(encoder.encode('data: [DONE]\n\n'))
+        controller.close()
       } catch (e) {
-        const code = e instanceof ServiceError ? e.code : 'LLM_FAILED'
-        fail(controller, tail, e instanceof Error ? e.message : String(e), code)
-        await reader.cancel().catch(() => undefined)
+        await letGo()
+        if (e instanceof ServiceError) return fail(controller, e.message, e.code)
+        if (e instanceof TooLargeError)
+          return fail(controller, `the answer passed LLM_MAX_BYTES (${options.maxBytes} bytes)`)
+        fail(controller, midAnswer(e))
       }
     },
     async cancel() {
-      await reader.cancel().catch(() => undefined)
+      await letGo()
     },
   })
 }
 
+/** What ends a stream that failed after its first chunk: the provider's error event, or the read's failure. */
+function midAnswer(e: unknown): string {
+  const said = (e as { error?: { message?: unknown } } | null)?.error?.message
+  if (typeof said === 'string') return `the provider failed mid-answer: ${providerWords(said)}`
+  return e instanceof Error ? e.message : String(e)
+}
+
 /**
- * Ends the stream with an error event, on an event boundary even if the
- * provider broke off mid-event. The request's log line was written with the
- * 200 that started the stream, so the failure gets a line of its own.
+ * Ends the stream with an error event (every event before it was whole: the
+ * SDK parsed them). The request's log line was written with the 200 that
+ * started the stream, so the failure gets a line of its own.
  */
 function failStream(
   controller: ReadableStreamDefaultController<Uint8Array>,
-  tail: string,
   message: string,
   code: ErrorCode = 'LLM_FAILED',
 ): void {
-  const separator = tail === '' || tail.endsWith('\n\n') ? '' : '\n\n'
-  controller.enqueue(new TextEncoder().encode(separator + errorEvent(code, message)))
+  controller.enqueue(new TextEncoder().encode(errorEvent(code, message)))
   controller.close()
 }
 
@@ -186,13 +148,4 @@ export function errorEvent(code: ErrorCode, message: string): string {
 /** One server-sent event of ours (`error`, `step`, ...), its data JSON. */
 export function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
-}
-
-/** A read that must arrive within `ms`, and before `signal` aborts. */
-function within<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DOMException(`no chunk within ${ms} ms`, 'TimeoutError')), ms)
-  })
-  return abortable(Promise.race([p, timeout]), signal).finally(() => clearTimeout(timer))
 }

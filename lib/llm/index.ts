@@ -1,21 +1,14 @@
 /**
- * The LLM client: OpenAI-compatible providers over one fetch (client.ts),
- * the spec's retry policy, and streaming. See chat.ts.
+ * The LLM client: providers through OpenAI's SDK (client.ts), over a
+ * bounded, guarded fetch (fetch.ts), the spec's retry policy (retry.ts),
+ * and streaming. See chat.ts.
  */
 export { complete, errorEvent, sseEvent, stream } from './chat'
-export type {
-  Answer,
-  ChatMessage,
-  ChatRequest,
-  Choice,
-  Completion,
-  ContentPart,
-  FunctionTool,
-  ToolCallSpec,
-} from './types'
+export type { ChatMessage, ChatRequest, Choice, Completion, ContentPart, FunctionTool, ToolCallSpec } from './types'
 export { CHAT_ROLES } from './types'
 export { clientFor } from './client'
 export type { LlmClient } from './client'
 export { modelFor, routeFor } from './config'
 export { llmOptionsFrom } from './options'
+export type { Deadline } from './retry'
 export type { LlmOptions } from './options'

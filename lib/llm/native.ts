@@ -1,10 +1,10 @@
 import { decodeText, readBody, sseEvents } from '../egress'
 import type { ByteLimit, SseEvent } from '../egress'
 import { isObject } from '../json'
-import type { LlmClient } from './client'
 import type { LlmRoute } from './config'
+import { providerWords } from './fetch'
+import type { ProviderFetch } from './fetch'
 import type { Completion } from './types'
-import { post, providerWords } from './post'
 
 /**
  * How an API other than OpenAI's is spoken: the request translated from
@@ -35,28 +35,41 @@ export interface StreamTranslator {
 }
 
 /**
- * A client of a native API. Its error answers are read as OpenAI's are
- * (`{"error": {"message"}}`, which Anthropic's and Google's shapes share);
- * an answer is read within `maxBytes` before it is translated; a stream is
- * translated event by event as it is read.
+ * The SDK's fetch for a native API: the OpenAI request the SDK makes,
+ * translated and sent to the provider through `send` (providerFetch, which
+ * bounds what comes back); an error answer handed on as it came (the SDK
+ * reads `{"error": {"message"}}`, which Anthropic's and Google's shapes
+ * share); an answer translated whole, a stream event by event as it is
+ * read. The parameters the API cannot take are added to `dropped`.
  */
-export function nativeClient(dialect: Dialect, route: LlmRoute, timeoutMs: number, maxBytes: number): LlmClient {
+export function nativeFetch(
+  dialect: Dialect,
+  route: LlmRoute,
+  send: ProviderFetch,
+  maxBytes: number,
+  dropped: Set<string>,
+): ProviderFetch {
   const limit: ByteLimit = { bytes: maxBytes, name: 'LLM_MAX_BYTES' }
-  const dropped = new Set<string>()
-  return {
-    dropped,
-    async chat(body, signal) {
-      const request = dialect.request(route, body)
-      for (const name of request.dropped) dropped.add(name)
-      const init = { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) }
-      const response = await post(request.url, init, timeoutMs, signal)
-      const model = String(body.model)
-      if (body.stream !== true) return new Response(translatedAnswer(response, dialect, model, limit))
-      const usage = isObject(body.stream_options) && body.stream_options.include_usage === true
-      return new Response(translatedStream(response, dialect.stream(model, usage), limit))
-    },
+  return async (_url, init = {}) => {
+    // The SDK's own JSON of the request: read back, to be translated.
+    const body = JSON.parse(String(init.body)) as Record<string, unknown>
+    const request = dialect.request(route, body)
+    for (const name of request.dropped) dropped.add(name)
+    const { signal } = init
+    const sent = { method: 'POST', headers: request.headers, body: JSON.stringify(request.body), signal }
+    const response = await send(request.url, sent)
+    if (!response.ok) return response
+    const model = String(body.model)
+    if (body.stream !== true) {
+      return new Response(translatedAnswer(response, dialect, model, limit), { headers: JSON_TYPE })
+    }
+    const usage = isObject(body.stream_options) && body.stream_options.include_usage === true
+    return new Response(translatedStream(response, dialect.stream(model, usage), limit), { headers: SSE_TYPE })
   }
 }
+
+const JSON_TYPE = { 'content-type': 'application/json' }
+const SSE_TYPE = { 'content-type': 'text/event-stream' }
 
 /**
  * The answer, read whole within `limit` (its reader's signal bounds the

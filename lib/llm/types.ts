@@ -52,9 +52,3 @@ export interface Completion {
   usage?: unknown
   [field: string]: unknown
 }
-
-/** A provider's answer: its text as it came, and what it says. */
-export interface Answer {
-  text: string
-  completion: Completion
-}

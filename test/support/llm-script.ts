@@ -18,6 +18,8 @@ export interface ScriptedAnswer {
   /** Answers this error status (400 to 599) with an error body in the request's format, `error` its message. */
   status?: number
   error?: string
+  /** With `status`: the `Retry-After` header the error answer carries, as it is sent (seconds, or a date). */
+  retry_after?: string
 }
 
 /** A model's script as `/__script` took it. */
@@ -26,7 +28,7 @@ export interface Script {
   repeatLast: boolean
 }
 
-const ANSWER_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage', 'hang', 'status', 'error']
+const ANSWER_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage', 'hang', 'status', 'error', 'retry_after']
 /** The fields of an answer that is a completion, which one that hangs or fails cannot have. */
 const COMPLETION_FIELDS = ['content', 'tool_calls', 'finish_reason', 'usage']
 const TOOL_CALL_FIELDS = ['id', 'name', 'arguments']
@@ -45,6 +47,7 @@ function parseAnswer(answer: unknown, at: string): ScriptedAnswer {
   const fields = objectAt(answer, at)
   onlyFields(fields, ANSWER_FIELDS, at)
   const { content, tool_calls: toolCalls, finish_reason: finishReason, usage, hang, status, error } = fields
+  const retryAfter = fields.retry_after
   if (content !== undefined && content !== null && typeof content !== 'string') {
     throw new Error(`${at}.content must be a string or null`)
   }
@@ -83,6 +86,9 @@ function parseAnswer(answer: unknown, at: string): ScriptedAnswer {
   if (error !== undefined && typeof error !== 'string') throw new Error(`${at}.error must be a string`)
   if (error !== undefined && status === undefined)
     throw new Error(`${at}.error is the message of a status, and there is none`)
+  if (retryAfter !== undefined && (typeof retryAfter !== 'string' || status === undefined)) {
+    throw new Error(`${at}.retry_after must be a string, the header of an error status`)
+  }
   if (hang && status !== undefined) throw new Error(`${at} cannot both hang and answer a status`)
   const given = COMPLETION_FIELDS.filter((field) => fields[field] !== undefined)
   if ((hang || status !== undefined) && given.length > 0) {

@@ -45,7 +45,8 @@
 // A model can instead be scripted, whatever its name: `POST /__script?model=NAME`
 // with `{ "answers": ScriptedAnswer[], "repeat_last"?: boolean }` has the Nth
 // request of that exact model since then, in any format, take answers[N-1] (an
-// answer, tool calls included, streamed when asked; a hang; or an error status),
+// answer, tool calls included, streamed when asked; a hang; or an error status,
+// with a `Retry-After` header when `retry_after` says),
 // and past the end the last answer again with `repeat_last`, else a 500
 // `script exhausted: N answers scripted`. Setting a script forgets the model's
 // records, so the count starts with it. Anthropic and Gemini carry a tool
@@ -99,6 +100,8 @@ export interface LlmRequestRecord {
   body: Record<string, unknown>
   /** The `authorization` header (`Bearer <key>`), or null when there was none. */
   authorization: string | null
+  /** The names of every header the request carried, lower case, sorted. */
+  headerNames: string[]
   /**
    * Anthropic's and Gemini's requests: the headers their clients must send (`x-api-key` and `anthropic-version`;
    * `x-goog-api-key`), each null when it was not.
@@ -348,6 +351,7 @@ export async function startLlmServer(): Promise<LlmServer> {
       const message =
         answer.error ??
         (status === 429 ? RATE_LIMIT_MESSAGE : status >= 500 ? FAIL_MESSAGE : `the script answers ${status}`)
+      if (answer.retry_after !== undefined) res.setHeader('Retry-After', answer.retry_after)
       sendTrouble(res, wire, status, message)
       return
     }
@@ -405,7 +409,8 @@ export async function startLlmServer(): Promise<LlmServer> {
 }
 
 function recordOf(wire: Wire, req: IncomingMessage, at: number, body: Record<string, unknown>): LlmRequestRecord {
-  const record: LlmRequestRecord = { at, body, authorization: req.headers.authorization ?? null }
+  const headerNames = Object.keys(req.headers).sort()
+  const record: LlmRequestRecord = { at, body, authorization: req.headers.authorization ?? null, headerNames }
   if (wire.headers.length > 0) {
     record.headers = Object.fromEntries(
       wire.headers.map((name) => {
