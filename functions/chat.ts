@@ -1,7 +1,7 @@
 import * as z from 'zod/mini'
 import { findTools } from '../lib/catalog'
 import { chatOptionsFrom, completeConversation, startConversation, streamConversation } from '../lib/chat'
-import { API_ERRORS, errorsOf, freshStoreOf, jsonBody, Routes, defineRoute, described } from '../lib/http'
+import { API_ERRORS, errorsOf, freshStoreOf, jsonBody, Routes, defineRoute, described, once } from '../lib/http'
 import { CHAT_ROLES, clientFor, llmOptionsFrom, modelFor, routeFor } from '../lib/llm'
 import { requestLog } from '../lib/log'
 import { renderOptionsFrom } from '../lib/render'
@@ -14,119 +14,129 @@ const MAX_MESSAGES = 1000
 const MAX_TOOLS = 128
 
 /** OpenAI's function names: what a provider takes. */
-const FunctionName = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 of A-Z, a-z, 0-9, _ and -'))
+const FunctionName = once(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 of A-Z, a-z, 0-9, _ and -')),
+)
 
 /** A string of `min` to `max` characters. */
 const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max))
 
-const ToolCall = z.looseObject({
-  id: text(1, 256),
-  type: z.literal('function'),
-  function: z.looseObject({ name: text(1, 64), arguments: z.string() }),
-})
-
-const ChatMessage = described(
+const ToolCall = once(() =>
   z.looseObject({
-    role: z.enum(CHAT_ROLES),
-    content: described(
-      z.optional(z.union([z.string(), z.array(z.looseObject({ type: z.string().check(z.minLength(1)) })), z.null()])),
-      { description: 'Text, or OpenAI content parts; an assistant message with tool calls may have none.' },
-    ),
-    name: z.optional(text(1, 64)),
-    tool_calls: described(z.optional(z.array(ToolCall).check(z.maxLength(MAX_TOOLS))), {
-      description: 'An assistant message only.',
-    }),
-    tool_call_id: described(z.optional(text(1, 256)), {
-      description: 'A tool message only: the call of the assistant message before it that it answers.',
-    }),
+    id: text(1, 256),
+    type: z.literal('function'),
+    function: z.looseObject({ name: text(1, 64), arguments: z.string() }),
   }),
-  { id: 'ChatMessage' },
 )
 
-const FunctionTool = described(
-  z.looseObject({
-    type: z.literal('function'),
-    function: z.looseObject({
-      name: FunctionName,
-      description: z.optional(z.string()),
-      parameters: z.optional(z.record(z.string(), z.unknown())),
-      strict: z.optional(z.boolean()),
+const ChatMessage = once(() =>
+  described(
+    z.looseObject({
+      role: z.enum(CHAT_ROLES),
+      content: described(
+        z.optional(z.union([z.string(), z.array(z.looseObject({ type: z.string().check(z.minLength(1)) })), z.null()])),
+        { description: 'Text, or OpenAI content parts; an assistant message with tool calls may have none.' },
+      ),
+      name: z.optional(text(1, 64)),
+      tool_calls: described(z.optional(z.array(ToolCall()).check(z.maxLength(MAX_TOOLS))), {
+        description: 'An assistant message only.',
+      }),
+      tool_call_id: described(z.optional(text(1, 256)), {
+        description: 'A tool message only: the call of the assistant message before it that it answers.',
+      }),
     }),
-  }),
-  { id: 'FunctionTool', description: "The caller's own tool: sent to the model, its calls returned untouched." },
+    { id: 'ChatMessage' },
+  ),
+)
+
+const FunctionTool = once(() =>
+  described(
+    z.looseObject({
+      type: z.literal('function'),
+      function: z.looseObject({
+        name: FunctionName(),
+        description: z.optional(z.string()),
+        parameters: z.optional(z.record(z.string(), z.unknown())),
+        strict: z.optional(z.boolean()),
+      }),
+    }),
+    { id: 'FunctionTool', description: "The caller's own tool: sent to the model, its calls returned untouched." },
+  ),
 )
 
 /** POST /chat: the model (or LLM_DEFAULT_MODEL), the args, the conversation, and the usual OpenAI parameters. */
-const ChatBody = described(
-  z.object({
-    model: described(z.optional(z.string().check(z.minLength(1))), {
-      description: 'Defaults to LLM_DEFAULT_MODEL.',
-      example: 'gpt-4o-mini',
-    }),
-    args: z.optional(Args),
-    messages: described(z.optional(z.array(ChatMessage).check(z.maxLength(MAX_MESSAGES))), {
-      description:
-        "Appended after the rendered prompt's messages, and checked as a whole first (400 INVALID_MESSAGES naming the index and the rule): a tool message answers a call of the assistant message before it; every call is answered before the next other message; system and developer messages come before the first user message; the last message is not the assistant's unless `continue_final_message`.",
-    }),
-    continue_final_message: described(z.optional(z.boolean()), {
-      description: 'Let the conversation end with an assistant message, for the model to continue.',
-    }),
-    tools: described(z.optional(z.array(z.union([text(1, 64), FunctionTool])).check(z.maxLength(MAX_TOOLS))), {
-      description:
-        "The tools offered to the model: ids of the prompt's declared `tools` (the service calls them), and the caller's own function tools. Unset: all the prompt declares.",
-    }),
-    tool_choice: described(
-      z.optional(
-        z.union([
-          z.enum(['none', 'auto', 'required']),
-          z.looseObject({ type: z.literal('function'), function: z.object({ name: FunctionName }) }),
-        ]),
+const ChatBody = once(() =>
+  described(
+    z.object({
+      model: described(z.optional(z.string().check(z.minLength(1))), {
+        description: 'Defaults to LLM_DEFAULT_MODEL.',
+        example: 'gpt-4o-mini',
+      }),
+      args: z.optional(Args()),
+      messages: described(z.optional(z.array(ChatMessage()).check(z.maxLength(MAX_MESSAGES))), {
+        description:
+          "Appended after the rendered prompt's messages, and checked as a whole first (400 INVALID_MESSAGES naming the index and the rule): a tool message answers a call of the assistant message before it; every call is answered before the next other message; system and developer messages come before the first user message; the last message is not the assistant's unless `continue_final_message`.",
+      }),
+      continue_final_message: described(z.optional(z.boolean()), {
+        description: 'Let the conversation end with an assistant message, for the model to continue.',
+      }),
+      tools: described(z.optional(z.array(z.union([text(1, 64), FunctionTool()])).check(z.maxLength(MAX_TOOLS))), {
+        description:
+          "The tools offered to the model: ids of the prompt's declared `tools` (the service calls them), and the caller's own function tools. Unset: all the prompt declares.",
+      }),
+      tool_choice: described(
+        z.optional(
+          z.union([
+            z.enum(['none', 'auto', 'required']),
+            z.looseObject({ type: z.literal('function'), function: z.object({ name: FunctionName() }) }),
+          ]),
+        ),
+        { description: '`none`: no tools are sent at all. A forced choice holds for the first request only.' },
       ),
-      { description: '`none`: no tools are sent at all. A forced choice holds for the first request only.' },
-    ),
-    parallel_tool_calls: z.optional(z.boolean()),
-    max_steps: described(z.optional(z.int().check(z.gte(0))), {
-      description: 'Tool rounds at most (default 4, at most CHAT_MAX_STEPS).',
-      example: 4,
+      parallel_tool_calls: z.optional(z.boolean()),
+      max_steps: described(z.optional(z.int().check(z.gte(0))), {
+        description: 'Tool rounds at most (default 4, at most CHAT_MAX_STEPS).',
+        example: 4,
+      }),
+      temperature: z.optional(z.number()),
+      max_tokens: z.optional(z.int().check(z.positive())),
+      top_p: z.optional(z.number()),
+      stop: z.optional(z.union([z.string(), z.array(z.string())])),
+      n: z.optional(z.int().check(z.positive())),
+      user: z.optional(z.string()),
+      response_format: described(z.optional(z.record(z.string(), z.unknown())), {
+        description: 'Unset, a prompt whose `returns` is a JSON Schema asks for JSON of it.',
+      }),
+      seed: z.optional(z.int()),
+      stream: described(z.optional(z.boolean()), { description: "Answer with the provider's server-sent events." }),
     }),
-    temperature: z.optional(z.number()),
-    max_tokens: z.optional(z.int().check(z.positive())),
-    top_p: z.optional(z.number()),
-    stop: z.optional(z.union([z.string(), z.array(z.string())])),
-    n: z.optional(z.int().check(z.positive())),
-    user: z.optional(z.string()),
-    response_format: described(z.optional(z.record(z.string(), z.unknown())), {
-      description: 'Unset, a prompt whose `returns` is a JSON Schema asks for JSON of it.',
-    }),
-    seed: z.optional(z.int()),
-    stream: described(z.optional(z.boolean()), { description: "Answer with the provider's server-sent events." }),
-  }),
-  { id: 'ChatRequest', description: BODY_LIMITS },
+    { id: 'ChatRequest', description: BODY_LIMITS },
+  ),
 )
 
-const ChatCompletion = described(z.record(z.string(), z.unknown()), {
-  id: 'ChatCompletion',
-  description:
-    "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
-})
+const ChatCompletion = once(() =>
+  described(z.record(z.string(), z.unknown()), {
+    id: 'ChatCompletion',
+    description:
+      "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
+  }),
+)
 
-const route = defineRoute({
-  method: 'post',
-  path: '/{prompt_id}/chat',
+const route = defineRoute('post', '/{prompt_id}/chat', () => ({
   tags: ['prompts'],
   summary: 'Renders a prompt and sends it to an OpenAI-compatible LLM',
   middleware: jsonBody,
   request: {
-    params: z.object({ prompt_id: PromptId }),
-    query: PromptQuery,
-    body: { content: { 'application/json': { schema: ChatBody } } },
+    params: z.object({ prompt_id: PromptId() }),
+    query: PromptQuery(),
+    body: { content: { 'application/json': { schema: ChatBody() } } },
   },
   responses: {
     200: {
       description:
         'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and `event: summary` (`stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
       content: {
-        'application/json': { schema: ChatCompletion },
+        'application/json': { schema: ChatCompletion() },
         'text/event-stream': { schema: z.string() },
       },
       headers: z.object({
@@ -150,7 +160,7 @@ const route = defineRoute({
       'CHAT_TIMEOUT',
     ),
   },
-})
+}))
 
 /**
  * POST /api/prompts/{prompt_id}/chat: renders the prompt exactly as /render

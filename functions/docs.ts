@@ -2,9 +2,7 @@ import * as z from 'zod/mini'
 import { misconfigured } from '../lib/errors'
 import { errorsOf, Routes, defineRoute, described } from '../lib/http'
 
-const documentRoute = defineRoute({
-  method: 'get',
-  path: '/openapi.json',
+const documentRoute = defineRoute('get', '/openapi.json', () => ({
   tags: ['service'],
   summary: 'This document: the OpenAPI 3.1 description of every route',
   security: [],
@@ -15,20 +13,16 @@ const documentRoute = defineRoute({
     },
     ...errorsOf('MISCONFIGURED'),
   },
-})
+}))
 
-const pageRoute = defineRoute({
-  method: 'get',
-  path: '/docs',
+const pageRoute = defineRoute('get', '/docs', () => ({
   tags: ['service'],
   summary: 'A Swagger UI page for the document',
   security: [],
   responses: { 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } }, ...errorsOf() },
-})
+}))
 
-const rootRoute = defineRoute({
-  method: 'get',
-  path: '/',
+const rootRoute = defineRoute('get', '/', () => ({
   tags: ['service'],
   summary: 'Redirects to /docs, the Swagger UI page',
   security: [],
@@ -39,7 +33,7 @@ const rootRoute = defineRoute({
     },
     ...errorsOf(),
   },
-})
+}))
 
 /**
  * The Swagger UI page. Its script and stylesheet come from this origin

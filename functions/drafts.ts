@@ -1,41 +1,41 @@
 import * as z from 'zod/mini'
 import { draftPrompt } from '../lib/catalog'
-import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody, Routes, defineRoute, described } from '../lib/http'
+import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody, Routes, defineRoute, described, once } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { renderDraft, renderOptionsFrom } from '../lib/render'
 import { renderAnswer } from './rendering'
 import { Args, BODY_LIMITS, Message, RENDER_ERRORS, ReadQuery, RenderAnswer, RenderHeaders } from './shapes'
 
-const DraftBody = described(
-  z.object({
-    prompt: described(z.optional(z.string()), { description: 'A text template (or `messages`).' }),
-    messages: described(z.optional(z.array(Message)), { description: 'Message templates (or `prompt`).' }),
-    parameters: described(z.optional(z.unknown()), {
-      description:
-        'Its args, in any shape a stored prompt may have: a JSON Schema object, an array of `{name, type, default, description}`, or a map from name to schema.',
-      example: { code: { type: 'string' } },
+const DraftBody = once(() =>
+  described(
+    z.object({
+      prompt: described(z.optional(z.string()), { description: 'A text template (or `messages`).' }),
+      messages: described(z.optional(z.array(Message())), { description: 'Message templates (or `prompt`).' }),
+      parameters: described(z.optional(z.unknown()), {
+        description:
+          'Its args, in any shape a stored prompt may have: a JSON Schema object, an array of `{name, type, default, description}`, or a map from name to schema.',
+        example: { code: { type: 'string' } },
+      }),
+      args: z.optional(Args()),
     }),
-    args: z.optional(Args),
-  }),
-  {
-    id: 'DraftRenderRequest',
-    description: `A prompt not stored, with its args. ${BODY_LIMITS}`,
-    example: { prompt: '{{toJson .vscode}} {{fence "go" .args.code}}', args: { code: 'package main' } },
-  },
+    {
+      id: 'DraftRenderRequest',
+      description: `A prompt not stored, with its args. ${BODY_LIMITS}`,
+      example: { prompt: '{{toJson .vscode}} {{fence "go" .args.code}}', args: { code: 'package main' } },
+    },
+  ),
 )
 
-const draft = defineRoute({
-  method: 'post',
-  path: '/',
+const draft = defineRoute('post', '/', () => ({
   tags: ['prompts'],
   summary: 'Renders a draft: a template given in the body, exactly as a stored prompt renders, storing nothing',
   middleware: jsonBody,
-  request: { query: ReadQuery, body: { content: { 'application/json': { schema: DraftBody } } } },
+  request: { query: ReadQuery(), body: { content: { 'application/json': { schema: DraftBody() } } } },
   responses: {
-    200: { ...json('The rendered draft, explained', RenderAnswer), headers: z.object(RenderHeaders) },
+    200: { ...json('The rendered draft, explained', RenderAnswer()), headers: z.object(RenderHeaders()) },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),
   },
-})
+}))
 
 /**
  * POST /api/render: what an author sees before publishing. The draft is

@@ -3,12 +3,10 @@ import { environMaxBytes, getEnviron, listEnvironPaths } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, storeOf, success, successOf, Routes, defineRoute, described } from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const list = defineRoute({
-  method: 'get',
-  path: '/',
+const list = defineRoute('get', '/', () => ({
   tags: ['environs'],
   summary: 'The paths of the shared variables',
-  request: { query: ReadQuery },
+  request: { query: ReadQuery() },
   responses: {
     200: json(
       'Every variable path, sorted',
@@ -16,24 +14,22 @@ const list = defineRoute({
     ),
     ...errorsOf(...API_ERRORS),
   },
-})
+}))
 
-const one = defineRoute({
-  method: 'get',
-  path: '/{environ_id}',
+const one = defineRoute('get', '/{environ_id}', () => ({
   tags: ['environs'],
   summary: 'One shared variable, or every variable under a path prefix as one object',
   request: {
     params: z.object({
       environ_id: idParam('environ', 'A variable path, or a prefix of paths.', 'vscode.frameworks'),
     }),
-    query: ReadQuery,
+    query: ReadQuery(),
   },
   responses: {
     200: json('Its value: any JSON', successOf('EnvironAnswer', z.unknown())),
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'LIMIT_EXCEEDED'),
   },
-})
+}))
 
 /** GET /api/environs and GET /api/environs/{environ_id} (a path such as `vscode.frameworks`, or a prefix of paths). */
 export const environs = new Routes()

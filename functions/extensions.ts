@@ -12,50 +12,49 @@ import {
   Routes,
   defineRoute,
   described,
+  once,
 } from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const ExtensionSummary = described(
-  z.object({
-    id: described(z.string(), { example: 'evaluator' }),
-    publisher: z.nullable(z.string()),
-    displayName: z.nullable(z.string()),
-    description: z.nullable(z.string()),
-    version: z.string(),
-    prompts: described(z.array(z.string()), {
-      description: 'The ids of its prompts.',
-      example: ['evaluator.evaluate_quality'],
+const ExtensionSummary = once(() =>
+  described(
+    z.object({
+      id: described(z.string(), { example: 'evaluator' }),
+      publisher: z.nullable(z.string()),
+      displayName: z.nullable(z.string()),
+      description: z.nullable(z.string()),
+      version: z.string(),
+      prompts: described(z.array(z.string()), {
+        description: 'The ids of its prompts.',
+        example: ['evaluator.evaluate_quality'],
+      }),
     }),
-  }),
-  { id: 'ExtensionSummary' },
+    { id: 'ExtensionSummary' },
+  ),
 )
 
-const list = defineRoute({
-  method: 'get',
-  path: '/',
+const list = defineRoute('get', '/', () => ({
   tags: ['extensions'],
   summary: 'The prompt extensions',
-  request: { query: ReadQuery },
+  request: { query: ReadQuery() },
   responses: {
-    200: json('Every prompt extension, by id', successOf('ExtensionList', z.array(ExtensionSummary))),
+    200: json('Every prompt extension, by id', successOf('ExtensionList', z.array(ExtensionSummary()))),
     ...errorsOf(...API_ERRORS),
   },
-})
+}))
 
-const one = defineRoute({
-  method: 'get',
-  path: '/{extension_id}',
+const one = defineRoute('get', '/{extension_id}', () => ({
   tags: ['extensions'],
   summary: 'One prompt extension, as published',
   request: {
     params: z.object({ extension_id: idParam('extension', 'The extension key, `:` written as `.`.', 'evaluator') }),
-    query: ReadQuery,
+    query: ReadQuery(),
   },
   responses: {
     200: json('The extension record', successOf('ExtensionAnswer', recordSchema('Extension'))),
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
-})
+}))
 
 /** GET /api/extensions and GET /api/extensions/{extension_id}. */
 export const extensions = new Routes()

@@ -2,9 +2,7 @@ import * as z from 'zod/mini'
 import { version } from '../package.json'
 import { Routes, defineRoute, described, errorsOf, json, storeOf, success, successOf } from '../lib/http'
 
-const route = defineRoute({
-  method: 'get',
-  path: '/health',
+const route = defineRoute('get', '/health', () => ({
   tags: ['service'],
   summary: 'The service is up: its version and which store it reads',
   security: [],
@@ -27,7 +25,7 @@ const route = defineRoute({
     ),
     ...errorsOf('MISCONFIGURED'),
   },
-})
+}))
 
 /** GET /health: answers from configuration alone, without a Redis request. */
 export const health = new Routes().openapi(route, (c) =>

@@ -1,48 +1,59 @@
 import * as z from 'zod/mini'
 import { ServiceError } from '../lib/errors'
-import { API_ERRORS, adminAuth, errorsOf, json, success, successOf, Routes, defineRoute, described } from '../lib/http'
+import {
+  API_ERRORS,
+  adminAuth,
+  errorsOf,
+  json,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+  once,
+} from '../lib/http'
 import { requestLog } from '../lib/log'
 import { historyLimitOf, promote } from '../lib/publish'
 import { LABEL_PATTERN, LABEL_RULE, openStore } from '../lib/store'
 
-const Label = described(z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE)), { example: 'feat-login' })
+const Label = once(() => described(z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE)), { example: 'feat-login' }))
 
-const Promotion = described(
-  z.object({
-    kind: z.enum(['extensions', 'prompts', 'environs', 'tools']),
-    id: z.string(),
-    key: described(z.string(), { description: 'The key written on the target.' }),
-    before: described(z.nullable(z.string()), {
-      description: 'The stored text before; null where there was no record.',
+const Promotion = once(() =>
+  described(
+    z.object({
+      kind: z.enum(['extensions', 'prompts', 'environs', 'tools']),
+      id: z.string(),
+      key: described(z.string(), { description: 'The key written on the target.' }),
+      before: described(z.nullable(z.string()), {
+        description: 'The stored text before; null where there was no record.',
+      }),
+      after: described(z.nullable(z.string()), {
+        description: 'The stored text after; null where the record is deleted.',
+      }),
     }),
-    after: described(z.nullable(z.string()), {
-      description: 'The stored text after; null where the record is deleted.',
-    }),
-  }),
-  { id: 'Promotion' },
+    { id: 'Promotion' },
+  ),
 )
 
-const route = defineRoute({
-  method: 'post',
-  path: '/{label}/promote',
+const route = defineRoute('post', '/{label}/promote', () => ({
   tags: ['writes'],
   summary: "Copies a label's records onto the base (or another label), then removes the label",
   description:
     "Needs ADMIN_TOKEN. One transaction: each changed record becomes a new version on the target, a record the label deleted is deleted there, and the label's records and history are removed. `dry_run=true` only answers what would change.",
   middleware: [adminAuth],
   request: {
-    params: z.object({ label: Label }),
+    params: z.object({ label: Label() }),
     query: z.object({
-      to: described(z.optional(Label), { description: 'The target label; unset, the base.' }),
+      to: described(z.optional(Label()), { description: 'The target label; unset, the base.' }),
       dry_run: z.optional(z.enum(['true', 'false'])),
       message: z.optional(z.string().check(z.maxLength(500))),
     }),
   },
   responses: {
-    200: json('What changed (or would)', successOf('PromoteAnswer', z.array(Promotion))),
+    200: json('What changed (or would)', successOf('PromoteAnswer', z.array(Promotion()))),
     ...errorsOf(...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'),
   },
-})
+}))
 
 /** POST /api/labels/{label}/promote: a branch's records, merged. */
 export const labels = new Routes().openapi(route, async (c) => {

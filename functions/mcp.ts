@@ -11,6 +11,7 @@ import {
   Routes,
   defineRoute,
   described,
+  once,
 } from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { DEFAULT_MCP_MAX_BYTES, SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
@@ -19,23 +20,23 @@ import { intVar } from '../lib/env'
 import { renderOptionsFrom } from '../lib/render'
 import { BODY_LIMITS, LabelQuery } from './shapes'
 
-const JsonRpc = described(z.catchall(z.object({ jsonrpc: z.literal('2.0') }), z.unknown()), {
-  id: 'JsonRpcMessage',
-  description: 'A JSON-RPC 2.0 message of the Model Context Protocol.',
-})
+const JsonRpc = once(() =>
+  described(z.catchall(z.object({ jsonrpc: z.literal('2.0') }), z.unknown()), {
+    id: 'JsonRpcMessage',
+    description: 'A JSON-RPC 2.0 message of the Model Context Protocol.',
+  }),
+)
 
-const route = defineRoute({
-  method: 'post',
-  path: '/mcp',
+const route = defineRoute('post', '/mcp', () => ({
   tags: ['mcp'],
   summary: 'The Model Context Protocol: the prompts, tools and shared variables for MCP clients',
   description:
     "Streamable HTTP, stateless: each POST carries a JSON-RPC message (or a batch of at most 32) and is answered with JSON, at most MCP_MAX_BYTES in all (requests past it are answered with a LIMIT_EXCEEDED error, not run); no session is kept, and GET and DELETE are 405. Methods: initialize, ping, prompts/list, prompts/get (rendered), tools/list, tools/call, resources/list, resources/templates/list, resources/read (environ://{path}). A service error is a JSON-RPC error whose data.code is the service's code. `Authorization: Bearer <API_TOKEN>` when API_TOKEN is set.",
   middleware: recordBody,
   request: {
-    query: z.object({ label: LabelQuery }),
+    query: z.object({ label: LabelQuery() }),
     body: {
-      content: { 'application/json': { schema: z.union([JsonRpc, z.array(JsonRpc)]) } },
+      content: { 'application/json': { schema: z.union([JsonRpc(), z.array(JsonRpc())]) } },
       description: BODY_LIMITS,
     },
   },
@@ -44,7 +45,7 @@ const route = defineRoute({
     202: { description: 'Only notifications or responses were sent: nothing to answer' },
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'),
   },
-})
+}))
 
 /**
  * POST /mcp. The body is read and bounded as every JSON body is (a body
@@ -56,7 +57,7 @@ export const mcp = new Routes().openapi(route, async (c) => {
   if (asked !== undefined && !SUPPORTED_VERSIONS.has(asked)) {
     throw new ServiceError(
       'BAD_REQUEST',
-      `MCP-Protocol-Version ${JSON.stringify(asked.slice(0, 32))} is not spoken here`,
+      `MCP-Protocol-Version() ${JSON.stringify(asked.slice(0, 32))} is not spoken here`,
     )
   }
   const context = {
@@ -76,13 +77,11 @@ export const mcp = new Routes().openapi(route, async (c) => {
 // Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
 // session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
 for (const method of ['get', 'delete'] as const) {
-  const refused = defineRoute({
-    method,
-    path: '/mcp',
+  const refused = defineRoute(method, '/mcp', () => ({
     tags: ['mcp'],
     summary: `Always 405 (Allow: POST): a stateless MCP server keeps no ${method === 'get' ? 'event stream' : 'session'}`,
     responses: errorsOf('UNAUTHORIZED', 'METHOD_NOT_ALLOWED'),
-  })
+  }))
   mcp.openapi(refused, (c) => {
     c.set('expected', true)
     throw new HttpError(

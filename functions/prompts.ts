@@ -19,6 +19,7 @@ import {
   Routes,
   defineRoute,
   described,
+  once,
 } from '../lib/http'
 import { renderAnswer, renderRequested } from './rendering'
 import {
@@ -36,42 +37,44 @@ import {
   servedHeaders,
 } from './shapes'
 
-const PromptSummary = described(
-  z.object({
-    id: described(z.string(), { example: 'evaluator.evaluate_quality' }),
-    origin: z.enum(['extension', 'direct']),
-    kind: z.enum(['prompt', 'messages']),
-    description: z.nullable(z.string()),
-    supports: z.array(z.string()),
-  }),
-  { id: 'PromptSummary' },
-)
-
-const PromptDetail = described(
-  z.extend(PromptSummary, {
-    prompt: described(z.optional(z.string()), { description: 'The template, for a prompt of kind `prompt`.' }),
-    messages: described(z.optional(z.array(Message)), {
-      description: 'The templates, for a prompt of kind `messages`.',
+const PromptSummary = once(() =>
+  described(
+    z.object({
+      id: described(z.string(), { example: 'evaluator.evaluate_quality' }),
+      origin: z.enum(['extension', 'direct']),
+      kind: z.enum(['prompt', 'messages']),
+      description: z.nullable(z.string()),
+      supports: z.array(z.string()),
     }),
-    parameters: described(
-      z.catchall(
-        z.object({
-          type: z.literal('object'),
-          properties: z.record(z.string(), z.unknown()),
-          required: z.array(z.string()),
-        }),
-        z.unknown(),
-      ),
-      { description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' },
-    ),
-    returns: z.unknown(),
-  }),
-  { id: 'PromptDetail' },
+    { id: 'PromptSummary' },
+  ),
 )
 
-const list = defineRoute({
-  method: 'get',
-  path: '/',
+const PromptDetail = once(() =>
+  described(
+    z.extend(PromptSummary(), {
+      prompt: described(z.optional(z.string()), { description: 'The template, for a prompt of kind `prompt`.' }),
+      messages: described(z.optional(z.array(Message())), {
+        description: 'The templates, for a prompt of kind `messages`.',
+      }),
+      parameters: described(
+        z.catchall(
+          z.object({
+            type: z.literal('object'),
+            properties: z.record(z.string(), z.unknown()),
+            required: z.array(z.string()),
+          }),
+          z.unknown(),
+        ),
+        { description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' },
+      ),
+      returns: z.unknown(),
+    }),
+    { id: 'PromptDetail' },
+  ),
+)
+
+const list = defineRoute('get', '/', () => ({
   tags: ['prompts'],
   summary: 'The prompts, from extensions and stored directly',
   request: {
@@ -81,48 +84,46 @@ const list = defineRoute({
         example: 'chat',
       }),
       extension: described(z.optional(z.string()), { description: 'Only the prompts of this extension.' }),
-      label: LabelQuery,
+      label: LabelQuery(),
     }),
   },
   responses: {
-    200: json('The prompts', successOf('PromptList', z.array(PromptSummary))),
+    200: json('The prompts', successOf('PromptList', z.array(PromptSummary()))),
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST'),
   },
-})
+}))
 
-const one = defineRoute({
-  method: 'get',
-  path: '/{prompt_id}',
+const one = defineRoute('get', '/{prompt_id}', () => ({
   tags: ['prompts'],
   summary: 'One prompt, with its template and parameters',
-  request: { params: z.object({ prompt_id: PromptId }), query: PromptQuery },
+  request: { params: z.object({ prompt_id: PromptId() }), query: PromptQuery() },
   responses: {
-    200: { ...json('The prompt', successOf('PromptAnswer', PromptDetail)), headers: ServedHeaders },
+    200: { ...json('The prompt', successOf('PromptAnswer', PromptDetail())), headers: ServedHeaders() },
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'VERSION_NOT_FOUND', 'CONFLICT'),
   },
-})
+}))
 
-const RenderBody = described(z.object({ args: z.optional(Args) }), { id: 'RenderRequest', description: BODY_LIMITS })
+const RenderBody = once(() =>
+  described(z.object({ args: z.optional(Args()) }), { id: 'RenderRequest', description: BODY_LIMITS }),
+)
 
-const render = defineRoute({
-  method: 'post',
-  path: '/{prompt_id}/render',
+const render = defineRoute('post', '/{prompt_id}/render', () => ({
   tags: ['prompts'],
   summary: 'Renders a prompt with its args and the shared variables, calling its tools',
   middleware: jsonBody,
   request: {
-    params: z.object({ prompt_id: PromptId }),
-    query: z.extend(PromptQuery, { explain: ExplainQuery }),
-    body: { content: { 'application/json': { schema: RenderBody } } },
+    params: z.object({ prompt_id: PromptId() }),
+    query: z.extend(PromptQuery(), { explain: ExplainQuery() }),
+    body: { content: { 'application/json': { schema: RenderBody() } } },
   },
   responses: {
     200: {
-      ...json('The rendered prompt', RenderAnswer),
-      headers: z.extend(ServedHeaders, RenderHeaders),
+      ...json('The rendered prompt', RenderAnswer()),
+      headers: z.extend(ServedHeaders(), RenderHeaders()),
     },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),
   },
-})
+}))
 
 /**
  * GET /api/prompts (filters: `?supports=chat`, repeatable or comma-separated,

@@ -2,7 +2,7 @@ import * as z from 'zod/mini'
 import { ID_RULES, MAX_ID_LENGTH, MESSAGE_ROLES, TOO_LONG } from '../lib/catalog'
 import type { IdKind, Message as MessageType } from '../lib/catalog'
 import type { ErrorCode } from '../lib/errors'
-import { described } from '../lib/http'
+import { described, once } from '../lib/http'
 import { MAX_JSON_DEPTH } from '../lib/json'
 
 /** Request and answer shapes the routes share. */
@@ -19,24 +19,31 @@ export function idParam(kind: IdKind, description: string, example: string) {
   return described(id, { description, example })
 }
 
-export const PromptId = idParam(
-  'prompt',
-  '`{extension}.{prompt}`, or the path of a prompt stored directly under shenma:templates:',
-  'evaluator.evaluate_quality',
+export const PromptId = once(() =>
+  idParam(
+    'prompt',
+    '`{extension}.{prompt}`, or the path of a prompt stored directly under shenma:templates:',
+    'evaluator.evaluate_quality',
+  ),
 )
 
-export const Args = described(z.record(z.string(), z.unknown()), {
-  description: "The prompt's args, checked against its parameters; templates read them as `.args`.",
-  example: { code: 'func main() {}' },
-})
+export const Args = once(() =>
+  described(z.record(z.string(), z.unknown()), {
+    description: "The prompt's args, checked against its parameters; templates read them as `.args`.",
+    example: { code: 'func main() {}' },
+  }),
+)
 
 /** What every JSON body is bounded by, said once for the OpenAPI descriptions. */
 export const BODY_LIMITS = `At most MAX_BODY_BYTES (default 1 MiB; past it, 413 PAYLOAD_TOO_LARGE), nested at most ${MAX_JSON_DEPTH} levels deep.`
 
-/** lib/catalog's Message, as OpenAPI shows it. */
-export const Message = described(z.object({ role: z.enum(MESSAGE_ROLES), content: z.string() }), {
-  id: 'Message',
-}) satisfies z.ZodMiniType<MessageType>
+/** lib/catalog's Message(), as OpenAPI shows it. */
+export const Message = once(
+  () =>
+    described(z.object({ role: z.enum(MESSAGE_ROLES), content: z.string() }), {
+      id: 'Message',
+    }) satisfies z.ZodMiniType<MessageType>,
+)
 
 /** Every way a render fails, before any LLM is asked. */
 export const RENDER_ERRORS = [
@@ -53,44 +60,52 @@ export const RENDER_ERRORS = [
 ] as const satisfies readonly ErrorCode[]
 
 /** `?label=`: every route reads (and writes) as a label sees the records (lib/http/context.ts checks it). */
-export const LabelQuery = described(z.optional(z.string()), {
-  description:
-    "The label (branch) to read or write: its own records over the base's. Unset, the deployment's PROMPT_LABEL; empty, the base. 1 to 63 of a-z, 0-9 and '-', not starting with '-'.",
-  example: 'feat-login',
-})
+export const LabelQuery = once(() =>
+  described(z.optional(z.string()), {
+    description:
+      "The label (branch) to read or write: its own records over the base's. Unset, the deployment's PROMPT_LABEL; empty, the base. 1 to 63 of a-z, 0-9 and '-', not starting with '-'.",
+    example: 'feat-login',
+  }),
+)
 
 /** A version of a record, as a path or query parameter: one of its own, for what the document says of it. */
 export const versionNumber = () => z.string().check(z.regex(/^[1-9][0-9]{0,8}$/, 'must be a version number, 1 or more'))
 
 /** `?version=N`: exactly that version of the prompt's record. */
-export const VersionQuery = described(z.optional(versionNumber()), {
-  description: "Serve exactly this version of the prompt's record (404 VERSION_NOT_FOUND when it is not kept).",
-  example: '3',
-})
-
-/** The query of a route that reads a prompt: its label, and a version. */
-export const PromptQuery = z.object({ label: LabelQuery, version: VersionQuery })
-
-/** `?explain=true`: the answer says what the templates read and call, and where the time went. */
-export const ExplainQuery = described(z.optional(z.enum(['true', 'false'])), {
-  description: 'Also answer with `analysis` and `timing`.',
-  example: 'true',
-})
-
-/** The query of every other reading route. */
-export const ReadQuery = z.object({ label: LabelQuery })
-
-/** The headers of an answer made from a prompt (servedHeaders), as OpenAPI shows them. */
-export const ServedHeaders = z.object({
-  'X-Prompt-Version': described(z.string(), {
-    description: "The version of the prompt's record served, or `unversioned` (written by other means).",
+export const VersionQuery = once(() =>
+  described(z.optional(versionNumber()), {
+    description: "Serve exactly this version of the prompt's record (404 VERSION_NOT_FOUND when it is not kept).",
     example: '3',
   }),
-  'X-Prompt-Label': described(z.optional(z.string()), {
-    description: "The label whose own record was served; absent for the base's.",
-    example: 'feat-login',
+)
+
+/** The query of a route that reads a prompt: its label, and a version. */
+export const PromptQuery = once(() => z.object({ label: LabelQuery(), version: VersionQuery() }))
+
+/** `?explain=true`: the answer says what the templates read and call, and where the time went. */
+export const ExplainQuery = once(() =>
+  described(z.optional(z.enum(['true', 'false'])), {
+    description: 'Also answer with `analysis` and `timing`.',
+    example: 'true',
   }),
-})
+)
+
+/** The query of every other reading route. */
+export const ReadQuery = once(() => z.object({ label: LabelQuery() }))
+
+/** The headers of an answer made from a prompt (servedHeaders), as OpenAPI shows them. */
+export const ServedHeaders = once(() =>
+  z.object({
+    'X-Prompt-Version': described(z.string(), {
+      description: "The version of the prompt's record served, or `unversioned` (written by other means).",
+      example: '3',
+    }),
+    'X-Prompt-Label': described(z.optional(z.string()), {
+      description: "The label whose own record was served; absent for the base's.",
+      example: 'feat-login',
+    }),
+  }),
+)
 
 /** The version a read served, as the answer's headers; none for a draft, which no record served. */
 export function servedHeaders(served: { version: number | null; label?: string } | undefined): Record<string, string> {
@@ -100,7 +115,7 @@ export function servedHeaders(served: { version: number | null; label?: string }
   return headers
 }
 
-const Explanation = {
+const Explanation = once(() => ({
   analysis: described(
     z.object({
       reads: described(z.array(z.string()), {
@@ -132,29 +147,31 @@ const Explanation = {
     }),
     { id: 'RenderTiming', description: 'Where the time went: per phase, and per tool call (a waterfall).' },
   ),
-}
+}))
 
 /** A rendered prompt; explained (`?explain=true`, and every draft render), with what it read and where the time went. */
-export const RenderAnswer = described(
-  z.object({
-    status: z.literal('success'),
-    rendered_prompt: described(z.union([z.string(), z.array(Message)]), {
-      description: 'A string for a prompt of kind `prompt`; the messages, rendered, for kind `messages`.',
+export const RenderAnswer = once(() =>
+  described(
+    z.object({
+      status: z.literal('success'),
+      rendered_prompt: described(z.union([z.string(), z.array(Message())]), {
+        description: 'A string for a prompt of kind `prompt`; the messages, rendered, for kind `messages`.',
+      }),
+      warnings: described(
+        z.optional(z.array(z.catchall(z.object({ code: z.string(), message: z.string() }), z.unknown()))),
+        {
+          description:
+            'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).',
+        },
+      ),
+      analysis: z.optional(Explanation().analysis),
+      timing: z.optional(Explanation().timing),
     }),
-    warnings: described(
-      z.optional(z.array(z.catchall(z.object({ code: z.string(), message: z.string() }), z.unknown()))),
-      {
-        description:
-          'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).',
-      },
-    ),
-    analysis: z.optional(Explanation.analysis),
-    timing: z.optional(Explanation.timing),
-  }),
-  { id: 'RenderAnswer' },
+    { id: 'RenderAnswer' },
+  ),
 )
 
 /** The Server-Timing header of a render's answer. */
-export const RenderHeaders = {
+export const RenderHeaders = once(() => ({
   'Server-Timing': described(z.string(), { example: 'redis;dur=2, tools;dur=0, render;dur=1, total;dur=3' }),
-}
+}))

@@ -12,47 +12,46 @@ import {
   Routes,
   defineRoute,
   described,
+  once,
 } from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const ToolSummary = described(
-  z.object({
-    id: described(z.string(), { description: 'The template function name.', example: 'codebase_lookup_ref' }),
-    name: z.string(),
-    module: z.string(),
-    type: described(z.string(), { example: 'restful' }),
-    description: z.string(),
-    supports: z.array(z.string()),
-  }),
-  { id: 'ToolSummary' },
+const ToolSummary = once(() =>
+  described(
+    z.object({
+      id: described(z.string(), { description: 'The template function name.', example: 'codebase_lookup_ref' }),
+      name: z.string(),
+      module: z.string(),
+      type: described(z.string(), { example: 'restful' }),
+      description: z.string(),
+      supports: z.array(z.string()),
+    }),
+    { id: 'ToolSummary' },
+  ),
 )
 
-const list = defineRoute({
-  method: 'get',
-  path: '/',
+const list = defineRoute('get', '/', () => ({
   tags: ['tools'],
   summary: 'The tools templates can call',
-  request: { query: ReadQuery },
+  request: { query: ReadQuery() },
   responses: {
-    200: json('Every tool, by function name', successOf('ToolList', z.array(ToolSummary))),
+    200: json('Every tool, by function name', successOf('ToolList', z.array(ToolSummary()))),
     ...errorsOf(...API_ERRORS),
   },
-})
+}))
 
-const one = defineRoute({
-  method: 'get',
-  path: '/{tool_id}',
+const one = defineRoute('get', '/{tool_id}', () => ({
   tags: ['tools'],
   summary: 'One tool, as published',
   request: {
     params: z.object({ tool_id: idParam('tool', 'The template function name.', 'codebase_lookup_ref') }),
-    query: ReadQuery,
+    query: ReadQuery(),
   },
   responses: {
     200: json('The tool record', successOf('ToolAnswer', recordSchema('Tool'))),
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND'),
   },
-})
+}))
 
 /** GET /api/tools and GET /api/tools/{tool_id} (the template function name). */
 export const tools = new Routes()

@@ -1,78 +1,89 @@
 import * as z from 'zod/mini'
 import { ID_KIND, RECORD_KINDS, recordVersion, recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, storeOf, success, successOf, Routes, defineRoute, described } from '../lib/http'
+import {
+  API_ERRORS,
+  errorsOf,
+  json,
+  storeOf,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+  once,
+} from '../lib/http'
 import { ReadQuery, idParam, servedHeaders, versionNumber } from './shapes'
 import { KIND_ROUTES } from './writes'
 
-const Version = described(
-  z.object({
-    version: described(z.int(), { example: 3 }),
-    created_at: described(z.string(), { example: '2026-11-24T10:00:00.000Z' }),
-    message: z.nullable(z.string()),
-    deleted: described(z.boolean(), {
-      description: 'The version is the deletion of the record (under a label: its hiding).',
+const Version = once(() =>
+  described(
+    z.object({
+      version: described(z.int(), { example: 3 }),
+      created_at: described(z.string(), { example: '2026-11-24T10:00:00.000Z' }),
+      message: z.nullable(z.string()),
+      deleted: described(z.boolean(), {
+        description: 'The version is the deletion of the record (under a label: its hiding).',
+      }),
     }),
-  }),
-  { id: 'Version' },
+    { id: 'Version' },
+  ),
 )
 
-const VersionWithValue = described(
-  z.object({
-    version: z.int(),
-    created_at: z.string(),
-    message: z.nullable(z.string()),
-    deleted: z.boolean(),
-    value: described(z.unknown(), { description: 'The record as that version stored it; null for a deletion.' }),
-  }),
-  { id: 'VersionWithValue' },
+const VersionWithValue = once(() =>
+  described(
+    z.object({
+      version: z.int(),
+      created_at: z.string(),
+      message: z.nullable(z.string()),
+      deleted: z.boolean(),
+      value: described(z.unknown(), { description: 'The record as that version stored it; null for a deletion.' }),
+    }),
+    { id: 'VersionWithValue' },
+  ),
 )
 
-const VersionList = successOf('VersionList', z.array(Version))
-const VersionAnswer = successOf('VersionAnswer', VersionWithValue)
+const VersionList = once(() => successOf('VersionList', z.array(Version())))
+const VersionAnswer = once(() => successOf('VersionAnswer', VersionWithValue()))
 
 /** The version routes of one kind. */
 function versionRoutes(kind: RecordKind) {
   const { param, example } = KIND_ROUTES[kind]
   const singular = ID_KIND[kind]
-  const id = idParam(singular, `The ${singular} id.`, example)
-  const list = defineRoute({
-    method: 'get',
-    path: `/${kind}/{${param}}/versions`,
+  const id = once(() => idParam(singular, `The ${singular} id.`, example))
+  const list = defineRoute('get', `/${kind}/{${param}}/versions`, () => ({
     tags: ['versions'],
     summary: `The versions kept of a ${singular}, newest first`,
     description:
       "From the label's own record when the label has one, else the base's. A prompt contributed by an extension has its extension's versions.",
-    request: { params: z.object({ [param]: id }), query: ReadQuery },
+    request: { params: z.object({ [param]: id() }), query: ReadQuery() },
     responses: {
-      200: json('Its versions', VersionList),
+      200: json('Its versions', VersionList()),
       ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'CONFLICT'),
     },
-  })
-  const one = defineRoute({
-    method: 'get',
-    path: `/${kind}/{${param}}/versions/{version}`,
+  }))
+  const one = defineRoute('get', `/${kind}/{${param}}/versions/{version}`, () => ({
     tags: ['versions'],
     summary: `One version of a ${singular}, with the record it stored`,
     request: {
       params: z.object({
-        [param]: id,
+        [param]: id(),
         version: described(versionNumber(), { example: '1' }),
       }),
-      query: ReadQuery,
+      query: ReadQuery(),
     },
     responses: {
-      200: json('The version', VersionAnswer),
+      200: json('The version', VersionAnswer()),
       ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'VERSION_NOT_FOUND', 'CONFLICT'),
     },
-  })
+  }))
   return { list, one, param }
 }
 
 /**
  * GET /api/{extensions|prompts|environs|tools}/{id}/versions and
  * .../versions/{version}: the history every write through the service keeps.
- * Answers carry X-Prompt-Label when the label's own record has them.
+ * Answers carry X-Prompt-Label() when the label's own record has them.
  */
 export const versions = new Routes()
 

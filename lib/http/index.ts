@@ -10,7 +10,7 @@ export { adminAuth, bearerAuth } from './auth'
 export { corsFromEnv } from './cors'
 export { requestLogger } from './request-log'
 export * from './openapi'
-export { Routes, defineRoute } from './route'
+export { Routes, defineRoute, once } from './route'
 export type { RouteDeclaration } from './route'
 
 /** `{"status": "success", "data": ...}`, with `skipped` when the source had records it could not use. */

@@ -2,8 +2,8 @@ import type { Handler } from 'hono'
 import * as z from 'zod/mini'
 import type { JSONSchema } from 'zod/v4/core'
 import { recordSchemaComponents } from './record-schemas'
-import { declarationOf } from './route'
-import type { RouteDeclaration } from './route'
+import { routeOf } from './route'
+import type { Method, RouteDeclaration } from './route'
 
 // The OpenAPI 3.1 document of an app, generated from its routes'
 // declarations (lib/http/route.ts) by zod's own JSON Schema generator. Run
@@ -36,10 +36,10 @@ export function openapiDocumentOf(
   const schemas = new SchemaTable()
   const paths: Record<string, Record<string, Json>> = {}
   for (const { path, handler } of app.routes) {
-    const declaration = declarationOf(handler as Handler)
-    if (!declaration) continue
+    const route = routeOf(handler as Handler)
+    if (!route) continue
     const documented = path.replace(/:(\w+)/g, '{$1}')
-    ;(paths[documented] ??= {})[declaration.method] = operation(declaration, schemas)
+    ;(paths[documented] ??= {})[route.method satisfies Method] = operation(route.declaration(), schemas)
   }
   const resolved = schemas.resolve(paths)
   return {

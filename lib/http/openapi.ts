@@ -3,6 +3,7 @@ import type { GlobalMeta } from 'zod/v4/core'
 import { ERROR_CODES } from '../errors'
 import type { ErrorCode } from '../errors'
 import { ERROR_STATUS } from './errors'
+import { once } from './route'
 import type { RecordSchemaName } from './record-schemas'
 
 /**
@@ -23,30 +24,34 @@ export function described<T extends z.ZodMiniType>(schema: T, meta: GlobalMeta &
 }
 
 /** `{"status": "error", ...}`: the one error body (lib/http/handlers.ts). */
-export const ErrorBody = described(
-  z.catchall(
-    z.object({
-      status: z.literal('error'),
-      code: z.enum(ERROR_CODES),
-      message: described(z.string(), { description: 'What was wrong, naming the field, key or template place.' }),
-    }),
-    z.unknown(),
+export const ErrorBody = once(() =>
+  described(
+    z.catchall(
+      z.object({
+        status: z.literal('error'),
+        code: z.enum(ERROR_CODES),
+        message: described(z.string(), { description: 'What was wrong, naming the field, key or template place.' }),
+      }),
+      z.unknown(),
+    ),
+    {
+      id: 'Error',
+      description:
+        'Some errors add fields: `details`, `variable`, `template`, `line`, `column` (as Go counts it: UTF-8 bytes from the line start, from 0); LIMIT_EXCEEDED, the `limit` passed; MISCONFIGURED, the `setting` at fault.',
+    },
   ),
-  {
-    id: 'Error',
-    description:
-      'Some errors add fields: `details`, `variable`, `template`, `line`, `column` (as Go counts it: UTF-8 bytes from the line start, from 0); LIMIT_EXCEEDED, the `limit` passed; MISCONFIGURED, the `setting` at fault.',
-  },
 )
 
-export const Skip = described(z.object({ key: z.string(), reason: z.string() }), {
-  id: 'Skip',
-  description: 'A stored record that could not be used, and why.',
-})
+export const Skip = once(() =>
+  described(z.object({ key: z.string(), reason: z.string() }), {
+    id: 'Skip',
+    description: 'A stored record that could not be used, and why.',
+  }),
+)
 
 /** `{"status": "success", "data": ..., "skipped"?: [...]}`, registered as the component `name`. */
 export function successOf<T extends z.ZodMiniType>(name: string, data: T) {
-  return described(z.object({ status: z.literal('success'), data, skipped: z.optional(z.array(Skip)) }), { id: name })
+  return described(z.object({ status: z.literal('success'), data, skipped: z.optional(z.array(Skip())) }), { id: name })
 }
 
 /** A JSON answer, as a route's `responses` entry. */
@@ -64,7 +69,7 @@ export function errorsOf(...codes: ErrorCode[]) {
     const status = ERROR_STATUS[code]
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
-  return Object.fromEntries([...byStatus].map(([status, list]) => [status, json(list.join(', '), ErrorBody)]))
+  return Object.fromEntries([...byStatus].map(([status, list]) => [status, json(list.join(', '), ErrorBody())]))
 }
 
 /** The errors of every route under /api: a bad token, a store that cannot be read, a setting that is wrong. */

@@ -1,4 +1,5 @@
-import { Hono } from 'hono'
+import { Hono } from 'hono/quick'
+import { every } from 'hono/combine'
 import type { Handler, MiddlewareHandler } from 'hono'
 import { validator } from 'hono/validator'
 import * as z from 'zod/mini'
@@ -14,9 +15,6 @@ import { invalidRequest } from './input'
  * OpenAPI's own operation object, as @hono/zod-openapi's createRoute has it.
  */
 export interface RouteDeclaration {
-  method: 'get' | 'post' | 'put' | 'delete'
-  /** OpenAPI's form, `/{prompt_id}/render`, relative to the group's mount point. */
-  path: string
   tags: string[]
   summary: string
   description?: string
@@ -32,6 +30,21 @@ export interface RouteDeclaration {
   responses: Record<number, ResponseDeclaration>
 }
 
+export type Method = 'get' | 'post' | 'put' | 'delete'
+
+/**
+ * A route: its method and path, and its declaration, made on first use.
+ * Building a route's schemas is most of what a Worker of this many routes
+ * would do at startup; made when the route is first asked for, they cost
+ * a cold start only that route's.
+ */
+export interface Route<R extends RouteDeclaration> {
+  method: Method
+  /** OpenAPI's form, `/{prompt_id}/render`, relative to the group's mount point. */
+  path: string
+  declaration: () => R
+}
+
 export interface ResponseDeclaration {
   description: string
   content?: Record<string, { schema: z.ZodMiniType }>
@@ -41,9 +54,19 @@ export interface ResponseDeclaration {
 // zod/mini carries no words of its own: a 400's message quotes these (invalidRequest).
 z.config(en())
 
-/** A route declaration, its types kept for the handler's `c.req.valid()`. */
-export function defineRoute<const R extends RouteDeclaration>(declaration: R): R {
-  return declaration
+/** A route, its declaration's types kept for the handler's `c.req.valid()`. */
+export function defineRoute<const R extends RouteDeclaration>(
+  method: Method,
+  path: string,
+  declare: () => R,
+): Route<R> {
+  return { method, path, declaration: once(declare) }
+}
+
+/** `make`, called once, on first use: a schema the Worker builds only when a request needs it. */
+export function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined
+  return () => (made ??= { value: make() }).value
 }
 
 type Part<R extends RouteDeclaration, K extends 'params' | 'query'> = NonNullable<R['request']>[K] extends z.ZodMiniType
@@ -62,12 +85,12 @@ export type InputOf<R extends RouteDeclaration> = {
   out: { param: Part<R, 'params'>; query: Part<R, 'query'>; json: Body<R> }
 }
 
-/** Each route's declaration, by its handler: how the document's generator finds them in an app's route table. */
-const declarations = new WeakMap<Handler, RouteDeclaration>()
+/** Each route, by its handler: how the document's generator finds them in an app's route table. */
+const routes = new WeakMap<Handler, Route<RouteDeclaration>>()
 
-/** The declaration a handler was registered with by Routes.openapi, if any. */
-export function declarationOf(handler: Handler): RouteDeclaration | undefined {
-  return declarations.get(handler)
+/** The route a handler was registered with by Routes.openapi, if any. */
+export function routeOf(handler: Handler): Route<RouteDeclaration> | undefined {
+  return routes.get(handler)
 }
 
 /**
@@ -76,18 +99,23 @@ export function declarationOf(handler: Handler): RouteDeclaration | undefined {
  * each problem, lib/http/input.ts), then the handler.
  */
 export class Routes extends Hono<AppEnv> {
-  openapi<const R extends RouteDeclaration>(declaration: R, handler: Handler<AppEnv, string, InputOf<R>>): this {
-    const { params, query, body } = declaration.request ?? {}
-    const checks: MiddlewareHandler<AppEnv>[] = []
-    if (query) checks.push(validator('query', (value) => checked(query, value, 'query')))
-    if (params) checks.push(validator('param', (value) => checked(params, value, 'param')))
-    if (body) checks.push(validator('json', (value) => checked(body.content['application/json'].schema, value, 'json')))
-    declarations.set(handler as Handler, declaration)
-    const path = declaration.path.replace(/\{(\w+)\}/g, ':$1')
-    const handlers = [...(declaration.middleware ?? []), ...checks, handler as Handler]
-    this.on(declaration.method.toUpperCase(), [path], ...handlers)
+  openapi<const R extends RouteDeclaration>(route: Route<R>, handler: Handler<AppEnv, string, InputOf<R>>): this {
+    const prepare = once(() => every(...(route.declaration().middleware ?? []), ...checksOf(route.declaration())))
+    routes.set(handler as Handler, route)
+    const path = route.path.replace(/\{(\w+)\}/g, ':$1')
+    this.on(route.method.toUpperCase(), [path], (c, next) => prepare()(c, next), handler as Handler)
     return this
   }
+}
+
+/** A validator of each part of the request the route declares. */
+function checksOf({ request = {} }: RouteDeclaration): MiddlewareHandler<AppEnv>[] {
+  const { params, query, body } = request
+  const checks: MiddlewareHandler<AppEnv>[] = []
+  if (query) checks.push(validator('query', (value) => checked(query, value, 'query')))
+  if (params) checks.push(validator('param', (value) => checked(params, value, 'param')))
+  if (body) checks.push(validator('json', (value) => checked(body.content['application/json'].schema, value, 'json')))
+  return checks
 }
 
 function checked(schema: z.ZodMiniType, value: unknown, target: string): unknown {
