@@ -10,9 +10,9 @@
  * counts Miniflare's own Workers alike for both: the difference of the
  * medians is what the Worker costs a cold start. bench/run.mjs runs it:
  *
- *   node startup.mjs --root DIR [--runs 10]
+ *   node startup.mjs --root DIR [--runs 20]
  *
- * and it prints {"runs": 10, "trivialMs": [...], "workerMs": [...], "trivialMedianMs": 75, "workerMedianMs": 200}.
+ * and it prints {"runs": 20, "trivialMs": [...], "workerMs": [...], "trivialMedianMs": 75, "workerMedianMs": 200}.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -24,7 +24,7 @@ import { Miniflare } from 'miniflare'
 import { median, positive, run } from './stats'
 import { childrenCpuMs } from './worker'
 
-const DEFAULT_RUNS = 10
+const DEFAULT_RUNS = 20
 
 /** The bundle of `script` (wrangler.toml's `main` when undefined), as `wrangler deploy --minify` makes it. */
 function bundleOf(root: string, script: string | undefined): string {
