@@ -46,6 +46,19 @@ export function buildWorker(outdir) {
 }
 
 /**
+ * The packages the design names for the Worker's work (issue 28): Redis,
+ * the LLM providers, the records' validators, gRPC. A bundle without one of
+ * them has a hand-made stand-in somewhere.
+ */
+export const REQUIRED_PACKAGES = ['@upstash/redis', 'openai', 'ajv', '@connectrpc/connect-web']
+
+/** Those of REQUIRED_PACKAGES the bundle has no module of. */
+export function missingPackages(metafile) {
+  const present = new Set(composition(metafile).map(({ owner }) => owner))
+  return REQUIRED_PACKAGES.filter((name) => !present.has(name))
+}
+
+/**
  * The bundle's bytes by package, largest first, from esbuild's metafile:
  * each input's `bytesInOutput` (its share of the minified module) summed per
  * npm package, and per folder for the project's own files.

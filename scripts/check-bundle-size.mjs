@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// CI's bundle budget: builds the Worker as `wrangler deploy --dry-run --minify`
+// CI's bundle check: builds the Worker as `wrangler deploy --dry-run --minify`
 // does and fails (exit status 1) when its gzip size passes the tripwire, 400 KiB
-// unless --limit-kib says otherwise. Prints the largest packages either way,
+// unless --limit-kib says otherwise, or when it lacks a module of a package the
+// design names (REQUIRED_PACKAGES). Prints the largest packages either way,
 // so that a failure shows where the bytes went.
 //
 //   node scripts/check-bundle-size.mjs [--limit-kib 400]
@@ -9,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { GZIP_BUDGET_BYTES, buildWorker, composition } from './bundle-size.mjs'
+import { GZIP_BUDGET_BYTES, buildWorker, composition, missingPackages } from './bundle-size.mjs'
 
 const TOP = 10
 
@@ -32,6 +33,11 @@ try {
   const verdict = gzipKib <= limitKib ? 'within' : 'OVER'
   console.log(`bundle: ${gzipKib.toFixed(2)} KiB gzip, ${verdict} the budget of ${limitKib} KiB`)
   if (gzipKib > limitKib) process.exitCode = 1
+  const missing = missingPackages(worker.metafile)
+  if (missing.length > 0) {
+    console.log(`bundle: no module of ${missing.join(', ')}, which the Worker is to run`)
+    process.exitCode = 1
+  }
 } finally {
   rmSync(outdir, { recursive: true, force: true })
 }
