@@ -2,7 +2,9 @@
 // is stateless: every POST gets a server and transport of its own, as in the
 // SDK's simpleStatelessStreamableHttp example, and answers with an event stream.
 // At /mcp-session it keeps sessions (a request without the session id the
-// handshake gave is refused) and answers with plain JSON. At /mcp-rpc-error
+// handshake gave is refused) and answers with plain JSON, and it counts the
+// JSON-RPC methods it receives (a session's notifications/cancelled reaches the
+// call it cancels: a stateless server could not route it). At /mcp-rpc-error
 // every request is answered 200 with a JSON-RPC error (RPC_ERROR_MESSAGE). At
 // /mcp-open every request is answered with an event stream that stays open
 // after its reply (a progress notification first): `tools/call` echoes its
@@ -15,10 +17,12 @@
 //   boom {}                isError: true with a text message
 //   big { bytes }          text content of that many `x`s
 //   leaky {}               isError: true with a long first line holding control characters, and SECRET on the next
+//   hold {}                never answers: waits for its request to be cancelled, and records the cancellation
 //
 // Calls are counted per tool name and per group, the `?group=NAME` query
 // parameter of the MCP URL (default `default`): `GET /__stats?group=NAME`
-// answers `McpServerStats`, `POST /__reset?group=NAME` zeroes the group.
+// answers `McpServerStats`, `POST /__reset?group=NAME` zeroes the group,
+// `GET /__cancelled?group=NAME` answers the group's cancellations once there is one.
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -40,9 +44,18 @@ export interface McpServerStats {
   calls: Record<string, number>
   /** Requests to /mcp by HTTP method since the last reset (a client opening the standalone event stream GETs). */
   methods: Record<string, number>
+  /** JSON-RPC messages received at /mcp-session by method (`initialize`, `notifications/cancelled`, ...). */
+  rpc: Record<string, number>
+  /** Calls of `hold` whose signal aborted: their request id, and the reason the cancellation gave. */
+  cancelled: Cancellation[]
 }
 
-export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky'] as const
+export interface Cancellation {
+  requestId: string | number
+  reason: string
+}
+
+export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky', 'hold'] as const
 export const BOOM_MESSAGE = 'boom: the tool failed on purpose'
 export const RPC_ERROR_MESSAGE = 'Internal error: the server failed on purpose'
 /** leaky's first line: a bell and an escape among 120 characters. */
@@ -57,8 +70,15 @@ export async function startMcpServer(): Promise<McpTestServer> {
   const groups = new Map<string, McpServerStats>()
   const statsOf = (group: string): McpServerStats => {
     let stats = groups.get(group)
-    if (!stats) groups.set(group, (stats = { calls: {}, methods: {} }))
+    if (!stats) groups.set(group, (stats = { calls: {}, methods: {}, rpc: {}, cancelled: [] }))
     return stats
+  }
+  /** Who waits for a group's first cancellation (GET /__cancelled). */
+  const waiting = new Map<string, (() => void)[]>()
+  const recordCancellation = (group: string, cancellation: Cancellation) => {
+    statsOf(group).cancelled.push(cancellation)
+    for (const wake of waiting.get(group) ?? []) wake()
+    waiting.delete(group)
   }
   const count = (group: string, tool: string) => {
     const { calls } = statsOf(group)
@@ -115,6 +135,14 @@ export async function startMcpServer(): Promise<McpTestServer> {
       count(group, 'leaky')
       return { isError: true, content: [{ type: 'text', text: `${LEAKY_FIRST_LINE}\n${SECRET}` }] }
     })
+    server.registerTool('hold', { description: 'Answers only by being cancelled' }, async (extra) => {
+      count(group, 'hold')
+      const ended = AbortSignal.any([extra.signal, stopping.signal])
+      await new Promise((resolve) => ended.addEventListener('abort', resolve, { once: true }))
+      if (extra.signal.aborted)
+        recordCancellation(group, { requestId: extra.requestId, reason: String(extra.signal.reason) })
+      return { content: [{ type: 'text', text: 'held' }] }
+    })
     return server
   }
 
@@ -140,8 +168,12 @@ export async function startMcpServer(): Promise<McpTestServer> {
 
   const sessions = new Map<string, StreamableHTTPServerTransport>()
   const mcpSession = async (req: IncomingMessage, res: ServerResponse, group: string): Promise<void> => {
-    const { methods } = statsOf(group)
+    const { methods, rpc } = statsOf(group)
     methods[req.method ?? 'GET'] = (methods[req.method ?? 'GET'] ?? 0) + 1
+    const body = req.method === 'POST' ? await jsonBody(req) : undefined
+    for (const message of [body].flat() as { method?: string }[]) {
+      if (typeof message?.method === 'string') rpc[message.method] = (rpc[message.method] ?? 0) + 1
+    }
     const id = req.headers['mcp-session-id']
     let transport = typeof id === 'string' ? sessions.get(id) : undefined
     if (!transport) {
@@ -154,7 +186,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
       await buildServer(group).connect(opened)
       transport = opened
     }
-    await transport.handleRequest(req, res)
+    await transport.handleRequest(req, res, body)
   }
 
   const http = createServer((req, res) => {
@@ -166,8 +198,15 @@ export async function startMcpServer(): Promise<McpTestServer> {
     else if (url.pathname === '/mcp-rpc-error') handled = rpcError(req, res)
     else if (url.pathname === '/mcp-open') handled = openStream(req, res)
     else if (url.pathname === '/__stats' && req.method === 'GET') {
-      const { calls, methods } = statsOf(group)
-      handled = Promise.resolve(send(res, 200, { calls: { ...calls }, methods: { ...methods } }))
+      const { calls, methods, rpc, cancelled } = statsOf(group)
+      handled = Promise.resolve(
+        send(res, 200, { calls: { ...calls }, methods: { ...methods }, rpc: { ...rpc }, cancelled }),
+      )
+    } else if (url.pathname === '/__cancelled' && req.method === 'GET') {
+      const answer = () => send(res, 200, statsOf(group).cancelled)
+      if (statsOf(group).cancelled.length > 0) answer()
+      else waiting.set(group, [...(waiting.get(group) ?? []), answer])
+      handled = Promise.resolve()
     } else if (url.pathname === '/__reset' && req.method === 'POST') {
       groups.delete(group)
       handled = Promise.resolve(send(res, 200, { ok: true }))
@@ -194,9 +233,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
 
 /** A JSON-RPC error in answer to the request's own id. */
 async function rpcError(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown }
+  const { id } = (await jsonBody(req)) as { id?: unknown }
   send(res, 200, { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: RPC_ERROR_MESSAGE } })
 }
 
@@ -206,9 +243,7 @@ async function rpcError(req: IncomingMessage, res: ServerResponse): Promise<void
  * sees its reply. stop() closes the connections.
  */
 async function openStream(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+  const message = (await jsonBody(req)) as {
     id?: number
     method: string
     params?: { protocolVersion?: string; arguments?: { text?: string } }
@@ -231,4 +266,11 @@ async function openStream(req: IncomingMessage, res: ServerResponse): Promise<vo
   // The reply's event in two writes, its blank line apart: the client must wait for the event's end.
   res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`)
   res.write('\n')
+}
+
+/** A request's body, parsed as JSON. */
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'))
 }
