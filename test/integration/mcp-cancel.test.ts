@@ -23,6 +23,9 @@ beforeAll(async () => {
   await db.redis.mset({
     'shenma:tools:timeout:hold': mcpTool('timeout', 'hold', session('cancel-timeout')),
     'shenma:tools:deadline:hold': mcpTool('deadline', 'hold', session('cancel-deadline')),
+    'shenma:tools:chatty:chatter': mcpTool('chatty', 'chatter', `${mcp.url}-session-sse?group=cancel-bytes`, {
+      parameters: { bytes: { type: 'integer' } },
+    }),
     'shenma:tools:done:echo': mcpTool('done', 'echo', session('cancel-none'), {
       tool: 'echo_text',
       parameters: { text: { type: 'string' } },
@@ -69,6 +72,25 @@ describe('an MCP tool call given up', () => {
       { requestId: expect.any(Number), reason: 'the render passed its deadline' },
     ])
     expect(await mcp.rpc('cancel-deadline')).toEqual({ ...CALLED, 'notifications/cancelled': 1 })
+  })
+
+  it('whose event stream passed TOOL_MAX_BYTES before its reply is cancelled at the server', async () => {
+    await mcp.reset('cancel-bytes')
+    const { status, body } = await render('chatty', '[{{chatty_chatter 100000}}]', {
+      RENDER_TIMEOUT_MS: '10000',
+      TOOL_TIMEOUT_MS: '5000',
+      TOOL_MAX_BYTES: '10000',
+    })
+    expect({ status, prompt: body.rendered_prompt, warnings: body.warnings }).toEqual({
+      status: 200,
+      prompt: '[]',
+      warnings: [
+        { code: 'TOOL_FAILED', tool: 'chatty_chatter', message: 'answered more than TOOL_MAX_BYTES (10000 bytes)' },
+      ],
+    })
+    expect(await mcp.cancelled('cancel-bytes', WITHIN_MS)).toEqual([
+      { requestId: expect.any(Number), reason: 'its answer passed TOOL_MAX_BYTES (10000 bytes)' },
+    ])
   })
 })
 

@@ -4,7 +4,8 @@
 // At /mcp-session it keeps sessions (a request without the session id the
 // handshake gave is refused) and answers with plain JSON, and it counts the
 // JSON-RPC methods it receives (a session's notifications/cancelled reaches the
-// call it cancels: a stateless server could not route it). At /mcp-rpc-error
+// call it cancels: a stateless server could not route it); /mcp-session-sse
+// is the same, answering with event streams. At /mcp-rpc-error
 // every request is answered 200 with a JSON-RPC error (RPC_ERROR_MESSAGE). At
 // /mcp-open every request is answered with an event stream that stays open
 // after its reply (a progress notification first): `tools/call` echoes its
@@ -18,6 +19,7 @@
 //   big { bytes }          text content of that many `x`s
 //   leaky {}               isError: true with a long first line holding control characters, and SECRET on the next
 //   hold {}                never answers: waits for its request to be cancelled, and records the cancellation
+//   chatter { bytes }      as hold, after a log message (notifications/message) of that many bytes on its stream
 //
 // Calls are counted per tool name and per group, the `?group=NAME` query
 // parameter of the MCP URL (default `default`): `GET /__stats?group=NAME`
@@ -46,7 +48,7 @@ export interface McpServerStats {
   methods: Record<string, number>
   /** JSON-RPC messages received at /mcp-session by method (`initialize`, `notifications/cancelled`, ...). */
   rpc: Record<string, number>
-  /** Calls of `hold` whose signal aborted: their request id, and the reason the cancellation gave. */
+  /** Calls of `hold` and `chatter` whose signal aborted: their request id, and the reason the cancellation gave. */
   cancelled: Cancellation[]
 }
 
@@ -55,7 +57,7 @@ export interface Cancellation {
   reason: string
 }
 
-export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky', 'hold'] as const
+export const MCP_TOOLS = ['lookup_ref', 'echo_text', 'slow', 'boom', 'big', 'leaky', 'hold', 'chatter'] as const
 export const BOOM_MESSAGE = 'boom: the tool failed on purpose'
 export const RPC_ERROR_MESSAGE = 'Internal error: the server failed on purpose'
 /** leaky's first line: a bell and an escape among 120 characters. */
@@ -88,7 +90,13 @@ export async function startMcpServer(): Promise<McpTestServer> {
   const stopping = new AbortController()
 
   const buildServer = (group: string): McpServer => {
-    const server = new McpServer({ name: 'test-mcp-server', version: '1.0.0' })
+    const server = new McpServer({ name: 'test-mcp-server', version: '1.0.0' }, { capabilities: { logging: {} } })
+    /** Answers only when the request's signal aborts (its cancellation, recorded) or the server stops. */
+    const held = async (signal: AbortSignal, requestId: string | number) => {
+      await new Promise((resolve) => AbortSignal.any([signal, stopping.signal]).addEventListener('abort', resolve))
+      if (signal.aborted) recordCancellation(group, { requestId, reason: String(signal.reason) })
+      return { content: [{ type: 'text' as const, text: 'held' }] }
+    }
     server.registerTool(
       'lookup_ref',
       {
@@ -137,12 +145,20 @@ export async function startMcpServer(): Promise<McpTestServer> {
     })
     server.registerTool('hold', { description: 'Answers only by being cancelled' }, async (extra) => {
       count(group, 'hold')
-      const ended = AbortSignal.any([extra.signal, stopping.signal])
-      await new Promise((resolve) => ended.addEventListener('abort', resolve, { once: true }))
-      if (extra.signal.aborted)
-        recordCancellation(group, { requestId: extra.requestId, reason: String(extra.signal.reason) })
-      return { content: [{ type: 'text', text: 'held' }] }
+      return held(extra.signal, extra.requestId)
     })
+    server.registerTool(
+      'chatter',
+      { description: 'Logs that many bytes, then answers only by being cancelled', inputSchema: { bytes: z.number() } },
+      async ({ bytes }, extra) => {
+        count(group, 'chatter')
+        await extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'info', data: 'x'.repeat(bytes) },
+        })
+        return held(extra.signal, extra.requestId)
+      },
+    )
     return server
   }
 
@@ -167,7 +183,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
   }
 
   const sessions = new Map<string, StreamableHTTPServerTransport>()
-  const mcpSession = async (req: IncomingMessage, res: ServerResponse, group: string): Promise<void> => {
+  const mcpSession = async (req: IncomingMessage, res: ServerResponse, group: string, json: boolean) => {
     const { methods, rpc } = statsOf(group)
     methods[req.method ?? 'GET'] = (methods[req.method ?? 'GET'] ?? 0) + 1
     const body = req.method === 'POST' ? await jsonBody(req) : undefined
@@ -180,7 +196,7 @@ export async function startMcpServer(): Promise<McpTestServer> {
       // Without a known session id, only an initialize request is accepted (the SDK answers others 400).
       const opened = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
+        enableJsonResponse: json,
         onsessioninitialized: (sessionId) => void sessions.set(sessionId, opened),
       })
       await buildServer(group).connect(opened)
@@ -194,7 +210,8 @@ export async function startMcpServer(): Promise<McpTestServer> {
     const group = url.searchParams.get('group') ?? DEFAULT_GROUP
     let handled: Promise<void>
     if (url.pathname === '/mcp') handled = mcp(req, res, group)
-    else if (url.pathname === '/mcp-session') handled = mcpSession(req, res, group)
+    else if (url.pathname === '/mcp-session') handled = mcpSession(req, res, group, true)
+    else if (url.pathname === '/mcp-session-sse') handled = mcpSession(req, res, group, false)
     else if (url.pathname === '/mcp-rpc-error') handled = rpcError(req, res)
     else if (url.pathname === '/mcp-open') handled = openStream(req, res)
     else if (url.pathname === '/__stats' && req.method === 'GET') {

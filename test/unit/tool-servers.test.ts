@@ -236,7 +236,16 @@ describe('MCP server, through the SDK client', () => {
 
   it('lists its tools', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['big', 'boom', 'echo_text', 'hold', 'leaky', 'lookup_ref', 'slow'])
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'big',
+      'boom',
+      'chatter',
+      'echo_text',
+      'hold',
+      'leaky',
+      'lookup_ref',
+      'slow',
+    ])
     const lookup = tools.find((t) => t.name === 'lookup_ref')
     expect(lookup?.inputSchema.properties).toHaveProperty('symbol')
     expect(lookup?.outputSchema?.properties).toHaveProperty('refs')
