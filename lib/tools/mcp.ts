@@ -160,6 +160,8 @@ export class McpClients {
       const reply = stream
         ? await replyInStream(response, id, this.limit, both)
         : parsedMessages(decodeText(await readBody(response, this.limit, both))).find((m) => isReply(m, id))
+      // Read to its reply or its end: whatever fails from here, the server is done with the request.
+      inProgress = false
       if (!isObject(reply)) throw new ToolError(`answered no reply to ${message.method}`)
       if (isObject(reply.error)) {
         const reason = typeof reply.error.message === 'string' ? reply.error.message : ''
