@@ -1,7 +1,17 @@
 import * as z from 'zod/mini'
 import { findTools } from '../lib/catalog'
 import { chatOptionsFrom, completeConversation, startConversation, streamConversation } from '../lib/chat'
-import { API_ERRORS, errorsOf, freshStoreOf, jsonBody, Routes, defineRoute, described, once } from '../lib/http'
+import {
+  API_ERRORS,
+  errorsOf,
+  freshStoreOf,
+  jsonBody,
+  Routes,
+  defineRoute,
+  described,
+  once,
+  waitUntilOf,
+} from '../lib/http'
 import { CHAT_ROLES, clientFor, llmOptionsFrom, modelFor, routeFor } from '../lib/llm'
 import { requestLog } from '../lib/log'
 import { renderOptionsFrom } from '../lib/render'
@@ -188,7 +198,7 @@ export const chat = new Routes().openapi(route, async (c) => {
       model,
       store,
       catalogue: declares ? (await findTools(store, rendered.record.tools ?? [])).items : [],
-      renderOptions: renderOptionsFrom(c.env),
+      renderOptions: renderOptionsFrom(c.env, waitUntilOf(c)),
       chatOptions: chatOptionsFrom(c.env),
       llmOptions,
     },

@@ -1,6 +1,17 @@
 import * as z from 'zod/mini'
 import { draftPrompt } from '../lib/catalog'
-import { API_ERRORS, errorsOf, freshStoreOf, json, jsonBody, Routes, defineRoute, described, once } from '../lib/http'
+import {
+  API_ERRORS,
+  errorsOf,
+  freshStoreOf,
+  json,
+  jsonBody,
+  Routes,
+  defineRoute,
+  described,
+  once,
+  waitUntilOf,
+} from '../lib/http'
 import { requestLog } from '../lib/log'
 import { renderDraft, renderOptionsFrom } from '../lib/render'
 import { renderAnswer } from './rendering'
@@ -47,7 +58,12 @@ const draft = defineRoute('post', '/', () => ({
 export const drafts = new Routes().openapi(draft, async (c) => {
   const { args = {}, prompt, messages, parameters } = c.req.valid('json')
   const record = Object.fromEntries(Object.entries({ prompt, messages, parameters }).filter(([, v]) => v !== undefined))
-  const rendered = await renderDraft(await freshStoreOf(c), draftPrompt(record), args, renderOptionsFrom(c.env))
+  const rendered = await renderDraft(
+    await freshStoreOf(c),
+    draftPrompt(record),
+    args,
+    renderOptionsFrom(c.env, waitUntilOf(c)),
+  )
   requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
   return c.json(renderAnswer(c, rendered, true), 200)
 })

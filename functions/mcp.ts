@@ -12,6 +12,7 @@ import {
   defineRoute,
   described,
   once,
+  waitUntilOf,
 } from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { DEFAULT_MCP_MAX_BYTES, SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
@@ -62,7 +63,7 @@ export const mcp = new Routes().openapi(route, async (c) => {
   }
   const context = {
     store: await freshStoreOf(c),
-    options: renderOptionsFrom(c.env),
+    options: renderOptionsFrom(c.env, waitUntilOf(c)),
     environMaxBytes: environMaxBytes(c.env),
   }
   const answer = await serveMcp(c.req.valid('json'), context, {

@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { freshStoreOf } from '../lib/http'
+import { freshStoreOf, waitUntilOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { renderOptionsFrom, renderPrompt } from '../lib/render'
@@ -17,7 +17,10 @@ import { servedHeaders } from './shapes'
 export async function renderRequested(c: Context<AppEnv>, id: string, args: Args, store?: Store): Promise<Rendered> {
   requestLog()?.set('prompt_id', id)
   const version = c.req.query('version')
-  const options = { ...renderOptionsFrom(c.env), version: version === undefined ? undefined : Number(version) }
+  const options = {
+    ...renderOptionsFrom(c.env, waitUntilOf(c)),
+    version: version === undefined ? undefined : Number(version),
+  }
   const rendered = await renderPrompt(store ?? (await freshStoreOf(c)), id, args, options)
   requestLog()?.set('prompt_version', rendered.served?.version ?? null)
   for (const [name, value] of Object.entries(servedHeaders(rendered.served))) c.header(name, value)

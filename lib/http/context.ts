@@ -56,5 +56,10 @@ export function storeOf(c: Context<AppEnv>): Store {
 /** The store with 5-second freshness (see lib/store/cached.ts), for the render path, as its label sees it. */
 export async function freshStoreOf(c: Context<AppEnv>): Promise<Store> {
   const label = labelOf(c)
-  return withLabel(await openFreshStore(c.env, (p) => c.executionCtx.waitUntil(p)), label)
+  return withLabel(await openFreshStore(c.env, waitUntilOf(c)), label)
+}
+
+/** The request's waitUntil, looked up when called: work kept alive after the answer (a cache fill, a cancellation). */
+export function waitUntilOf(c: Context<AppEnv>): (p: Promise<unknown>) => void {
+  return (p) => c.executionCtx.waitUntil(p)
 }

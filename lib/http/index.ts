@@ -3,7 +3,7 @@ import type { Skip } from '../catalog/types'
 
 export { ERROR_STATUS, HttpError } from './errors'
 export { onError, unroutedHandler } from './handlers'
-export { storeOf, freshStoreOf, labelOf } from './context'
+export { storeOf, freshStoreOf, labelOf, waitUntilOf } from './context'
 export type { AppEnv } from './context'
 export { jsonBody, recordBody } from './input'
 export { adminAuth, bearerAuth } from './auth'

@@ -8,8 +8,8 @@ const DEFAULT_RENDER_TIMEOUT_MS = 500
 /** Well under the render's deadline, so a slow tool leaves time to render around it. */
 const DEFAULT_TOOL_TIMEOUT_MS = 300
 
-/** The render options the Worker's configuration sets. */
-export function renderOptionsFrom(env: Env): RenderOptions {
+/** The render options the Worker's configuration sets; `waitUntil`, the request's, keeps a call's cancellation alive. */
+export function renderOptionsFrom(env: Env, waitUntil?: (p: Promise<unknown>) => void): RenderOptions {
   const hosts = env.TOOL_ALLOWED_HOSTS?.split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean)
@@ -22,6 +22,7 @@ export function renderOptionsFrom(env: Env): RenderOptions {
       allowedHosts: hosts && hosts.length > 0 ? hosts : undefined,
       maxCalls: intVar(env, 'TOOL_MAX_CALLS', DEFAULT_TOOL_MAX_CALLS),
       maxBytes: intVar(env, 'TOOL_MAX_BYTES', DEFAULT_TOOL_MAX_BYTES),
+      waitUntil,
     },
   }
 }

@@ -1,5 +1,6 @@
 import {
   SseParser,
+  TooLargeError,
   cancelBody,
   decodeText,
   guardedFetch,
@@ -33,6 +34,14 @@ interface Session {
 
 type Message = { jsonrpc: '2.0'; method: string; params?: unknown; id?: number }
 
+/** How a request given up is cancelled at its server, after the call (and maybe the render) ended. */
+export interface Cancelling {
+  /** TOOL_TIMEOUT_MS: the bound on the cancellation's own POST. */
+  timeoutMs: number
+  /** The request's ExecutionContext.waitUntil, so the Worker's answer does not cut the POST short; none outside one. */
+  waitUntil: ((p: Promise<unknown>) => void) | undefined
+}
+
 /**
  * The MCP servers of one render: one session per server URL, opened on
  * first use (the `initialize` handshake), over Streamable HTTP: each message
@@ -42,6 +51,9 @@ type Message = { jsonrpc: '2.0'; method: string; params?: unknown; id?: number }
  * A tool call is all a render asks of a server, so this speaks that much of
  * the protocol rather than bundling the MCP SDK's client; it never opens the
  * server's standalone event stream (a GET), which a render has no use for.
+ * A tools/call given up before its reply (its timeout, the render's end, an
+ * event stream past the byte limit) is cancelled at the server
+ * (`notifications/cancelled`), so that it stops working for no one.
  */
 export class McpClients {
   readonly #sessions = new Map<string, Promise<Session>>()
@@ -52,6 +64,7 @@ export class McpClients {
     readonly signal: AbortSignal,
     readonly policy: EgressPolicy,
     readonly limit: ByteLimit,
+    readonly cancelling: Cancelling,
   ) {}
 
   /** A tool's result: its structured content when the server gives one, otherwise its text. */
@@ -118,42 +131,89 @@ export class McpClients {
    * one too big fails its call at once and by name; an error answer is told
    * by its status line. A notification's answer (202) has nothing to read;
    * a request's holds its reply, alone or among the server's other messages.
+   * A request given up while the server may still work on it is cancelled
+   * there; `initialize` never is (the spec forbids it).
    */
   async #exchange(
     session: Session,
     message: Message,
     signal: AbortSignal,
   ): Promise<{ result: unknown; response: Response }> {
+    const both = AbortSignal.any([signal, this.signal])
+    // From its POST until its reply, or an answer saying the server is done with it.
+    let inProgress = message.id !== undefined && message.method !== 'initialize' && !both.aborted
+    try {
+      const response = await this.#post(session, message, both)
+      if (!response.ok) {
+        inProgress = false
+        await cancelBody(response)
+        throw new ToolError(`answered ${statusLine(response)}`)
+      }
+      if (message.id === undefined) {
+        await cancelBody(response)
+        return { result: undefined, response }
+      }
+      const id = message.id
+      const stream = isEventStream(response.headers.get('content-type') ?? '')
+      // A JSON answer comes once the server is done; only an event stream may come while it works.
+      inProgress &&= stream
+      const reply = stream
+        ? await replyInStream(response, id, this.limit, both)
+        : parsedMessages(decodeText(await readBody(response, this.limit, both))).find((m) => isReply(m, id))
+      // Read to its reply or its end: whatever fails from here, the server is done with the request.
+      inProgress = false
+      if (!isObject(reply)) throw new ToolError(`answered no reply to ${message.method}`)
+      if (isObject(reply.error)) {
+        const reason = typeof reply.error.message === 'string' ? reply.error.message : ''
+        throw new ToolError(`answered MCP error ${String(reply.error.code)}`, shortReason(reason))
+      }
+      return { result: reply.result, response }
+    } catch (e) {
+      // Only this client's giving up: an answer that failed in any other way ended the request there.
+      if (inProgress && message.id !== undefined && (both.aborted || e instanceof TooLargeError)) {
+        this.#cancel(session, message.id, this.#givenUp(e, signal))
+      }
+      throw e
+    }
+  }
+
+  #post(session: Session, message: Message, signal: AbortSignal): Promise<Response> {
     const headers = new Headers({
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       ...session.headers,
     })
-    const init = {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(message),
-      signal: AbortSignal.any([signal, this.signal]),
+    return guardedFetch(session.url, { method: 'POST', headers, body: JSON.stringify(message), signal }, this.policy)
+  }
+
+  /**
+   * Tells the server a request's reply is no longer wanted. Best effort and
+   * at most once (a request fails once): bounded by its own timeout, as the
+   * render's signal may already have ended, kept alive past the Worker's
+   * answer by waitUntil, and whatever becomes of it is ignored.
+   */
+  #cancel(session: Session, requestId: number, reason: string): void {
+    const params = { requestId, reason }
+    const notification: Message = { jsonrpc: '2.0', method: 'notifications/cancelled', params }
+    const sent = this.#post(session, notification, AbortSignal.timeout(this.cancelling.timeoutMs))
+      .then(cancelBody)
+      .catch(() => undefined)
+    try {
+      this.cancelling.waitUntil?.(sent)
+    } catch {
+      // Outside a request's context (a test's app.request) there is none to keep it: it runs on its own.
     }
-    const response = await guardedFetch(session.url, init, this.policy)
-    if (!response.ok) {
-      await cancelBody(response)
-      throw new ToolError(`answered ${statusLine(response)}`)
-    }
-    if (message.id === undefined) {
-      await cancelBody(response)
-      return { result: undefined, response }
-    }
-    const id = message.id
-    const reply = isEventStream(response.headers.get('content-type') ?? '')
-      ? await replyInStream(response, id, this.limit, init.signal)
-      : parsedMessages(decodeText(await readBody(response, this.limit, init.signal))).find((m) => isReply(m, id))
-    if (!isObject(reply)) throw new ToolError(`answered no reply to ${message.method}`)
-    if (isObject(reply.error)) {
-      const reason = typeof reply.error.message === 'string' ? reply.error.message : ''
-      throw new ToolError(`answered MCP error ${String(reply.error.code)}`, shortReason(reason))
-    }
-    return { result: reply.result, response }
+  }
+
+  /** Why a request was given up, as the notification says it: the byte limit, or which bound ended it. */
+  #givenUp(e: unknown, call: AbortSignal): string {
+    if (e instanceof TooLargeError) return `its answer passed ${e.limit.name} (${e.limit.bytes} bytes)`
+    const ended = this.signal.aborted ? this.signal : call
+    const reason: unknown = ended.reason
+    if (reason instanceof DOMException && reason.name === 'AbortError') return reason.message
+    return ended === call
+      ? `the call passed TOOL_TIMEOUT_MS (${this.cancelling.timeoutMs} ms)`
+      : 'the render passed its deadline'
   }
 }
 

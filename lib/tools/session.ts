@@ -38,6 +38,8 @@ export interface ToolSessionOptions {
   asText?: boolean
   /** The render's deadline: bounds queueing, and aborts every call still running. */
   signal: AbortSignal
+  /** The request's ExecutionContext.waitUntil: keeps what a call leaves to do (an MCP cancellation) past the answer. */
+  waitUntil?: ((p: Promise<unknown>) => void) | undefined
 }
 
 /** One call as the render saw it: when it started (epoch ms), how long it took, how it ended. */
@@ -98,7 +100,8 @@ export class ToolSession {
     this.#limit =
       options.room && options.room.bytes < maxBytes ? options.room : { bytes: maxBytes, name: 'TOOL_MAX_BYTES' }
     this.#maxCalls = options.maxCalls ?? DEFAULT_TOOL_MAX_CALLS
-    this.#mcp = new McpClients(this.#signal, this.#policy, this.#limit)
+    const cancelling = { timeoutMs: options.timeoutMs, waitUntil: options.waitUntil }
+    this.#mcp = new McpClients(this.#signal, this.#policy, this.#limit, cancelling)
   }
 
   /** What degraded the render: one warning per failed call, and one for all the calls refused past the cap. */

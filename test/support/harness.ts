@@ -8,7 +8,7 @@ import type { Env } from '../../lib/env'
 import type { GrpcRequestRecord, GrpcServerStats } from './grpc-server'
 import type { LlmIdle, LlmRequestRecord, ScriptedAnswer } from './llm-server'
 import type { BridgeStats } from './upstash-bridge'
-import type { McpServerStats } from './mcp-server'
+import type { Cancellation, McpServerStats } from './mcp-server'
 import type { ToolServerStats } from './tool-server'
 
 export interface TestRedis {
@@ -162,14 +162,18 @@ export interface McpServerClient {
   calls(group?: string): Promise<Record<string, number>>
   /** Requests to the MCP endpoint by HTTP method, in a group. */
   methods(group?: string): Promise<Record<string, number>>
+  /** JSON-RPC messages received at `-session` by method, in a group. */
+  rpc(group?: string): Promise<Record<string, number>>
+  /** The group's cancelled `hold` calls, once there is one; fails after `withinMs` without one. */
+  cancelled(group: string, withinMs: number): Promise<Cancellation[]>
   reset(group?: string): Promise<void>
 }
 
 /** The stateless MCP server the global setup started (test/support/mcp-server.ts). */
 export function mcpServer(): McpServerClient {
   const url = inject('mcpUrl')
-  const admin = async (method: string, path: string, group = 'default'): Promise<unknown> => {
-    const res = await fetch(new URL(`${path}?group=${encodeURIComponent(group)}`, url), { method })
+  const admin = async (method: string, path: string, group = 'default', signal?: AbortSignal): Promise<unknown> => {
+    const res = await fetch(new URL(`${path}?group=${encodeURIComponent(group)}`, url), { method, signal })
     if (!res.ok) throw new Error(`MCP server ${method} ${path}: ${res.status} ${await res.text()}`)
     return res.json()
   }
@@ -177,6 +181,9 @@ export function mcpServer(): McpServerClient {
     url,
     calls: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).calls,
     methods: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).methods,
+    rpc: async (group) => ((await admin('GET', '/__stats', group)) as McpServerStats).rpc,
+    cancelled: async (group, withinMs) =>
+      (await admin('GET', '/__cancelled', group, AbortSignal.timeout(withinMs))) as Cancellation[],
     reset: async (group) => void (await admin('POST', '/__reset', group)),
   }
 }

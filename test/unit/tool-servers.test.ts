@@ -236,7 +236,16 @@ describe('MCP server, through the SDK client', () => {
 
   it('lists its tools', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['big', 'boom', 'echo_text', 'leaky', 'lookup_ref', 'slow'])
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'big',
+      'boom',
+      'chatter',
+      'echo_text',
+      'hold',
+      'leaky',
+      'lookup_ref',
+      'slow',
+    ])
     const lookup = tools.find((t) => t.name === 'lookup_ref')
     expect(lookup?.inputSchema.properties).toHaveProperty('symbol')
     expect(lookup?.outputSchema?.properties).toHaveProperty('refs')
@@ -282,6 +291,22 @@ describe('MCP server, through the SDK client', () => {
     expect(await calls()).toEqual({ lookup_ref: 1, echo_text: 1, slow: 1, boom: 1, big: 1, leaky: 1 })
     await client.callTool({ name: 'lookup_ref', arguments: { symbol: 'x' } })
     expect((await calls()).lookup_ref).toBe(2)
+  })
+
+  it("hold answers only by being cancelled: the SDK client's notifications/cancelled reaches it in a session", async () => {
+    const holding = new Client({ name: 'holding', version: '1.0.0' })
+    await holding.connect(new StreamableHTTPClientTransport(new URL(`${server.url}-session?group=held`)))
+    const abandon = new AbortController()
+    const call = holding.callTool({ name: 'hold', arguments: {} }, undefined, { signal: abandon.signal })
+    const settled = call.then(
+      () => 'answered',
+      () => 'rejected',
+    )
+    abandon.abort('the test gave up')
+    expect(await settled).toBe('rejected')
+    const cancelled = fetch(new URL('/__cancelled?group=held', server.url), { signal: AbortSignal.timeout(5000) })
+    expect(await (await cancelled).json()).toEqual([{ requestId: expect.any(Number), reason: 'the test gave up' }])
+    await holding.close()
   })
 
   it('keeps groups apart and resets them', async () => {
