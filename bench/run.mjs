@@ -1040,7 +1040,8 @@ async function sizeSection(ctx) {
     'size (`node:zlib`, default level) of those modules together, as wrangler computes it, source map left out. The',
     `baseline is not measured: it is the tripwire of ${kib(GZIP_BUDGET_BYTES)} KiB gzip that CI holds the bundle to`,
     "(`scripts/check-bundle-size.mjs`). Cloudflare no longer limits a bundle's compressed size (64 MiB uncompressed",
-    'remains); what a bigger bundle costs is startup CPU, which bytes do not predict: see Startup.',
+    'remains); what a bigger bundle costs is startup CPU, which bytes predict only in part (parsing; what runs at',
+    'load costs more): see Startup.',
     check,
   ].join('\n')
   const composed = [

@@ -12,7 +12,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 /**
  * A tripwire on the bundle's gzip size, not its budget: Cloudflare no longer
  * limits compressed size, and what a bigger bundle costs is startup CPU,
- * which bytes do not predict. Past this, something grew that nobody meant to.
+ * which bytes predict only in part (parsing; what runs at load costs more).
+ * Past this, something grew that nobody meant to.
  */
 export const GZIP_BUDGET_BYTES = 400 * 1024
 
