@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import { Hono } from 'hono/quick'
 import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
@@ -20,7 +20,9 @@ import { writes } from './writes'
  * CORS_ORIGINS, when set, answers preflights before authentication; /api
  * needs the bearer token when API_TOKEN is set, and writes ADMIN_TOKEN's. Every
  * route reads as `?label=` (or PROMPT_LABEL) sees the records. Handlers are thin: lib/
- * does the work, and onError turns every failure into the error body.
+ * does the work, and onError turns every failure into the error body. Hono's
+ * quick preset: its LinearRouter builds nothing before the first match, which
+ * a Worker's cold start would pay for.
  */
 const app = new Hono<AppEnv>()
 
