@@ -11,7 +11,7 @@ import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
 import { describeError, requestLog } from '../log'
 import { utf8Length } from '../template/fmt/utf8'
-import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from '../tools'
+import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from './protocol'
 import {
   callToolMethod,
   getPromptMethod,
@@ -26,7 +26,7 @@ import { NoRoom, RPC, RpcError, asMessage, failure, result } from './rpc'
 import type { RpcMessage } from './rpc'
 
 export type { McpContext } from './catalogue'
-export { SUPPORTED_VERSIONS } from '../tools'
+export { SUPPORTED_VERSIONS } from './protocol'
 
 /** At most this many messages in one POST (a batch, as protocol versions before 2025-06-18 allow). */
 export const MAX_BATCH = 32

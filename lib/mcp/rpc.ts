@@ -4,6 +4,7 @@
  */
 import { isObject } from '../json'
 import { redact } from '../redact'
+import type { RequestId } from './protocol'
 
 /** JSON-RPC's codes, and MCP's for a resource that does not exist. */
 export const RPC = {
@@ -15,7 +16,7 @@ export const RPC = {
   RESOURCE_NOT_FOUND: -32002,
 } as const
 
-export type RequestId = string | number
+export type { RequestId }
 
 /** A request (with an id: it gets an answer) or a notification (without). */
 export interface RpcMessage {

@@ -7,4 +7,3 @@ export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './s
 export type { Outcome, ToolCall, ToolSessionOptions, ToolWarning } from './session'
 export type { Params } from './arguments'
 export { dict } from './dict'
-export { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from './mcp'

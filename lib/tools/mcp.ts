@@ -12,19 +12,11 @@ import {
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { abortable } from '../abort'
 import { isObject } from '../json'
+import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from '../mcp/protocol'
 import { ToolError } from './arguments'
 import type { Params } from './arguments'
 
 const CLIENT_INFO = { name: 'ai-prompt-shell', version: '0.1.0' }
-/** The protocol version asked for, and those accepted in answer (the MCP SDK's (1.32) list); the server's too (lib/mcp). */
-export const PROTOCOL_VERSION = '2025-11-25'
-export const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set([
-  PROTOCOL_VERSION,
-  '2025-06-18',
-  '2025-03-26',
-  '2024-11-05',
-  '2024-10-07',
-])
 
 /** A server after the handshake: its URL, and the headers every later request carries. */
 interface Session {

@@ -29,6 +29,14 @@ describe('layers', () => {
     expect(upward).toEqual([])
   })
 
+  it('keep the MCP server (lib/mcp) and the MCP tool client (lib/tools/mcp.ts) apart: they share lib/mcp/protocol.ts', () => {
+    const server = sources(join(lib, 'mcp')).flatMap((file) =>
+      importsOf(file).filter((t) => /^lib\/tools(\/|$)/.test(t)),
+    )
+    expect(server).toEqual([])
+    expect(importsOf(join(lib, 'tools/mcp.ts'))).toContain('lib/mcp/protocol')
+  })
+
   it('see an import of lib/http where there is one', () => {
     expect(importsOf(join(root, 'functions/index.ts'))).toContain('lib/http')
   })
