@@ -1,5 +1,16 @@
 import { abortable } from '../abort'
-import { MAX_ENVIRON_SEGMENTS, findTools, getServedPrompt, promptAt } from '../catalog'
+import {
+  MAX_ENVIRON_SEGMENTS,
+  TREE_BYTES,
+  basePaths,
+  baseUrlOf,
+  findTools,
+  getServedPrompt,
+  loadVariables,
+  missingPath,
+  missingVariable,
+  promptAt,
+} from '../catalog'
 import type { Message, Prompt, PromptRecord, Served, Skip, Tool } from '../catalog'
 import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
@@ -16,7 +27,6 @@ import type { ToolSessionOptions } from '../tools'
 import type { Args } from './args'
 import { compile, functionNames } from './compile'
 import type { CompiledPrompt } from './compile'
-import { TREE_BYTES, basePaths, baseUrlOf, loadVariables, missingPath, missingVariable } from './context'
 import { Timing } from './timing'
 
 /**

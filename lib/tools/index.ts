@@ -7,3 +7,5 @@ export { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS, ToolSession } from './s
 export type { Outcome, ToolCall, ToolSessionOptions, ToolWarning } from './session'
 export type { Params } from './arguments'
 export { dict } from './dict'
+export { invokeTool, toolSession } from './invoke'
+export type { InvokeOptions } from './invoke'

@@ -1,10 +1,18 @@
-import { getTool } from '../catalog'
+import { basePaths, baseUrlOf, getTool, loadVariables } from '../catalog'
 import type { Tool } from '../catalog'
 import type { Store } from '../store'
-import { ToolSession } from '../tools'
-import type { Outcome, Params } from '../tools'
-import { basePaths, baseUrlOf, loadVariables } from './context'
-import type { RenderOptions } from './pipeline'
+import type { Params } from './arguments'
+import { ToolSession } from './session'
+import type { Outcome, ToolSessionOptions } from './session'
+
+/** What calling tools outside a template needs of a render's options (lib/render's RenderOptions has it). */
+export interface InvokeOptions {
+  /** RENDER_TIMEOUT_MS: every call ends by it. */
+  deadlineMs: number
+  /** ENVIRON_MAX_BYTES: the shared variables read for the modules' base URLs. */
+  environMaxBytes: number
+  tools: Omit<ToolSessionOptions, 'signal' | 'moduleBaseUrl'>
+}
 
 /**
  * A session for calling `tools` outside any template (a model's tool calls,
@@ -15,7 +23,7 @@ import type { RenderOptions } from './pipeline'
 export async function toolSession(
   store: Store,
   tools: readonly Tool[],
-  options: RenderOptions,
+  options: InvokeOptions,
   signal: AbortSignal,
 ): Promise<ToolSession> {
   const { vars } = await loadVariables(store, basePaths(tools), options.environMaxBytes)
@@ -29,7 +37,7 @@ export async function toolSession(
  * render's deadline. A tool that does not exist is NOT_FOUND; a call that
  * fails is a reason, not an exception.
  */
-export async function invokeTool(store: Store, id: string, args: Params, options: RenderOptions): Promise<Outcome> {
+export async function invokeTool(store: Store, id: string, args: Params, options: InvokeOptions): Promise<Outcome> {
   // Its reason says which bound ended the call: the tool's own timeout is another.
   const deadline = new AbortController()
   const timer = setTimeout(() => {
