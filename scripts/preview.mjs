@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 /** A DNS label holds at most 63 characters, and the preview host is `<alias>-<worker>`. */
 const LABEL = 63
 
-/** The folder of record files a preview publishes into its label, as README.md documents. */
+/** The folder of record files a preview publishes into its label, as docs/versions-and-previews.md documents. */
 export const RECORDS_DIR = 'records'
 
 /**
