@@ -78,7 +78,7 @@ export interface RestToolRecord extends ToolRecordBase {
   restful: { url: string; method?: 'GET' | 'POST' | 'PUT' | 'DELETE' }
 }
 
-/** A tool of an MCP server (lib/tools/mcp.ts). */
+/** A tool of an MCP server (lib/tools/mcp-client.ts). */
 export interface McpToolRecord extends ToolRecordBase {
   type: 'mcp'
   mcp: { url: string; tool?: string }

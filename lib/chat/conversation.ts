@@ -11,8 +11,8 @@ import { Budget, argumentChars, textOf, turnChars } from './budget'
 import { checkAnswer, responseFormat, retryRequest } from './returns'
 import type { Checked } from './returns'
 import { parseTagsInTurns } from './tags'
-import { runCalls } from './tools'
-import type { Offered, StepCall } from './tools'
+import { runCalls } from './offered-tools'
+import type { Offered, StepCall } from './offered-tools'
 
 /** What a chat is asked to do, checked: the conversation so far, what it offers the model, and its bounds. */
 export interface ChatPlan {

@@ -17,7 +17,7 @@ import { DEFAULT_STEPS } from './options'
 import type { ChatOptions } from './options'
 import { returnsSchema } from './returns'
 import { returnsTags } from './tags'
-import { offeredTools } from './tools'
+import { offeredTools } from './offered-tools'
 
 export { chatOptionsFrom } from './options'
 export type { ChatOptions } from './options'

@@ -11,7 +11,7 @@
 import { turn } from '../abort'
 import type { PromptRecord } from '../catalog'
 import { isObject } from '../json'
-import { dangerOf } from './danger'
+import { dangerOf } from './dangerous-commands'
 import { MAX_ATTRIBUTES, Names, bodyOf, openTag, tagAt } from './tag-scan'
 import type { OpenTag } from './tag-scan'
 

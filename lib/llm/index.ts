@@ -3,7 +3,7 @@
  * bounded, guarded fetch (fetch.ts), the spec's retry policy (retry.ts),
  * and streaming. See chat.ts.
  */
-export { complete, errorEvent, sseEvent, stream } from './chat'
+export { complete, errorEvent, sseEvent, stream } from './completion'
 export type { ChatMessage, ChatRequest, Choice, Completion, ContentPart, FunctionTool, ToolCallSpec } from './types'
 export { CHAT_ROLES } from './types'
 export { clientFor } from './client'

@@ -1,6 +1,6 @@
 /**
  * What both sides of MCP here share: the protocol versions spoken, by the
- * server (lib/mcp) and by the tool client (lib/tools/mcp.ts), and JSON-RPC's
+ * server (lib/mcp) and by the tool client (lib/tools/mcp-client.ts), and JSON-RPC's
  * request id. Neither side imports the other.
  */
 

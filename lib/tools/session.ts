@@ -8,7 +8,7 @@ import { EMPTY } from '../template'
 import type { Meter, TemplateFunction, Value } from '../template'
 import { ArgumentError, SeenMaps, ToolError, paramsChecker } from './arguments'
 import type { Given, Params } from './arguments'
-import { McpClients } from './mcp'
+import { McpClients } from './mcp-client'
 import { callRest, resolve, restRequest } from './rest'
 
 /** Outgoing connections a Worker request may hold at once; more would only queue inside the runtime. */

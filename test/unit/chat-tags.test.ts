@@ -1,7 +1,7 @@
-// Answers in tags (lib/chat/tags.ts) and the destructive commands an <actions> block may hold (lib/chat/danger.ts).
+// Answers in tags (lib/chat/tags.ts) and the destructive commands an <actions> block may hold (lib/chat/dangerous-commands.ts).
 import { describe, expect, it } from 'vitest'
 import { parseTags, returnsTags } from '../../lib/chat/tags'
-import { dangerOf } from '../../lib/chat/danger'
+import { dangerOf } from '../../lib/chat/dangerous-commands'
 
 const TAGS = ['actions', 'read', 'code', 'task']
 

@@ -29,10 +29,12 @@ describe('layers', () => {
     expect(upward).toEqual([])
   })
 
-  it('keep the MCP server (lib/mcp) and the MCP tool client (lib/tools/mcp.ts) apart: they share lib/mcp/protocol.ts', () => {
-    const server = sources(join(lib, 'mcp')).flatMap((file) => importsOf(file).filter((t) => t === 'lib/tools/mcp'))
+  it('keep the MCP server (lib/mcp) and the MCP tool client (lib/tools/mcp-client.ts) apart: they share lib/mcp/protocol.ts', () => {
+    const server = sources(join(lib, 'mcp')).flatMap((file) =>
+      importsOf(file).filter((t) => t === 'lib/tools/mcp-client'),
+    )
     expect(server).toEqual([])
-    expect(importsOf(join(lib, 'tools/mcp.ts'))).toContain('lib/mcp/protocol')
+    expect(importsOf(join(lib, 'tools/mcp-client.ts'))).toContain('lib/mcp/protocol')
   })
 
   it('see an import of lib/http where there is one', () => {

@@ -1,6 +1,6 @@
 /**
  * Shell commands that destroy what they touch, as a model may write them
- * in an `<actions>` block: the documented list (README, "Answers in tags").
+ * in an `<actions>` block: the documented list (docs/chat.md, "Answers in tags").
  * A match marks the command line `dangerous` with its reason; nothing is
  * refused or run here, the caller decides. A line is a model's text, of any
  * length: each test is one or more regular expressions none of which can
