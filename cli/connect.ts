@@ -3,6 +3,7 @@ import type { Backend } from './backend'
 import { RedisBackend } from './direct'
 import type { Io, Options } from './io'
 import { ApiBackend } from './remote'
+import { describeError } from '../lib/log'
 
 /** How a command can be pointed somewhere, for its misuse message. */
 export const CONNECT_HELP =
@@ -50,6 +51,6 @@ export function connect(values: Options, io: Io): Backend | { misuse: string } {
     }
     return { misuse: CONNECT_HELP }
   } catch (e) {
-    return { misuse: e instanceof Error ? e.message : String(e) }
+    return { misuse: describeError(e) }
   }
 }

@@ -4,6 +4,7 @@ import type { Problem, RecordFile } from '../lib/catalog'
 import { environValue } from '../lib/catalog/records'
 import { KINDS, kindPrefix } from '../lib/store/keys'
 import type { Kind } from '../lib/store/keys'
+import { describeError } from '../lib/log'
 
 export type { Problem, RecordFile } from '../lib/catalog'
 
@@ -49,7 +50,7 @@ export async function readRecordFiles(files: readonly string[]): Promise<ReadFil
     try {
       value = JSON.parse(text)
     } catch (e) {
-      read.problems.push({ file, message: `is not valid JSON: ${e instanceof Error ? e.message : String(e)}` })
+      read.problems.push({ file, message: `is not valid JSON: ${describeError(e)}` })
       continue
     }
     const placed = folder ?? keyOf(value)

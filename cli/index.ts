@@ -6,6 +6,7 @@ import { publishCommand } from './publish'
 import { renderCommand } from './render'
 import { validateCommand } from './validate'
 import { rollbackCommand, versionsCommand } from './versions'
+import { describeError } from '../lib/log'
 
 export type { Io } from './io'
 
@@ -98,7 +99,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo): Promise
       },
     })
   } catch (e) {
-    io.err(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`)
+    io.err(`${describeError(e)}\n\n${USAGE}`)
     return MISUSED
   }
   const { values, positionals } = parsed

@@ -1,6 +1,7 @@
 import type { Message } from '../lib/catalog'
 import { DONE, FAILED, MISUSED } from './io'
 import type { Io, Options } from './io'
+import { describeError } from '../lib/log'
 
 /** `render <prompt_id> [--args JSON] [--url URL] [--token TOKEN]`: renders through a running service. */
 export async function renderCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
@@ -13,7 +14,7 @@ export async function renderCommand(operands: readonly string[], values: Options
   try {
     if (values.args !== undefined) args = JSON.parse(values.args)
   } catch (e) {
-    io.err(`render: --args is not valid JSON: ${e instanceof Error ? e.message : String(e)}`)
+    io.err(`render: --args is not valid JSON: ${describeError(e)}`)
     return MISUSED
   }
   const base = values.url ?? io.env.AI_PROMPT_SHELL_URL ?? 'http://127.0.0.1:8787'
@@ -23,7 +24,7 @@ export async function renderCommand(operands: readonly string[], values: Options
     ;(result.ok ? io.out : io.err)(result.text)
     return result.ok ? DONE : FAILED
   } catch (e) {
-    io.err(`render: cannot reach ${base}: ${e instanceof Error ? e.message : String(e)}`)
+    io.err(`render: cannot reach ${base}: ${describeError(e)}`)
     return FAILED
   }
 }

@@ -17,6 +17,7 @@ import { upstashStore } from './direct'
 import type { RecordFile } from './files'
 import type { Io, Options } from './io'
 import { ApiClient } from './remote'
+import { describeError } from '../lib/log'
 
 /** What `validate --strict` reads: the variables under these top-level names, and these tools' parameters. */
 type Needs = ReturnType<typeof catalogueNeeds>
@@ -52,7 +53,7 @@ export function catalogueReader(values: Options, io: Io): CatalogueReader | { mi
     if (env.AI_PROMPT_SHELL_URL) return deployment(env.AI_PROMPT_SHELL_URL)
     return { misuse: STRICT_HELP }
   } catch (e) {
-    return { misuse: e instanceof Error ? e.message : String(e) }
+    return { misuse: describeError(e) }
   }
 }
 

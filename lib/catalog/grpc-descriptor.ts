@@ -12,6 +12,7 @@ import { base64Decode } from '@bufbuild/protobuf/wire'
 import type { GrpcMethod } from './grpc'
 import type { GrpcToolRecord } from './types'
 import type { SchemaProblem } from './validate'
+import { describeError } from '../log'
 
 /** A fully-qualified protobuf name (`greet.v1.GreetService`) and a method name (`Greet`). */
 const SERVICE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/
@@ -35,7 +36,7 @@ export function resolveMethod(spec: GrpcToolRecord['grpc']): GrpcMethod | Schema
     const set = fromBinary(FileDescriptorSetSchema, base64Decode(spec.descriptor))
     service = createFileRegistry(set).getService(spec.service)
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e)
+    const why = describeError(e)
     return [{ path: '$.grpc.descriptor', problem: `is not a base64 FileDescriptorSet that decodes: ${why}` }]
   }
   if (!service) {

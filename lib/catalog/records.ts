@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv'
 import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../json'
-import { log } from '../log'
+import { describeError, log } from '../log'
 import { Lru } from '../lru'
 import { kindPrefix } from '../store'
 import type { Kind, Store } from '../store'
@@ -76,7 +76,7 @@ export const environValue: Decoder<unknown> = (raw) => {
  * secrets or conversation history: keep only where the fault is.
  */
 function notJson(e: unknown): string {
-  const message = e instanceof Error ? e.message : String(e)
+  const message = describeError(e)
   const at = /position (\d+)/.exec(message)
   if (at) return `is not valid JSON (error at position ${at[1]})`
   return /end of JSON input/.test(message) ? 'is not valid JSON (it ends early)' : 'is not valid JSON'

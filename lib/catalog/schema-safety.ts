@@ -4,6 +4,7 @@ import { isObject } from '../json'
 import type { JsonObject } from '../json'
 import { regexHazard, regexWork } from './regex-safety'
 import type { SchemaUris } from './schema-check'
+import { describeError } from '../log'
 
 /**
  * Checks a JSON Schema that arrives at run time (a draft's parameters, a
@@ -107,7 +108,7 @@ export function safeSchema(schema: unknown): SafeSchema | SchemaHazard {
   try {
     uris = dereference(own)
   } catch (e) {
-    return { keyword: '$id', at: '#', problem: `cannot be resolved: ${e instanceof Error ? e.message : String(e)}` }
+    return { keyword: '$id', at: '#', problem: `cannot be resolved: ${describeError(e)}` }
   }
   const walk = new Walk(uris)
   const cost = walk.cost(own, '#', 0)

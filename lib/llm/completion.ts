@@ -4,7 +4,7 @@ import { abortable } from '../abort'
 import { TooLargeError } from '../egress'
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
-import { boundToRequest, log } from '../log'
+import { boundToRequest, describeError, log } from '../log'
 import { redact } from '../redact'
 import type { LlmClient } from './client'
 import { Retryable, providerWords } from './fetch'
@@ -118,7 +118,7 @@ export async function stream(
 function midAnswer(e: unknown): string {
   const said = (e as { error?: { message?: unknown } } | null)?.error?.message
   if (typeof said === 'string') return `the provider failed mid-answer: ${providerWords(said)}`
-  return e instanceof Error ? e.message : String(e)
+  return describeError(e)
 }
 
 /**

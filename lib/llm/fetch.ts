@@ -1,6 +1,7 @@
 import { abortable } from '../abort'
 import { PieceReader, SseParser, TooLargeError, decodeText, guardedFetch, readBody, shortReason } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
+import { describeError } from '../log'
 
 /** The fetch a provider's requests go through: the `fetch` option of OpenAI's SDK, and what the native adapters call. */
 export type ProviderFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -167,7 +168,7 @@ function bounded(
 function brokeOff(e: unknown, signal: AbortSignal): unknown {
   if (signal.aborted || e instanceof TooLargeError || e instanceof Retryable) return e
   if (e instanceof DOMException && (e.name === 'TimeoutError' || e.name === 'AbortError')) return e
-  return new Retryable(`the answer broke off: ${e instanceof Error ? e.message : String(e)}`)
+  return new Retryable(`the answer broke off: ${describeError(e)}`)
 }
 
 /** A read that must arrive within `ms`, and before `signal` aborts. */

@@ -3,6 +3,7 @@ import { abortable } from '../abort'
 import { EgressError, TooLargeError } from '../egress'
 import { ServiceError } from '../errors'
 import { Retryable, providerWords } from './fetch'
+import { describeError } from '../log'
 
 /** A chat's deadline (CHAT_TIMEOUT_MS): its signal, and when it fires, to tell whether a wait fits before it. */
 export interface Deadline {
@@ -113,7 +114,7 @@ function describe(e: unknown): string {
   }
   if (e instanceof APIError) return e.status === undefined ? wordsOf(e) : `${e.status} ${wordsOf(e)}`
   if (e instanceof SyntaxError) return 'answered 200 with a body that is not JSON'
-  return providerWords(e instanceof Error ? e.message : String(e))
+  return providerWords(describeError(e))
 }
 
 /** The policy's wait between attempts: the backoff the spec prescribes, not a wait for an event. */

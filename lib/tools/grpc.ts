@@ -16,6 +16,7 @@ import { guardedFetch, readBody, shortReason, statusLine } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { ArgumentError, ToolError } from './arguments'
 import type { Params } from './arguments'
+import { describeError } from '../log'
 
 /**
  * gRPC's status codes as gRPC names them (doc/statuscodes.md), by number,
@@ -81,7 +82,7 @@ export async function callGrpc(
     input = fromJson(method.input, params as JsonValue)
   } catch (e) {
     // protobuf-es names the message and the field: `cannot decode message greet.v1.GreetRequest from JSON: ...`.
-    throw new ArgumentError(`invalid arguments: ${e instanceof Error ? e.message : String(e)}`)
+    throw new ArgumentError(`invalid arguments: ${describeError(e)}`)
   }
   const web = record.grpc.protocol === 'grpc-web'
   const wire = new Wire(policy, limit, signal)

@@ -3,7 +3,7 @@ import type { Tool } from '../catalog'
 import { TooLargeError, checkTarget } from '../egress'
 import type { ByteLimit, EgressPolicy } from '../egress'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../json'
-import { requestLog } from '../log'
+import { describeError, requestLog } from '../log'
 import { EMPTY } from '../template'
 import type { Meter, TemplateFunction, Value } from '../template'
 import { ArgumentError, SeenMaps, ToolError, paramsChecker } from './arguments'
@@ -288,5 +288,5 @@ function reasonOf(e: unknown, timeoutMs: number): string {
   if (e instanceof ArgumentError) return e.message
   if (e instanceof DOMException && e.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`
   if (e instanceof DOMException && e.name === 'AbortError') return `aborted: ${e.message}`
-  return e instanceof Error ? e.message : String(e)
+  return describeError(e)
 }
