@@ -5,10 +5,10 @@
  * any loop, bounded by the text it reads.
  */
 import { BUILD_COST } from '../costs'
-import { tooLong } from '../errors'
+import { tooLong } from '../exec/errors'
 import { quoteWithin } from '../fmt/quote'
 import { isPairAt, runeCount } from '../fmt/utf8'
-import type { Work } from '../run'
+import type { Work } from '../exec/run'
 import type { Value } from '../value'
 import { PIECE_COST, strval, within } from './work'
 

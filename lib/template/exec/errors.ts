@@ -4,8 +4,8 @@
  * failure Go would have met first is the one reported; and the limits an
  * execution may reach.
  */
-import { Locator } from './locator'
-import type { ArgNode, CommandNode, Node, PipeNode } from './nodes'
+import { Locator } from '../parse/locator'
+import type { ArgNode, CommandNode, Node, PipeNode } from '../parse/nodes'
 
 /**
  * A place in execution order: a path of integers, compared element by

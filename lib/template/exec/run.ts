@@ -7,16 +7,16 @@
  * reading a long string or a map again costs little.
  */
 import type { Builtin } from './builtins'
-import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, PENDING_COST, sortCost } from './costs'
+import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, PENDING_COST, sortCost } from '../costs'
 import { LimitReached, firstFailure } from './errors'
 import type { Order } from './errors'
-import type { FormatLimits } from './fmt'
-import { utf8Bytes } from './fmt/utf8'
+import type { FormatLimits } from '../fmt'
+import { utf8Bytes } from '../fmt/utf8'
 import { handled } from './maybe'
 import type { Maybe } from './maybe'
-import type { Tree } from './parser'
-import { compareStrings, isMap, isTrue } from './value'
-import type { Value, ValueMap } from './value'
+import type { Tree } from '../parse/parser'
+import { compareStrings, isMap, isTrue } from '../value'
+import type { Value, ValueMap } from '../value'
 
 /**
  * A function the caller supplies; it may return a Promise. Its `this` is the

@@ -6,10 +6,10 @@
  */
 import { ExecError, LimitError, LimitReached, isTooLarge, location } from './errors'
 import type { Limit, Order } from './errors'
-import { sprintf } from './fmt'
-import type { Node } from './nodes'
-import { quotedNode } from './nodes'
-import type { Tree } from './parser'
+import { sprintf } from '../fmt'
+import type { Node } from '../parse/nodes'
+import { quotedNode } from '../parse/nodes'
+import type { Tree } from '../parse/parser'
 
 export class Reporter {
   constructor(

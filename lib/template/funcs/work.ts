@@ -1,8 +1,8 @@
 /** What the helpers share: their bound on the strings they build, what a piece of their loops costs, Sprig's strval. */
 import { KEY_COST } from '../costs'
-import { tooLong } from '../errors'
+import { tooLong } from '../exec/errors'
 import { formatValue } from '../fmt'
-import type { Work } from '../run'
+import type { Work } from '../exec/run'
 import type { Value } from '../value'
 
 /**

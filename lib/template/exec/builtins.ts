@@ -10,11 +10,11 @@
  * float64 compare by value, and a whole float64 can index and slice.
  */
 import { htmlEscape, jsEscape, queryEscape } from './escape'
-import { formatValue, sprint, sprintf, sprintln } from './fmt'
-import { fromUtf8 } from './fmt/utf8'
+import { formatValue, sprint, sprintf, sprintln } from '../fmt'
+import { fromUtf8 } from '../fmt/utf8'
 import type { Work } from './run'
-import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from './value'
-import type { Value } from './value'
+import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from '../value'
+import type { Value } from '../value'
 
 /** A typed parameter of a Go function: what text/template converts an operand to, or refuses. */
 export type Param = 'string' | 'int'

@@ -1,4 +1,4 @@
-import { utf8Length } from './fmt/utf8'
+import { utf8Length } from '../fmt/utf8'
 
 /**
  * Go's line and column of positions in one text. Sites come mostly in
