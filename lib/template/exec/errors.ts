@@ -1,10 +1,9 @@
 /**
  * Execution errors, placed and worded as Go's: the node Go's executor was at,
  * and its line and column; the place in execution order of each, so that the
- * failure Go would have met first is the one reported; and the limits an
- * execution may reach.
+ * failure Go would have met first is the one reported.
  */
-import { Locator } from '../parse/locator'
+import type { Limit } from '../errors'
 import type { ArgNode, CommandNode, Node, PipeNode } from '../parse/nodes'
 
 /**
@@ -31,9 +30,6 @@ export class ExecError extends Error {
   }
 }
 
-/** The ExecuteOptions field that bounded an execution. */
-export type Limit = 'maxOutput' | 'maxDepth' | 'maxDataDepth'
-
 /**
  * An execution stopped by one of its limits rather than by the template's
  * logic: output or a builtin's string past maxOutput, {{template}} calls (or
@@ -52,35 +48,6 @@ export class LimitError extends ExecError {
   ) {
     super(templateName, line, column, detail, message, seq)
   }
-}
-
-/** A limit reached below the executor (fmt, builtins), which knows no node: the executor places it. */
-export class LimitReached extends Error {
-  constructor(
-    readonly limit: Limit,
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
-/** A string a builtin or fmt would build is longer than the output could ever be. */
-export function tooLong(maxOutput: number): LimitReached {
-  return new LimitReached('maxOutput', `the result would exceed the output limit of ${maxOutput} characters`)
-}
-
-/** Whether `e` is the JS engine running out of stack. */
-export function isStackOverflow(e: unknown): boolean {
-  return e instanceof RangeError && /call stack/i.test(e.message)
-}
-
-/**
- * Whether `e` is the JS engine refusing to make a value that large: a
- * string longer than it can hold, or memory it cannot allocate. Any other
- * RangeError ("Invalid count value", ...) is a bug, and stays one.
- */
-export function isTooLarge(e: unknown): e is RangeError {
-  return e instanceof RangeError && /^Invalid string length|allocation failed/i.test(e.message)
 }
 
 /**
@@ -131,11 +98,6 @@ export function firstFailure(a: unknown, b: unknown): unknown {
   if (b === undefined || !(a instanceof ExecError)) return a
   if (!(b instanceof ExecError)) return b
   return compareSeq(b.seq, a.seq) < 0 ? b : a
-}
-
-/** Go's line and column of a position: the column counts UTF-8 bytes from the line's start, from 0. */
-export function location(text: string, pos: number): { line: number; column: number } {
-  return new Locator(text).locate(pos)
 }
 
 /**

@@ -4,7 +4,7 @@
  * past the output limit, and the work is counted as it goes.
  */
 import { BUILD_COST, ESCAPE_ASK_COST, ESCAPE_READ_COST } from '../costs'
-import { tooLong } from './errors'
+import { tooLong } from '../errors'
 import type { FormatLimits } from '../fmt'
 import { isPrint } from '../fmt/isprint'
 import { appendRune, isPairAt, runeAt } from '../fmt/utf8'

@@ -5,7 +5,7 @@
  * pending value is counted (Run.waits): in the step budget, and in the
  * weight of the pending work it belongs to.
  */
-import type { Builtin, Param } from './builtins'
+import type { Builtin, Param } from './run'
 import { sprintf } from '../fmt'
 import { handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
@@ -23,7 +23,8 @@ import type {
   VariableNode,
 } from '../parse/nodes'
 import { quotedNode } from '../parse/nodes'
-import { ExecError, isStackOverflow, lastOfOperand } from './errors'
+import { isStackOverflow } from '../errors'
+import { ExecError, lastOfOperand } from './errors'
 import type { Order } from './errors'
 import type { Output } from './output'
 import type { Tree } from '../parse/parser'

@@ -2,7 +2,7 @@
  * The formatting of one operand once the verb is known (Go's fmt/format.go):
  * padding, strings, integers and floats, under the current verb's flags.
  */
-import { tooLong } from '../exec/errors'
+import { tooLong } from '../errors'
 import { compareStrings } from '../value'
 import type { ValueMap } from '../value'
 import { C, LDIGITS } from './consts'

@@ -2,7 +2,7 @@
  * fmt.Sprint and fmt.Sprintln, and the printing of one operand by its type
  * and verb (Go's fmt/print.go).
  */
-import { LimitReached } from '../exec/errors'
+import { LimitReached } from '../errors'
 import type { Value, ValueMap } from '../value'
 import { Complex128, Empty, Uint8, typeName } from '../value'
 import { C } from './consts'

@@ -9,7 +9,7 @@
  * it is built, and the data by maxDataDepth.
  */
 import { BUILD_COST } from '../costs'
-import { LimitReached } from '../exec/errors'
+import { LimitReached } from '../errors'
 import { Formatter } from '../fmt/format'
 import type { Work } from '../exec/run'
 import { Complex128, Uint8, isMap } from '../value'

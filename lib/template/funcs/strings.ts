@@ -5,7 +5,7 @@
  * any loop, bounded by the text it reads.
  */
 import { BUILD_COST } from '../costs'
-import { tooLong } from '../exec/errors'
+import { tooLong } from '../errors'
 import { quoteWithin } from '../fmt/quote'
 import { isPairAt, runeCount } from '../fmt/utf8'
 import type { Work } from '../exec/run'

@@ -1,6 +1,6 @@
 /** What the helpers share: their bound on the strings they build, what a piece of their loops costs, Sprig's strval. */
 import { KEY_COST } from '../costs'
-import { tooLong } from '../exec/errors'
+import { tooLong } from '../errors'
 import { formatValue } from '../fmt'
 import type { Work } from '../exec/run'
 import type { Value } from '../value'

@@ -4,7 +4,7 @@
  * action: pipelines, commands, operands and terms. parser.ts builds the
  * statements (lists, actions, control clauses) on top of it.
  */
-import { location } from '../exec/errors'
+import { location } from './locator'
 import { sprintf } from '../fmt'
 import { utf8 } from '../fmt/utf8'
 import { ItemType, Lexer, isKeyword } from './lexer'

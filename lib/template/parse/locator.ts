@@ -42,3 +42,8 @@ export class Locator {
     return { line: this.#line + 1, column: this.#column }
   }
 }
+
+/** Go's line and column of a position: the column counts UTF-8 bytes from the line's start, from 0. */
+export function location(text: string, pos: number): { line: number; column: number } {
+  return new Locator(text).locate(pos)
+}

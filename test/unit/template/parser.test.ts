@@ -19,7 +19,7 @@
  * the tree, which only execution reads).
  */
 import { describe, expect, it } from 'vitest'
-import { location } from '../../../lib/template/exec/errors'
+import { location } from '../../../lib/template/parse/locator'
 import { quote } from '../../../lib/template/fmt'
 import { parse } from '../../../lib/template/index'
 import { parseNumber } from '../../../lib/template/parse/literals'
