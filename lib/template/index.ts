@@ -38,7 +38,10 @@ export { MAX_NESTING } from './parse/expressions'
 export type { Tree } from './parse/parser'
 export { mergeAnalyses } from './parse/analysis'
 export type { Analysis, CallSite, Path, ReadSite, Site } from './parse/analysis'
-export { EMPTY } from './value'
+export { Complex128, EMPTY, Uint8, isMap } from './value'
+// For code outside that copies template values or measures strings as the engine does.
+export { JSON_CHAR_COST, JSON_MEMBER_COST } from './costs'
+export { utf8Length } from './fmt/utf8'
 export { HELPER_NAMES } from './funcs'
 /** The functions every template has, as Go's: sorted. */
 export const BUILTIN_NAMES: readonly string[] = Object.freeze(Object.keys(BUILTINS).sort())

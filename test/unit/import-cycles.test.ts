@@ -1,6 +1,7 @@
 // No import circles in lib/, functions/ or cli/: a circle makes a module's load order (and so what it sees of
 // another at load) depend on which file is imported first. Type-only imports count too: they cannot
 // misorder a load, but a circle of types is still two files that cannot be read one without the other.
+// And the template engine has one door, lib/template/index.ts: its folders are its own to rearrange.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -83,6 +84,16 @@ function graphOf(dirs: readonly string[]): Map<string, string[]> {
   const files = dirs.flatMap(sources)
   return new Map(files.map((f) => [relative(root, f), importsOf(f).map((t) => relative(root, t))]))
 }
+
+describe('lib/template', () => {
+  it('is imported by lib/, functions/ and cli/ only through its index', () => {
+    const deep = [...graphOf(['lib', 'functions', 'cli'])]
+      .filter(([file]) => !file.startsWith('lib/template/'))
+      .flatMap(([file, targets]) => targets.map((target) => `${file} -> ${target}`))
+      .filter((edge) => /-> lib\/template\/(?!index\.ts$)/.test(edge))
+    expect(deep).toEqual([])
+  })
+})
 
 describe('import circles', () => {
   it('none in lib/, functions/ or cli/', () => {
