@@ -93,6 +93,19 @@ describe('lib/template', () => {
       .filter((edge) => /-> lib\/template\/(?!index\.ts$)/.test(edge))
     expect(deep).toEqual([])
   })
+
+  it('imports down its folders: index.ts, funcs/, exec/, parse/, fmt/, then the shared files at the top', () => {
+    const order = ['index.ts', 'funcs', 'exec', 'parse', 'fmt']
+    const rank = (file: string): number => {
+      const first = relative('lib/template', file).split('/')[0] as string
+      return order.includes(first) ? order.indexOf(first) : order.length
+    }
+    const upward = [...graphOf(['lib/template'])]
+      .flatMap(([file, targets]) => targets.map((target) => [file, target] as const))
+      .filter(([file, target]) => target.startsWith('lib/template/') && rank(target) < rank(file))
+      .map(([file, target]) => `${file} -> ${target}`)
+    expect(upward).toEqual([])
+  })
 })
 
 describe('import circles', () => {
