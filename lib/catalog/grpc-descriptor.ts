@@ -1,6 +1,6 @@
 /**
  * A grpc record's descriptor decoded into the method it calls. Only
- * grpc.ts imports this module, and only by import(): protobuf's own
+ * grpc.ts imports this module, and only by import() (types aside): protobuf's own
  * descriptors (descriptor.proto, booted when @bufbuild/protobuf/wkt loads)
  * cost a Worker's start tens of milliseconds that a catalogue without grpc
  * tools need not pay.
@@ -9,10 +9,16 @@ import { create, createFileRegistry, fromBinary } from '@bufbuild/protobuf'
 import type { DescMethod, DescMethodUnary, DescService } from '@bufbuild/protobuf'
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema, file_google_protobuf_struct } from '@bufbuild/protobuf/wkt'
 import { base64Decode } from '@bufbuild/protobuf/wire'
-import type { GrpcMethod } from './grpc'
 import type { GrpcToolRecord } from './types'
 import type { SchemaProblem } from './validate'
 import { describeError } from '../log'
+
+/** The method a grpc tool calls, ready for a Connect or gRPC-Web transport. */
+export interface GrpcMethod {
+  method: DescMethodUnary
+  /** Binary protobuf on the wire (a descriptor was given); else Connect's JSON codec. */
+  binary: boolean
+}
 
 /** A fully-qualified protobuf name (`greet.v1.GreetService`) and a method name (`Greet`). */
 const SERVICE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/

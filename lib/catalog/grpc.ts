@@ -1,13 +1,6 @@
-import type { DescMethodUnary } from '@bufbuild/protobuf'
+import type { GrpcMethod } from './grpc-descriptor'
 import type { GrpcToolRecord } from './types'
 import type { SchemaProblem } from './validate'
-
-/** The method a grpc tool calls, ready for a Connect or gRPC-Web transport. */
-export interface GrpcMethod {
-  method: DescMethodUnary
-  /** Binary protobuf on the wire (a descriptor was given); else Connect's JSON codec. */
-  binary: boolean
-}
 
 /**
  * Records are frozen and shared while their text is unchanged (records.ts):

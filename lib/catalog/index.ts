@@ -12,7 +12,7 @@ export { EnvironBudget, environMaxBytes, listEnvironPaths, getEnviron, nestRecor
 export { TREE_BYTES, basePaths, baseUrlOf, loadVariables, missingPath, missingVariable } from './variables'
 export { MAX_TOOL_KEYS, findTools, listTools, getTool } from './tools'
 export { grpcMethodOf } from './grpc'
-export type { GrpcMethod } from './grpc'
+export type { GrpcMethod } from './grpc-descriptor'
 export type { Tool } from './tools'
 export { normalizeParameters, schemaValidator, validationProblems, withDefaults } from './parameters'
 export { returnsSchema } from './record-schemas'

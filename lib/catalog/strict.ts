@@ -9,9 +9,8 @@
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { keyToFunc, keyToPath, kindPrefix } from '../store/keys'
-import { HELPER_NAMES } from '../template'
+import { BUILTIN_NAMES, HELPER_NAMES } from '../template'
 import type { CallSite, ReadSite, Site, Template } from '../template'
-import { BUILTINS } from '../template/builtins'
 import type { Findings, RecordFile } from './check'
 import { nestRecords } from './environs'
 import { normalizeParameters } from './parameters'
@@ -198,7 +197,7 @@ function callProblem(site: CallSite, catalogue: Catalogue): Found | undefined {
 
 /** Whether a function is there whatever the catalogue: a builtin, a helper, or dict. */
 function isGiven(name: string): boolean {
-  return Object.hasOwn(BUILTINS, name) || HELPER_NAMES.includes(name) || name === DICT
+  return BUILTIN_NAMES.includes(name) || HELPER_NAMES.includes(name) || name === DICT
 }
 
 function kindOf(value: unknown): string {

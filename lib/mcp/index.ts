@@ -10,7 +10,7 @@
 import { ServiceError } from '../errors'
 import type { ErrorCode } from '../errors'
 import { describeError, requestLog } from '../log'
-import { utf8Length } from '../template/fmt/utf8'
+import { utf8Length } from '../template'
 import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from './protocol'
 import {
   callToolMethod,

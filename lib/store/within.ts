@@ -1,4 +1,4 @@
-import { utf8Length } from '../template/fmt/utf8'
+import { utf8Length } from '../template'
 import type { Within } from './types'
 
 /** The size of a key that holds no string value (MGET reads null there): it counts 0 bytes. */

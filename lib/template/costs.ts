@@ -64,7 +64,7 @@ export const PENDING_COST = 128
  * The pending work an execution holds at once: Promises made from pending
  * values (pieces of output and branches rendered aside among them), and
  * variables copied for them. Past it, a flow of execution holding pending work of its own
- * waits for half of it to arrive before it goes on (exec.ts, output.ts):
+ * waits for half of it to arrive before it goes on (exec/exec.ts, exec/output.ts):
  * memory stays flat, and the calls in flight (a service makes a few dozen)
  * still run together.
  */

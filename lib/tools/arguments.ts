@@ -1,8 +1,7 @@
 import { jsonPathOf, normalizeParameters, schemaValidator, validationProblems, withDefaults } from '../catalog'
 import type { Tool, ToolRecord } from '../catalog'
 import { isObject, setOwn } from '../json'
-import { JSON_CHAR_COST, JSON_MEMBER_COST } from '../template/costs'
-import { Complex128, Uint8, isMap } from '../template/value'
+import { Complex128, JSON_CHAR_COST, JSON_MEMBER_COST, Uint8, isMap } from '../template'
 import type { Meter, Value, ValueMap } from '../template'
 
 export type Params = Record<string, unknown>

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { EMPTY, HELPER_NAMES, LimitError, ParseError, parse } from '../../../lib/template'
 import type { ExecuteOptions, TemplateFunction } from '../../../lib/template'
-import { BUILTINS } from '../../../lib/template/builtins'
+import { BUILTINS } from '../../../lib/template/exec/builtins'
 
 const helpers = (text: string, functions: string[] = []) => parse('t', text, { functions, helpers: true })
 

@@ -6,8 +6,8 @@
  * checked against Go 1.19's lexer, with its byte positions turned into UTF-16.
  */
 import { describe, expect, it } from 'vitest'
-import { ItemType, Lexer, isKeyword, itemTypeName } from '../../../lib/template/lexer'
-import type { Item, LexOptions } from '../../../lib/template/lexer'
+import { ItemType, Lexer, isKeyword, itemTypeName } from '../../../lib/template/parse/lexer'
+import type { Item, LexOptions } from '../../../lib/template/parse/lexer'
 
 interface LexTest {
   name: string

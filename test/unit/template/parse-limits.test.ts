@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ExecError, MAX_NESTING, ParseError, parse } from '../../../lib/template'
 import type { TemplateFunction } from '../../../lib/template'
-import { nodeString } from '../../../lib/template/nodes'
+import { nodeString } from '../../../lib/template/parse/nodes'
 
 /** The error parsing `text` throws (anything thrown: a RangeError must show as one). */
 function parseFailure(text: string): unknown {

@@ -19,14 +19,14 @@
  * the tree, which only execution reads).
  */
 import { describe, expect, it } from 'vitest'
-import { location } from '../../../lib/template/errors'
+import { location } from '../../../lib/template/parse/locator'
 import { quote } from '../../../lib/template/fmt'
 import { parse } from '../../../lib/template/index'
-import { parseNumber } from '../../../lib/template/literals'
-import type { ActionNode, BranchNode, ListNode, Node } from '../../../lib/template/nodes'
-import { nodeString } from '../../../lib/template/nodes'
-import { ParseError, isEmptyTree, parseInto } from '../../../lib/template/parser'
-import type { ParseOptions, Tree } from '../../../lib/template/parser'
+import { parseNumber } from '../../../lib/template/parse/literals'
+import type { ActionNode, BranchNode, ListNode, Node } from '../../../lib/template/parse/nodes'
+import { nodeString } from '../../../lib/template/parse/nodes'
+import { ParseError, isEmptyTree, parseInto } from '../../../lib/template/parse/parser'
+import type { ParseOptions, Tree } from '../../../lib/template/parse/parser'
 
 // The functions Go's tests know at parse time (its `builtins` map).
 const builtins: ParseOptions = { hasFunction: (name) => name === 'printf' || name === 'contains' }

@@ -2,7 +2,7 @@
 import { KEY_COST } from '../costs'
 import { tooLong } from '../errors'
 import { formatValue } from '../fmt'
-import type { Work } from '../run'
+import type { Work } from '../exec/run'
 import type { Value } from '../value'
 
 /**

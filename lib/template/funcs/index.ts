@@ -7,7 +7,7 @@
  * strings they build as the builtins do. README.md ("Helper functions")
  * documents each.
  */
-import type { Builtin, Param } from '../builtins'
+import type { Builtin, Param } from '../exec/run'
 import type { Value } from '../value'
 import { lower, upper } from './case'
 import { toJson } from './json'

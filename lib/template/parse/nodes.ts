@@ -4,8 +4,8 @@
  * offset in its template's text where it starts. A parsed tree is shared by
  * every execution, so nothing here is ever mutated after parsing.
  */
-import { quote } from './fmt'
-import type { Complex128 } from './value'
+import { quote } from '../fmt'
+import type { Complex128 } from '../value'
 import type { NumberValue } from './literals'
 
 export type Node =

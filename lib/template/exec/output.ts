@@ -12,7 +12,7 @@
  * started, which never waits for the flow itself: no two flows can wait for
  * each other.
  */
-import { MAX_PENDING } from './costs'
+import { MAX_PENDING } from '../costs'
 import { isPromise } from './maybe'
 import type { Maybe } from './maybe'
 import type { Run } from './run'

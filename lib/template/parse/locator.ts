@@ -1,4 +1,4 @@
-import { utf8Length } from './fmt/utf8'
+import { utf8Length } from '../fmt/utf8'
 
 /**
  * Go's line and column of positions in one text. Sites come mostly in
@@ -41,4 +41,9 @@ export class Locator {
     this.#pos = pos
     return { line: this.#line + 1, column: this.#column }
   }
+}
+
+/** Go's line and column of a position: the column counts UTF-8 bytes from the line's start, from 0. */
+export function location(text: string, pos: number): { line: number; column: number } {
+  return new Locator(text).locate(pos)
 }

@@ -7,7 +7,7 @@
  * rest natively. No simple mapping leaves its plane, so the result is as
  * long as the text, in UTF-16 as in runes.
  */
-import type { Work } from '../run'
+import type { Work } from '../exec/run'
 import { PIECE_COST, within } from './work'
 
 /**

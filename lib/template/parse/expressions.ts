@@ -4,9 +4,9 @@
  * action: pipelines, commands, operands and terms. parser.ts builds the
  * statements (lists, actions, control clauses) on top of it.
  */
-import { location } from './errors'
-import { sprintf } from './fmt'
-import { utf8 } from './fmt/utf8'
+import { location } from './locator'
+import { sprintf } from '../fmt'
+import { utf8 } from '../fmt/utf8'
 import { ItemType, Lexer, isKeyword } from './lexer'
 import type { Item } from './lexer'
 import { SyntaxError as LiteralError, parseNumber, unquote } from './literals'

@@ -5,10 +5,10 @@
  * it passes, and so is each copy (for work rendered aside). Names are the
  * numbers the parser gave them (VariableNode.id): a search compares numbers.
  */
-import { CHARS_PER_STEP, VARIABLE_COPY_COST, VARIABLE_SCAN_COST } from './costs'
+import { CHARS_PER_STEP, VARIABLE_COPY_COST, VARIABLE_SCAN_COST } from '../costs'
 import type { Maybe } from './maybe'
 import type { Work } from './run'
-import type { Value } from './value'
+import type { Value } from '../value'
 
 /** A value and whether Go would hold it as an interface{} (a map or slice element), which error messages show. */
 export interface Slot {

@@ -3,9 +3,9 @@
  * char constants, and strconv.ParseInt/ParseUint/ParseFloat (base 0, Go
  * syntax) and fmt.Sscan (complex constants) for numbers. Errors carry Go's wording ("invalid syntax").
  */
-import { appendRune, fromUtf8 } from './fmt/utf8'
+import { appendRune, fromUtf8 } from '../fmt/utf8'
 import { quoteShort, short } from './runes'
-import { Complex128 } from './value'
+import { Complex128 } from '../value'
 
 export class SyntaxError extends Error {
   constructor(message = 'invalid syntax') {

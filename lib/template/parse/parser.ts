@@ -4,8 +4,8 @@
  * method carries the grammar rule it parses. Parsing a text yields its tree
  * and the trees of the `{{define}}`s and `{{block}}`s inside it.
  */
-import { isStackOverflow } from './errors'
-import { sprintf } from './fmt'
+import { isStackOverflow } from '../errors'
+import { sprintf } from '../fmt'
 import { newDefinition } from './definition'
 import { ExpressionParser } from './expressions'
 import type { ParseOptions } from './expressions'

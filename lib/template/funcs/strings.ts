@@ -8,7 +8,7 @@ import { BUILD_COST } from '../costs'
 import { tooLong } from '../errors'
 import { quoteWithin } from '../fmt/quote'
 import { isPairAt, runeCount } from '../fmt/utf8'
-import type { Work } from '../run'
+import type { Work } from '../exec/run'
 import type { Value } from '../value'
 import { PIECE_COST, strval, within } from './work'
 

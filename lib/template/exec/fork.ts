@@ -1,8 +1,8 @@
 /**
  * Which branches may render out of order while execution goes on (see exec.ts).
  */
-import { elseBranch } from './nodes'
-import type { BranchNode, Node } from './nodes'
+import { elseBranch } from '../parse/nodes'
+import type { BranchNode, Node } from '../parse/nodes'
 
 const forkCache = new WeakMap<Node, boolean>()
 

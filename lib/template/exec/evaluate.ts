@@ -5,8 +5,8 @@
  * pending value is counted (Run.waits): in the step budget, and in the
  * weight of the pending work it belongs to.
  */
-import type { Builtin, Param } from './builtins'
-import { sprintf } from './fmt'
+import type { Builtin, Param } from './run'
+import { sprintf } from '../fmt'
 import { handled, isPromise, isThenable } from './maybe'
 import type { Maybe } from './maybe'
 import type {
@@ -21,18 +21,19 @@ import type {
   PipeNode,
   StringNode,
   VariableNode,
-} from './nodes'
-import { quotedNode } from './nodes'
-import { ExecError, isStackOverflow, lastOfOperand } from './errors'
+} from '../parse/nodes'
+import { quotedNode } from '../parse/nodes'
+import { isStackOverflow } from '../errors'
+import { ExecError, lastOfOperand } from './errors'
 import type { Order } from './errors'
 import type { Output } from './output'
-import type { Tree } from './parser'
+import type { Tree } from '../parse/parser'
 import { Reporter } from './reporter'
 import type { Run, TemplateFunction } from './run'
 import type { Slot, Variables } from './variables'
-import { emptyAsString, indirectInterface, isMap, mapHas, nilForInterface, numberLike, typeName } from './value'
-import type { Value } from './value'
-import { EMPTY } from './value'
+import { emptyAsString, indirectInterface, isMap, mapHas, nilForInterface, numberLike, typeName } from '../value'
+import type { Value } from '../value'
+import { EMPTY } from '../value'
 
 /** No final (piped-in) argument: Go's missingVal. */
 export const NO_FINAL: unique symbol = Symbol('no final argument')

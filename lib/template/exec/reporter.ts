@@ -4,12 +4,15 @@
  * column, Go's wording with the node itself as context, and the failure's
  * place in execution order. The base of the executor's states.
  */
-import { ExecError, LimitError, LimitReached, isTooLarge, location } from './errors'
-import type { Limit, Order } from './errors'
-import { sprintf } from './fmt'
-import type { Node } from './nodes'
-import { quotedNode } from './nodes'
-import type { Tree } from './parser'
+import { LimitReached, isTooLarge } from '../errors'
+import type { Limit } from '../errors'
+import { location } from '../parse/locator'
+import { ExecError, LimitError } from './errors'
+import type { Order } from './errors'
+import { sprintf } from '../fmt'
+import type { Node } from '../parse/nodes'
+import { quotedNode } from '../parse/nodes'
+import type { Tree } from '../parse/parser'
 
 export class Reporter {
   constructor(

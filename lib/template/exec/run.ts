@@ -6,17 +6,17 @@
  * values), the characters builtins built, and what is remembered so that
  * reading a long string or a map again costs little.
  */
-import type { Builtin } from './builtins'
-import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, PENDING_COST, sortCost } from './costs'
-import { LimitReached, firstFailure } from './errors'
+import { CHARS_PER_STEP, COMPARED_PER_CHAR, KEY_COST, PENDING_COST, sortCost } from '../costs'
+import { LimitReached } from '../errors'
+import { firstFailure } from './errors'
 import type { Order } from './errors'
-import type { FormatLimits } from './fmt'
-import { utf8Bytes } from './fmt/utf8'
+import type { FormatLimits } from '../fmt'
+import { utf8Bytes } from '../fmt/utf8'
 import { handled } from './maybe'
 import type { Maybe } from './maybe'
-import type { Tree } from './parser'
-import { compareStrings, isMap, isTrue } from './value'
-import type { Value, ValueMap } from './value'
+import type { Tree } from '../parse/parser'
+import { compareStrings, isMap, isTrue } from '../value'
+import type { Value, ValueMap } from '../value'
 
 /**
  * A function the caller supplies; it may return a Promise. Its `this` is the
@@ -29,6 +29,27 @@ export type TemplateFunction = (this: Meter, ...args: Value[]) => Maybe<Value>
 export interface Meter {
   charge(chars: number): void
 }
+
+/** A typed parameter of a Go function: what text/template converts an operand to, or refuses. */
+export type Param = 'string' | 'int'
+
+export interface Builtin {
+  /** Fixed parameters; with `variadic`, the least number of operands. */
+  readonly arity: number
+  readonly variadic: boolean
+  /** Operands arrive as reflect.Values: missing stays undefined rather than becoming nil. */
+  readonly raw: boolean
+  /**
+   * The Go types of the leading parameters (printf's format is a string; the
+   * others are interface{}): the executor converts each operand as Go does,
+   * and refuses one of another type.
+   */
+  readonly params?: readonly Param[]
+  /** The builtin, its work counted and its strings bounded by `work`. */
+  readonly call: Call
+}
+
+export type Call = (args: Value[], work: Work) => Value
 
 export type MissingKey = 'default' | 'zero' | 'error'
 

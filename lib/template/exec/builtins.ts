@@ -10,32 +10,11 @@
  * float64 compare by value, and a whole float64 can index and slice.
  */
 import { htmlEscape, jsEscape, queryEscape } from './escape'
-import { formatValue, sprint, sprintf, sprintln } from './fmt'
-import { fromUtf8 } from './fmt/utf8'
-import type { Work } from './run'
-import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from './value'
-import type { Value } from './value'
-
-/** A typed parameter of a Go function: what text/template converts an operand to, or refuses. */
-export type Param = 'string' | 'int'
-
-export interface Builtin {
-  /** Fixed parameters; with `variadic`, the least number of operands. */
-  readonly arity: number
-  readonly variadic: boolean
-  /** Operands arrive as reflect.Values: missing stays undefined rather than becoming nil. */
-  readonly raw: boolean
-  /**
-   * The Go types of the leading parameters (printf's format is a string; the
-   * others are interface{}): the executor converts each operand as Go does,
-   * and refuses one of another type.
-   */
-  readonly params?: readonly Param[]
-  /** The builtin, its work counted and its strings bounded by `work`. */
-  readonly call: Call
-}
-
-type Call = (args: Value[], work: Work) => Value
+import { formatValue, sprint, sprintf, sprintln } from '../fmt'
+import { fromUtf8 } from '../fmt/utf8'
+import type { Builtin, Call, Work } from './run'
+import { Complex128, Uint8, compareStrings, indirectInterface, isMap, kindOf, mapHas, typeName } from '../value'
+import type { Value } from '../value'
 
 function fixed(arity: number, call: Call, raw = true): Builtin {
   return { arity, variadic: false, raw, call }

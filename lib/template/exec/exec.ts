@@ -13,16 +13,16 @@
  * holds too much pending work, a flow waits for some of its own to arrive
  * before walking on (output.ts).
  */
-import { formatValue, sprintf } from './fmt'
+import { formatValue, sprintf } from '../fmt'
 import { andThen, isPromise } from './maybe'
 import type { Maybe } from './maybe'
-import type { BranchNode, ListNode, Node, TemplateNode } from './nodes'
-import { DOLLAR, elseBranch, quotedNode } from './nodes'
+import type { BranchNode, ListNode, Node, TemplateNode } from '../parse/nodes'
+import { DOLLAR, elseBranch, quotedNode } from '../parse/nodes'
 import { lastEvaluated } from './errors'
 import { forkable } from './fork'
-import { isMap } from './value'
-import type { Value } from './value'
-import { EMPTY } from './value'
+import { isMap } from '../value'
+import type { Value } from '../value'
+import { EMPTY } from '../value'
 
 import { Evaluator } from './evaluate'
 import { Output } from './output'

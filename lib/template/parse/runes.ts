@@ -2,7 +2,7 @@
  * Rune classes and rune formatting the lexer needs (Go's unicode and fmt,
  * as much of them as lex.go uses). A rune is a code point.
  */
-import { isPrint } from './fmt/isprint'
+import { isPrint } from '../fmt/isprint'
 
 // Code points the lexer looks for.
 export const NL = 0x0a

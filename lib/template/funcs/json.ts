@@ -11,7 +11,7 @@
 import { BUILD_COST } from '../costs'
 import { LimitReached } from '../errors'
 import { Formatter } from '../fmt/format'
-import type { Work } from '../run'
+import type { Work } from '../exec/run'
 import { Complex128, Uint8, isMap } from '../value'
 import type { Value, ValueMap } from '../value'
 

@@ -3,11 +3,11 @@
  * JSEscapeString, and net/url's QueryEscape), bounded: the result never grows
  * past the output limit, and the work is counted as it goes.
  */
-import { BUILD_COST, ESCAPE_ASK_COST, ESCAPE_READ_COST } from './costs'
-import { tooLong } from './errors'
-import type { FormatLimits } from './fmt'
-import { isPrint } from './fmt/isprint'
-import { appendRune, isPairAt, runeAt } from './fmt/utf8'
+import { BUILD_COST, ESCAPE_ASK_COST, ESCAPE_READ_COST } from '../costs'
+import { tooLong } from '../errors'
+import type { FormatLimits } from '../fmt'
+import { isPrint } from '../fmt/isprint'
+import { appendRune, isPairAt, runeAt } from '../fmt/utf8'
 
 /**
  * s with some of its characters escaped, never longer than maxOutput: the
