@@ -1,7 +1,7 @@
 /**
- * What both sides of MCP here share: the protocol versions spoken, by the
- * server (lib/mcp) and by the tool client (lib/tools/mcp-client.ts), and JSON-RPC's
- * request id. Neither side imports the other.
+ * What both sides of MCP here share, the server (lib/mcp) and the tool
+ * client (lib/tools/mcp-client.ts): the protocol versions spoken and
+ * JSON-RPC's messages. Neither side imports the other.
  */
 
 /** The version asked for (the client) or answered with by default (the server). */
@@ -18,3 +18,16 @@ export const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set([
 
 /** JSON-RPC's request id: a string or an integer. */
 export type RequestId = string | number
+
+/** A JSON-RPC 2.0 message as sent: a request (with an id: it gets an answer) or a notification (without). */
+export interface JsonRpcMessage {
+  jsonrpc: '2.0'
+  method: string
+  params?: unknown
+  id?: RequestId
+}
+
+/** A JSON-RPC 2.0 answer: a result or an error. */
+export type RpcAnswer =
+  | { jsonrpc: '2.0'; id: RequestId | null; result: unknown }
+  | { jsonrpc: '2.0'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }

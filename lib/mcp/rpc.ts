@@ -4,7 +4,7 @@
  */
 import { isObject } from '../json'
 import { redact } from '../redact'
-import type { RequestId } from './protocol'
+import type { RequestId, RpcAnswer } from './protocol'
 
 /** JSON-RPC's codes, and MCP's for a resource that does not exist. */
 export const RPC = {
@@ -25,9 +25,7 @@ export interface RpcMessage {
   id?: RequestId
 }
 
-export type RpcAnswer =
-  | { jsonrpc: '2.0'; id: RequestId | null; result: unknown }
-  | { jsonrpc: '2.0'; id: RequestId | null; error: { code: number; message: string; data?: unknown } }
+export type { RpcAnswer }
 
 /** What a method throws to answer with a JSON-RPC error. */
 export class RpcError extends Error {

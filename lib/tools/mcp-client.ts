@@ -13,6 +13,7 @@ import type { ByteLimit, EgressPolicy } from '../egress'
 import { abortable } from '../abort'
 import { isObject } from '../json'
 import { PROTOCOL_VERSION, SUPPORTED_VERSIONS } from '../mcp/protocol'
+import type { JsonRpcMessage } from '../mcp/protocol'
 import { ToolError } from './arguments'
 import type { Params } from './arguments'
 
@@ -24,7 +25,7 @@ interface Session {
   headers: Record<string, string>
 }
 
-type Message = { jsonrpc: '2.0'; method: string; params?: unknown; id?: number }
+type Message = JsonRpcMessage & { id?: number }
 
 /** How a request given up is cancelled at its server, after the call (and maybe the render) ended. */
 export interface Cancelling {
