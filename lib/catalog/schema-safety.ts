@@ -32,9 +32,9 @@ import { describeError } from '../log'
  *
  * What is accepted still has its validation bounded in work: see workOf.
  */
-export const MAX_SCHEMA_DEPTH = 32
-export const MAX_SCHEMA_WEIGHT = 10_000
-export const MAX_UNIQUE_ITEMS = 1000
+const MAX_SCHEMA_DEPTH = 32
+const MAX_SCHEMA_WEIGHT = 10_000
+const MAX_UNIQUE_ITEMS = 1000
 /**
  * Units of workOf. Measured in Node on a loaded machine (load 7 on 2
  * cores), a unit took 0.2 microseconds for 1 MiB of ordinary objects

@@ -22,7 +22,7 @@ export const BUILD_COST = 48
 export const KEY_COST = 16
 
 /** Sorting a map's keys: per key and per level of the sort, on top of the key's characters. */
-export const SORT_KEY_COST = 16
+const SORT_KEY_COST = 16
 
 /**
  * What sorting `keys` costs: each key is compared at each of the log2(n)

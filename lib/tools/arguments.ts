@@ -32,7 +32,7 @@ export interface Given {
   key: string
 }
 
-export function givenOf(params: Params): Given {
+function givenOf(params: Params): Given {
   return { params, key: JSON.stringify(params) }
 }
 

@@ -83,7 +83,7 @@ export class Order {
 }
 
 /** Which of two places comes first in execution order (negative: a). */
-export function compareSeq(a: Seq, b: Seq): number {
+function compareSeq(a: Seq, b: Seq): number {
   const n = Math.min(a.length, b.length)
   for (let i = 0; i < n; i++) {
     const d = (a[i] as number) - (b[i] as number)

@@ -36,7 +36,7 @@ import type { Value } from '../value'
 import { EMPTY } from '../value'
 
 /** No final (piped-in) argument: Go's missingVal. */
-export const NO_FINAL: unique symbol = Symbol('no final argument')
+const NO_FINAL: unique symbol = Symbol('no final argument')
 export type Final = Maybe<Value> | typeof NO_FINAL
 /** The arguments of a field that is not the last of its chain. */
 const NO_ARGS: readonly ArgNode[] = []

@@ -82,7 +82,7 @@ export interface ExecOptions {
  * maxOutput: each string is bounded by maxOutput, but a template could keep
  * any number of them in variables.
  */
-export const BUILT_PER_OUTPUT = 4
+const BUILT_PER_OUTPUT = 4
 
 /** Steps between two readings of the clock: a power of 2, so that each step's test is a mask. */
 export const STEPS_PER_CLOCK = 256

@@ -24,7 +24,7 @@ export const eof = -1
 // to be present to avoid ambiguity with things like "{{-3}}". It reads
 // better with the space present anyway. For simplicity, only ASCII
 // does the job.
-export const trimMarker = 0x2d // '-': attached to left/right delimiter, trims trailing spaces from preceding/following text.
+const trimMarker = 0x2d // '-': attached to left/right delimiter, trims trailing spaces from preceding/following text.
 export const trimMarkerLen = 1 + 1 // marker plus space before or after
 
 export const leftDelim = '{{'
@@ -34,7 +34,7 @@ export const rightComment = '*/'
 
 // atRightDelim's answers.
 export const notAtDelim = 0
-export const atDelim = 1 // without trim marker
+const atDelim = 1 // without trim marker
 export const atTrimDelim = 2 // with trim marker
 
 // StateFn represents the state of the scanner as a function that returns the next state.
@@ -204,8 +204,8 @@ export class LexerState {
   }
 }
 
-export const decimalDigits = '0123456789_'
-export const hexDigits = '0123456789abcdefABCDEF_'
+const decimalDigits = '0123456789_'
+const hexDigits = '0123456789abcdefABCDEF_'
 
 export function hasLeftTrimMarker(input: string, pos: number): boolean {
   return input.charCodeAt(pos) === trimMarker && isSpace(input.charCodeAt(pos + 1))

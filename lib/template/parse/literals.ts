@@ -29,7 +29,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
  * next starts. `value` is a code point, except after a `\x` or octal escape,
  * where it is a byte (`multibyte` false), as Go's.
  */
-export function unquoteChar(s: string, i: number, quote: string): { value: number; multibyte: boolean; next: number } {
+function unquoteChar(s: string, i: number, quote: string): { value: number; multibyte: boolean; next: number } {
   const c = s[i]
   if (c === undefined) throw new SyntaxError()
   if (c === quote && (quote === "'" || quote === '"')) throw new SyntaxError()

@@ -206,7 +206,7 @@ export function elseBranch(node: BranchNode): BranchNode | undefined {
 }
 
 /** The most of a node an execution message quotes: a node may hold a megabyte of literal text. */
-export const QUOTED_NODE_MAX = 256
+const QUOTED_NODE_MAX = 256
 
 /** Nodes quoted in messages: an execution may fail at one node many times (a call failing in a loop). */
 const quotedNodes = new WeakMap<Node, string>()
