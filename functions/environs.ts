@@ -1,6 +1,17 @@
 import * as z from 'zod/mini'
-import { environMaxBytes, getEnviron, listEnvironPaths } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, storeOf, success, successOf, Routes, defineRoute, described } from '../lib/http'
+import { getEnviron, listEnvironPaths } from '../lib/catalog'
+import {
+  API_ERRORS,
+  errorsOf,
+  json,
+  settingsOf,
+  storeOf,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+} from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
 const list = defineRoute('get', '/', () => ({
@@ -38,6 +49,10 @@ export const environs = new Routes()
     return success(c, items, skipped)
   })
   .openapi(one, async (c) => {
-    const { value, skipped } = await getEnviron(storeOf(c), c.req.valid('param').environ_id, environMaxBytes(c.env))
+    const { value, skipped } = await getEnviron(
+      storeOf(c),
+      c.req.valid('param').environ_id,
+      settingsOf(c).environMaxBytes,
+    )
     return success(c, value, skipped)
   })

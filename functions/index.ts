@@ -1,5 +1,5 @@
 import { Hono } from 'hono/quick'
-import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler } from '../lib/http'
+import { bearerAuth, corsFromEnv, onError, requestContext, requestLogger, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
 import { docs } from './docs'
@@ -26,6 +26,7 @@ import { writes } from './writes'
  */
 const app = new Hono<AppEnv>()
 
+app.use('*', requestContext)
 app.use('*', requestLogger)
 app.use('*', corsFromEnv)
 app.use('/api/*', bearerAuth)

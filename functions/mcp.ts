@@ -12,13 +12,11 @@ import {
   defineRoute,
   described,
   once,
-  waitUntilOf,
+  renderOptionsOf,
+  settingsOf,
 } from '../lib/http'
 import { ServiceError } from '../lib/errors'
-import { DEFAULT_MCP_MAX_BYTES, SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
-import { environMaxBytes } from '../lib/catalog'
-import { intVar } from '../lib/env'
-import { renderOptionsFrom } from '../lib/render'
+import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
 import { BODY_LIMITS, LabelQuery } from './shapes'
 
 const JsonRpc = once(() =>
@@ -61,15 +59,16 @@ export const mcp = new Routes().openapi(route, async (c) => {
       `MCP-Protocol-Version() ${JSON.stringify(asked.slice(0, 32))} is not spoken here`,
     )
   }
+  const settings = settingsOf(c)
   const context = {
     store: await freshStoreOf(c),
-    options: renderOptionsFrom(c.env, waitUntilOf(c)),
-    environMaxBytes: environMaxBytes(c.env),
+    options: renderOptionsOf(c),
+    environMaxBytes: settings.environMaxBytes,
   }
   const answer = await serveMcp(c.req.valid('json'), context, {
     server: { name: 'ai-prompt-shell', version },
     clientFault: (code) => ERROR_STATUS[code] < 500,
-    maxBytes: intVar(c.env, 'MCP_MAX_BYTES', DEFAULT_MCP_MAX_BYTES),
+    maxBytes: settings.mcpMaxBytes,
   })
   if (answer === undefined) return c.body(null, 202)
   // The answer is JSON text already, each message's serialised once as the budget counted it.

@@ -16,11 +16,12 @@ import {
   defineRoute,
   described,
   once,
+  settingsOf,
+  writerOf,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { deleteRecord, historyLimitOf, putRecord } from '../lib/publish'
-import { openStore } from '../lib/store'
+import { deleteRecord, putRecord } from '../lib/publish'
 import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
 
 /** How each kind's id is named in its path, its body's schema (made on first use), and an example id. */
@@ -104,7 +105,7 @@ function optionsOf(c: Context<AppEnv>) {
   return {
     label: labelOf(c),
     message: c.req.query('message') || undefined,
-    historyLimit: historyLimitOf(c.env),
+    historyLimit: settingsOf(c).historyLimit,
   }
 }
 
@@ -119,13 +120,13 @@ for (const kind of RECORD_KINDS) {
   const { put, del, param } = writeRoutes(kind)
   writes.openapi(put, async (c) => {
     const id = (c.req.valid('param') as Record<string, string>)[param] as string
-    const written = await putRecord(openStore(c.env), kind, id, await c.req.json(), optionsOf(c))
+    const written = await putRecord(writerOf(c), kind, id, await c.req.json(), optionsOf(c))
     requestLog()?.set('written', { key: written.key, version: written.version })
     return success(c, written)
   })
   writes.openapi(del, async (c) => {
     const id = (c.req.valid('param') as Record<string, string>)[param] as string
-    const written = await deleteRecord(openStore(c.env), kind, id, optionsOf(c))
+    const written = await deleteRecord(writerOf(c), kind, id, optionsOf(c))
     requestLog()?.set('written', { key: written.key, version: written.version })
     return success(c, written)
   })

@@ -4,7 +4,6 @@
  */
 export { renderDraft, renderPrompt } from './pipeline'
 export { invokeTool, toolSession } from './invoke'
-export { renderOptionsFrom } from './options'
 export { compilePrompt } from './compile'
 export type { Rendered, RenderOptions, Warning } from './pipeline'
 export type { Args } from './args'
