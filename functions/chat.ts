@@ -132,7 +132,7 @@ const ChatCompletion = once(() =>
   }),
 )
 
-const route = defineRoute('post', '/{prompt_id}/chat', () => ({
+const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
   tags: ['prompts'],
   summary: 'Renders a prompt and sends it to an OpenAI-compatible LLM',
   middleware: jsonBody,

@@ -37,7 +37,7 @@ const DraftBody = once(() =>
   ),
 )
 
-const draft = defineRoute('post', '/', () => ({
+const draft = defineRoute('post', '/api/render', () => ({
   tags: ['prompts'],
   summary: 'Renders a draft: a template given in the body, exactly as a stored prompt renders, storing nothing',
   middleware: jsonBody,

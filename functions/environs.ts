@@ -14,7 +14,7 @@ import {
 } from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const list = defineRoute('get', '/', () => ({
+const list = defineRoute('get', '/api/environs', () => ({
   tags: ['environs'],
   summary: 'The paths of the shared variables',
   request: { query: ReadQuery() },
@@ -27,7 +27,7 @@ const list = defineRoute('get', '/', () => ({
   },
 }))
 
-const one = defineRoute('get', '/{environ_id}', () => ({
+const one = defineRoute('get', '/api/environs/{environ_id}', () => ({
   tags: ['environs'],
   summary: 'One shared variable, or every variable under a path prefix as one object',
   request: {

@@ -33,7 +33,7 @@ const ExtensionSummary = once(() =>
   ),
 )
 
-const list = defineRoute('get', '/', () => ({
+const list = defineRoute('get', '/api/extensions', () => ({
   tags: ['extensions'],
   summary: 'The prompt extensions',
   request: { query: ReadQuery() },
@@ -43,7 +43,7 @@ const list = defineRoute('get', '/', () => ({
   },
 }))
 
-const one = defineRoute('get', '/{extension_id}', () => ({
+const one = defineRoute('get', '/api/extensions/{extension_id}', () => ({
   tags: ['extensions'],
   summary: 'One prompt extension, as published',
   request: {

@@ -38,7 +38,7 @@ const Promotion = once(() =>
   ),
 )
 
-const route = defineRoute('post', '/{label}/promote', () => ({
+const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
   tags: ['writes'],
   summary: "Copies a label's records onto the base (or another label), then removes the label",
   description:

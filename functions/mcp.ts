@@ -1,3 +1,4 @@
+import type { Handler } from 'hono'
 import * as z from 'zod/mini'
 import { version } from '../package.json'
 import {
@@ -15,6 +16,7 @@ import {
   renderOptionsOf,
   settingsOf,
 } from '../lib/http'
+import type { AppEnv } from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
 import { BODY_LIMITS, LabelQuery } from './shapes'
@@ -74,20 +76,27 @@ export const mcp = new Routes().openapi(route, async (c) => {
   // The answer is JSON text already, each message's serialised once as the budget counted it.
   return c.body(answer, 200, { 'content-type': 'application/json' })
 })
-// Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
-// session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
-for (const method of ['get', 'delete'] as const) {
-  const refused = defineRoute(method, '/mcp', () => ({
-    tags: ['mcp'],
-    summary: `Always 405 (Allow: POST): a stateless MCP server keeps no ${method === 'get' ? 'event stream' : 'session'}`,
-    responses: errorsOf('UNAUTHORIZED', 'METHOD_NOT_ALLOWED'),
-  }))
-  mcp.openapi(refused, (c) => {
-    c.set('expected', true)
-    throw new HttpError(
-      'METHOD_NOT_ALLOWED',
-      `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
-      { Allow: 'POST' },
-    )
-  })
+
+/**
+ * Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
+ * session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
+ */
+const refusal = (kept: string) => () => ({
+  tags: ['mcp'],
+  summary: `Always 405 (Allow: POST): a stateless MCP server keeps no ${kept}`,
+  responses: errorsOf('UNAUTHORIZED', 'METHOD_NOT_ALLOWED'),
+})
+
+/** Registered once per route: the document finds each route by its own handler. */
+const refused = (): Handler<AppEnv> => (c) => {
+  c.set('expected', true)
+  throw new HttpError(
+    'METHOD_NOT_ALLOWED',
+    `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
+    { Allow: 'POST' },
+  )
 }
+
+mcp
+  .openapi(defineRoute('get', '/mcp', refusal('event stream')), refused())
+  .openapi(defineRoute('delete', '/mcp', refusal('session')), refused())

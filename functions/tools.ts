@@ -30,7 +30,7 @@ const ToolSummary = once(() =>
   ),
 )
 
-const list = defineRoute('get', '/', () => ({
+const list = defineRoute('get', '/api/tools', () => ({
   tags: ['tools'],
   summary: 'The tools templates can call',
   request: { query: ReadQuery() },
@@ -40,7 +40,7 @@ const list = defineRoute('get', '/', () => ({
   },
 }))
 
-const one = defineRoute('get', '/{tool_id}', () => ({
+const one = defineRoute('get', '/api/tools/{tool_id}', () => ({
   tags: ['tools'],
   summary: 'One tool, as published',
   request: {
