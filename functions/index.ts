@@ -5,12 +5,11 @@ import { chat } from './chat'
 import { docs } from './docs'
 import { drafts } from './drafts'
 import { environs } from './environs'
-import { extensions } from './extensions'
 import { health } from './health'
 import { labels } from './labels'
 import { mcp } from './mcp'
 import { prompts } from './prompts'
-import { tools } from './tools'
+import { published } from './published'
 import { versions } from './versions'
 import { writes } from './writes'
 
@@ -28,8 +27,10 @@ import { writes } from './writes'
  * | method | path                                              | module        | auth        |
  * | ------ | ------------------------------------------------- | ------------- | ----------- |
  * | GET    | /health                                           | health.ts     | open        |
- * | GET    | /api/extensions                                   | extensions.ts | API_TOKEN   |
- * | GET    | /api/extensions/{extension_id}                    | extensions.ts | API_TOKEN   |
+ * | GET    | /api/extensions                                   | published.ts  | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}                    | published.ts  | API_TOKEN   |
+ * | GET    | /api/tools                                        | published.ts  | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}                              | published.ts  | API_TOKEN   |
  * | GET    | /api/prompts                                      | prompts.ts    | API_TOKEN   |
  * | GET    | /api/prompts/{prompt_id}                          | prompts.ts    | API_TOKEN   |
  * | POST   | /api/prompts/{prompt_id}/render                   | prompts.ts    | API_TOKEN   |
@@ -37,8 +38,6 @@ import { writes } from './writes'
  * | POST   | /api/render                                       | drafts.ts     | API_TOKEN   |
  * | GET    | /api/environs                                     | environs.ts   | API_TOKEN   |
  * | GET    | /api/environs/{environ_id}                        | environs.ts   | API_TOKEN   |
- * | GET    | /api/tools                                        | tools.ts      | API_TOKEN   |
- * | GET    | /api/tools/{tool_id}                              | tools.ts      | API_TOKEN   |
  * | GET    | /api/extensions/{extension_id}/versions           | versions.ts   | API_TOKEN   |
  * | GET    | /api/extensions/{extension_id}/versions/{version} | versions.ts   | API_TOKEN   |
  * | GET    | /api/prompts/{prompt_id}/versions                 | versions.ts   | API_TOKEN   |
@@ -76,12 +75,11 @@ app.use('/api/*', bearerAuth)
 app.use('/mcp', bearerAuth)
 
 app.route('/', health)
-app.route('/', extensions)
+app.route('/', published)
 app.route('/', prompts)
 app.route('/', chat)
 app.route('/', drafts)
 app.route('/', environs)
-app.route('/', tools)
 app.route('/', versions)
 app.route('/', writes)
 app.route('/', labels)
