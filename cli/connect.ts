@@ -1,4 +1,4 @@
-import { historyLimitOf } from '../lib/publish'
+import { settingsFrom } from '../lib/settings'
 import type { Backend } from './backend'
 import { RedisBackend } from './direct'
 import type { Io, Options } from './io'
@@ -45,7 +45,8 @@ export function connect(values: Options, io: Io): Backend | { misuse: string } {
     }
     const url = values.url ?? env.UPSTASH_REDIS_REST_URL
     const token = values.token ?? env.UPSTASH_REDIS_REST_TOKEN
-    if (url && token) return new RedisBackend(url, token, historyLimitOf({ HISTORY_LIMIT: env.HISTORY_LIMIT }))
+    if (url && token)
+      return new RedisBackend(url, token, settingsFrom({ HISTORY_LIMIT: env.HISTORY_LIMIT }).historyLimit)
     if (values.url === undefined && values.token === undefined && env.AI_PROMPT_SHELL_URL && env.ADMIN_TOKEN) {
       return new ApiBackend(env.AI_PROMPT_SHELL_URL, env.ADMIN_TOKEN)
     }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import { findTools } from '../lib/catalog'
-import { chatOptionsFrom, completeConversation, startConversation, streamConversation } from '../lib/chat'
+import { completeConversation, startConversation, streamConversation } from '../lib/chat'
 import {
   API_ERRORS,
   errorsOf,
@@ -10,11 +10,11 @@ import {
   defineRoute,
   described,
   once,
-  waitUntilOf,
+  renderOptionsOf,
+  settingsOf,
 } from '../lib/http'
-import { CHAT_ROLES, clientFor, llmOptionsFrom, modelFor, routeFor } from '../lib/llm'
+import { CHAT_ROLES, clientFor, modelFor } from '../lib/llm'
 import { requestLog } from '../lib/log'
-import { renderOptionsFrom } from '../lib/render'
 import { renderRequested } from './rendering'
 import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, servedHeaders } from './shapes'
 
@@ -132,7 +132,7 @@ const ChatCompletion = once(() =>
   }),
 )
 
-const route = defineRoute('post', '/{prompt_id}/chat', () => ({
+const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
   tags: ['prompts'],
   summary: 'Renders a prompt and sends it to an OpenAI-compatible LLM',
   middleware: jsonBody,
@@ -182,13 +182,14 @@ const route = defineRoute('post', '/{prompt_id}/chat', () => ({
 export const chat = new Routes().openapi(route, async (c) => {
   const { args = {}, model: requested, stream: streamed, ...fields } = c.req.valid('json')
   const promptId = c.req.valid('param').prompt_id
+  const rendered = await renderRequested(c, promptId, args)
   const store = await freshStoreOf(c)
-  const rendered = await renderRequested(c, promptId, args, store)
   // After the render, so that every render error answers exactly as /render's.
-  const model = modelFor(c.env, requested)
+  const settings = settingsOf(c)
+  const model = modelFor(requested, settings.defaultModel)
   requestLog()?.set('model', model)
-  const llmOptions = llmOptionsFrom(c.env)
-  const client = clientFor(routeFor(c.env, model), llmOptions)
+  const llmOptions = settings.llm
+  const client = clientFor(settings.llmRoute(model), llmOptions)
   const declares = (rendered.record.tools?.length ?? 0) > 0 || fields.tools !== undefined
   const conversation = startConversation(
     {
@@ -198,8 +199,8 @@ export const chat = new Routes().openapi(route, async (c) => {
       model,
       store,
       catalogue: declares ? (await findTools(store, rendered.record.tools ?? [])).items : [],
-      renderOptions: renderOptionsFrom(c.env, waitUntilOf(c)),
-      chatOptions: chatOptionsFrom(c.env),
+      renderOptions: renderOptionsOf(c),
+      chatOptions: settings.chat,
       llmOptions,
     },
     fields,

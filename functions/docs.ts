@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import { misconfigured } from '../lib/errors'
-import { errorsOf, Routes, defineRoute, described } from '../lib/http'
+import { errorsOf, Routes, defineRoute, described, settingsOf } from '../lib/http'
 
 const documentRoute = defineRoute('get', '/openapi.json', () => ({
   tags: ['service'],
@@ -69,8 +69,9 @@ const PAGE = `<!doctype html>
  */
 export const docs = new Routes()
   .openapi(documentRoute, async (c) => {
-    if (!c.env.ASSETS) throw misconfigured('ASSETS', "is not bound: wrangler.toml's [assets] names it")
-    const asset = await c.env.ASSETS.fetch(new URL('/openapi.json', c.req.url))
+    const { assets } = settingsOf(c)
+    if (!assets) throw misconfigured('ASSETS', "is not bound: wrangler.toml's [assets] names it")
+    const asset = await assets.fetch(new URL('/openapi.json', c.req.url))
     // Streamed as stored: the route's typing expects a body made by c.json.
     return new Response(asset.body, { headers: { 'content-type': 'application/json; charset=UTF-8' } }) as never
   })

@@ -10,10 +10,10 @@ import {
   defineRoute,
   described,
   once,
-  waitUntilOf,
+  renderOptionsOf,
 } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { renderDraft, renderOptionsFrom } from '../lib/render'
+import { renderDraft } from '../lib/render'
 import { renderAnswer } from './rendering'
 import { Args, BODY_LIMITS, Message, RENDER_ERRORS, ReadQuery, RenderAnswer, RenderHeaders } from './shapes'
 
@@ -37,7 +37,7 @@ const DraftBody = once(() =>
   ),
 )
 
-const draft = defineRoute('post', '/', () => ({
+const draft = defineRoute('post', '/api/render', () => ({
   tags: ['prompts'],
   summary: 'Renders a draft: a template given in the body, exactly as a stored prompt renders, storing nothing',
   middleware: jsonBody,
@@ -58,12 +58,7 @@ const draft = defineRoute('post', '/', () => ({
 export const drafts = new Routes().openapi(draft, async (c) => {
   const { args = {}, prompt, messages, parameters } = c.req.valid('json')
   const record = Object.fromEntries(Object.entries({ prompt, messages, parameters }).filter(([, v]) => v !== undefined))
-  const rendered = await renderDraft(
-    await freshStoreOf(c),
-    draftPrompt(record),
-    args,
-    renderOptionsFrom(c.env, waitUntilOf(c)),
-  )
+  const rendered = await renderDraft(await freshStoreOf(c), draftPrompt(record), args, renderOptionsOf(c))
   requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
   return c.json(renderAnswer(c, rendered, true), 200)
 })

@@ -1,9 +1,20 @@
 import * as z from 'zod/mini'
-import { environMaxBytes, getEnviron, listEnvironPaths } from '../lib/catalog'
-import { API_ERRORS, errorsOf, json, storeOf, success, successOf, Routes, defineRoute, described } from '../lib/http'
+import { getEnviron, listEnvironPaths } from '../lib/catalog'
+import {
+  API_ERRORS,
+  errorsOf,
+  json,
+  settingsOf,
+  storeOf,
+  success,
+  successOf,
+  Routes,
+  defineRoute,
+  described,
+} from '../lib/http'
 import { ReadQuery, idParam } from './shapes'
 
-const list = defineRoute('get', '/', () => ({
+const list = defineRoute('get', '/api/environs', () => ({
   tags: ['environs'],
   summary: 'The paths of the shared variables',
   request: { query: ReadQuery() },
@@ -16,7 +27,7 @@ const list = defineRoute('get', '/', () => ({
   },
 }))
 
-const one = defineRoute('get', '/{environ_id}', () => ({
+const one = defineRoute('get', '/api/environs/{environ_id}', () => ({
   tags: ['environs'],
   summary: 'One shared variable, or every variable under a path prefix as one object',
   request: {
@@ -38,6 +49,10 @@ export const environs = new Routes()
     return success(c, items, skipped)
   })
   .openapi(one, async (c) => {
-    const { value, skipped } = await getEnviron(storeOf(c), c.req.valid('param').environ_id, environMaxBytes(c.env))
+    const { value, skipped } = await getEnviron(
+      storeOf(c),
+      c.req.valid('param').environ_id,
+      settingsOf(c).environMaxBytes,
+    )
     return success(c, value, skipped)
   })

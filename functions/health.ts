@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import { version } from '../package.json'
-import { Routes, defineRoute, described, errorsOf, json, storeOf, success, successOf } from '../lib/http'
+import { Routes, defineRoute, described, errorsOf, json, settingsOf, storeOf, success, successOf } from '../lib/http'
 
 const route = defineRoute('get', '/health', () => ({
   tags: ['service'],
@@ -33,6 +33,6 @@ export const health = new Routes().openapi(route, (c) =>
     service: 'ai-prompt-shell' as const,
     version,
     store: storeOf(c).kind,
-    llm: Boolean(c.env.LLM_BASE_URL || c.env.LLM_ROUTES),
+    llm: settingsOf(c).llmConfigured,
   }),
 )

@@ -1,46 +1,88 @@
 import { Hono } from 'hono/quick'
-import { bearerAuth, corsFromEnv, onError, requestLogger, unroutedHandler } from '../lib/http'
+import { bearerAuth, corsFromEnv, onError, requestContext, requestLogger, unroutedHandler } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
 import { docs } from './docs'
 import { drafts } from './drafts'
 import { environs } from './environs'
-import { extensions } from './extensions'
 import { health } from './health'
 import { labels } from './labels'
 import { mcp } from './mcp'
 import { prompts } from './prompts'
-import { tools } from './tools'
+import { published } from './published'
 import { versions } from './versions'
 import { writes } from './writes'
 
 /**
  * The Worker: one Hono app, one route group per module, each route declared
- * with its OpenAPI description. Every request gets one log line and an id;
- * CORS_ORIGINS, when set, answers preflights before authentication; /api
- * needs the bearer token when API_TOKEN is set, and writes ADMIN_TOKEN's. Every
- * route reads as `?label=` (or PROMPT_LABEL) sees the records. Handlers are thin: lib/
- * does the work, and onError turns every failure into the error body. Hono's
- * quick preset: its LinearRouter builds nothing before the first match, which
- * a Worker's cold start would pay for.
+ * with its OpenAPI description at its full path (search for it with its
+ * method). Every request gets its context (settings, store: lib/http/context.ts),
+ * one log line and an id; CORS_ORIGINS, when set, answers preflights before
+ * authentication. Handlers are thin: lib/ does the work, and onError turns
+ * every failure into the error body. Hono's quick preset: its LinearRouter
+ * builds nothing before the first match, which a Worker's cold start would pay for.
+ *
+ * Every route (test/unit/url-map.test.ts holds this table to the app):
+ *
+ * | method | path                                              | module        | auth        |
+ * | ------ | ------------------------------------------------- | ------------- | ----------- |
+ * | GET    | /health                                           | health.ts     | open        |
+ * | GET    | /api/extensions                                   | published.ts  | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}                    | published.ts  | API_TOKEN   |
+ * | GET    | /api/tools                                        | published.ts  | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}                              | published.ts  | API_TOKEN   |
+ * | GET    | /api/prompts                                      | prompts.ts    | API_TOKEN   |
+ * | GET    | /api/prompts/{prompt_id}                          | prompts.ts    | API_TOKEN   |
+ * | POST   | /api/prompts/{prompt_id}/render                   | prompts.ts    | API_TOKEN   |
+ * | POST   | /api/prompts/{prompt_id}/chat                     | chat.ts       | API_TOKEN   |
+ * | POST   | /api/render                                       | drafts.ts     | API_TOKEN   |
+ * | GET    | /api/environs                                     | environs.ts   | API_TOKEN   |
+ * | GET    | /api/environs/{environ_id}                        | environs.ts   | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}/versions           | versions.ts   | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}/versions/{version} | versions.ts   | API_TOKEN   |
+ * | GET    | /api/prompts/{prompt_id}/versions                 | versions.ts   | API_TOKEN   |
+ * | GET    | /api/prompts/{prompt_id}/versions/{version}       | versions.ts   | API_TOKEN   |
+ * | GET    | /api/environs/{environ_id}/versions               | versions.ts   | API_TOKEN   |
+ * | GET    | /api/environs/{environ_id}/versions/{version}     | versions.ts   | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}/versions                     | versions.ts   | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}/versions/{version}           | versions.ts   | API_TOKEN   |
+ * | PUT    | /api/extensions/{extension_id}                    | writes.ts     | ADMIN_TOKEN |
+ * | DELETE | /api/extensions/{extension_id}                    | writes.ts     | ADMIN_TOKEN |
+ * | PUT    | /api/prompts/{prompt_id}                          | writes.ts     | ADMIN_TOKEN |
+ * | DELETE | /api/prompts/{prompt_id}                          | writes.ts     | ADMIN_TOKEN |
+ * | PUT    | /api/environs/{environ_id}                        | writes.ts     | ADMIN_TOKEN |
+ * | DELETE | /api/environs/{environ_id}                        | writes.ts     | ADMIN_TOKEN |
+ * | PUT    | /api/tools/{tool_id}                              | writes.ts     | ADMIN_TOKEN |
+ * | DELETE | /api/tools/{tool_id}                              | writes.ts     | ADMIN_TOKEN |
+ * | POST   | /api/labels/{label}/promote                       | labels.ts     | ADMIN_TOKEN |
+ * | POST   | /mcp                                              | mcp.ts        | API_TOKEN   |
+ * | GET    | /mcp                                              | mcp.ts        | API_TOKEN   |
+ * | DELETE | /mcp                                              | mcp.ts        | API_TOKEN   |
+ * | GET    | /openapi.json                                     | docs.ts       | open        |
+ * | GET    | /docs                                             | docs.ts       | open        |
+ * | GET    | /                                                 | docs.ts       | open        |
+ *
+ * API_TOKEN: the bearer token when API_TOKEN is set (ADMIN_TOKEN's too);
+ * ADMIN_TOKEN: writes are enabled by it and need it. Each group declares its
+ * routes' full paths and is mounted once, at `/`.
  */
 const app = new Hono<AppEnv>()
 
+app.use('*', requestContext)
 app.use('*', requestLogger)
 app.use('*', corsFromEnv)
 app.use('/api/*', bearerAuth)
 app.use('/mcp', bearerAuth)
 
 app.route('/', health)
-app.route('/api/extensions', extensions)
-app.route('/api/prompts', prompts)
-app.route('/api/prompts', chat)
-app.route('/api/render', drafts)
-app.route('/api/environs', environs)
-app.route('/api/tools', tools)
-app.route('/api', versions)
-app.route('/api', writes)
-app.route('/api/labels', labels)
+app.route('/', published)
+app.route('/', prompts)
+app.route('/', chat)
+app.route('/', drafts)
+app.route('/', environs)
+app.route('/', versions)
+app.route('/', writes)
+app.route('/', labels)
 app.route('/', mcp)
 app.route('/', docs)
 

@@ -11,10 +11,13 @@ import {
   defineRoute,
   described,
   once,
+  settingsOf,
+  writerOf,
+  LABEL_PATTERN,
+  LABEL_RULE,
 } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { historyLimitOf, promote } from '../lib/publish'
-import { LABEL_PATTERN, LABEL_RULE, openStore } from '../lib/store'
+import { promote } from '../lib/publish'
 
 const Label = once(() => described(z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE)), { example: 'feat-login' }))
 
@@ -35,7 +38,7 @@ const Promotion = once(() =>
   ),
 )
 
-const route = defineRoute('post', '/{label}/promote', () => ({
+const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
   tags: ['writes'],
   summary: "Copies a label's records onto the base (or another label), then removes the label",
   description:
@@ -60,8 +63,8 @@ export const labels = new Routes().openapi(route, async (c) => {
   const { label } = c.req.valid('param')
   const { to, dry_run, message } = c.req.valid('query')
   if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
-  const historyLimit = historyLimitOf(c.env)
-  const promotions = await promote(openStore(c.env), label, { to, dryRun: dry_run === 'true', message, historyLimit })
+  const { historyLimit } = settingsOf(c)
+  const promotions = await promote(writerOf(c), label, { to, dryRun: dry_run === 'true', message, historyLimit })
   requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: dry_run === 'true' })
   return success(c, promotions)
 })

@@ -1,3 +1,4 @@
+import type { Handler } from 'hono'
 import * as z from 'zod/mini'
 import { version } from '../package.json'
 import {
@@ -12,13 +13,12 @@ import {
   defineRoute,
   described,
   once,
-  waitUntilOf,
+  renderOptionsOf,
+  settingsOf,
 } from '../lib/http'
+import type { AppEnv } from '../lib/http'
 import { ServiceError } from '../lib/errors'
-import { DEFAULT_MCP_MAX_BYTES, SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
-import { environMaxBytes } from '../lib/catalog'
-import { intVar } from '../lib/env'
-import { renderOptionsFrom } from '../lib/render'
+import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
 import { BODY_LIMITS, LabelQuery } from './shapes'
 
 const JsonRpc = once(() =>
@@ -61,34 +61,42 @@ export const mcp = new Routes().openapi(route, async (c) => {
       `MCP-Protocol-Version() ${JSON.stringify(asked.slice(0, 32))} is not spoken here`,
     )
   }
+  const settings = settingsOf(c)
   const context = {
     store: await freshStoreOf(c),
-    options: renderOptionsFrom(c.env, waitUntilOf(c)),
-    environMaxBytes: environMaxBytes(c.env),
+    options: renderOptionsOf(c),
+    environMaxBytes: settings.environMaxBytes,
   }
   const answer = await serveMcp(c.req.valid('json'), context, {
     server: { name: 'ai-prompt-shell', version },
     clientFault: (code) => ERROR_STATUS[code] < 500,
-    maxBytes: intVar(c.env, 'MCP_MAX_BYTES', DEFAULT_MCP_MAX_BYTES),
+    maxBytes: settings.mcpMaxBytes,
   })
   if (answer === undefined) return c.body(null, 202)
   // The answer is JSON text already, each message's serialised once as the budget counted it.
   return c.body(answer, 200, { 'content-type': 'application/json' })
 })
-// Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
-// session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
-for (const method of ['get', 'delete'] as const) {
-  const refused = defineRoute(method, '/mcp', () => ({
-    tags: ['mcp'],
-    summary: `Always 405 (Allow: POST): a stateless MCP server keeps no ${method === 'get' ? 'event stream' : 'session'}`,
-    responses: errorsOf('UNAUTHORIZED', 'METHOD_NOT_ALLOWED'),
-  }))
-  mcp.openapi(refused, (c) => {
-    c.set('expected', true)
-    throw new HttpError(
-      'METHOD_NOT_ALLOWED',
-      `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
-      { Allow: 'POST' },
-    )
-  })
+
+/**
+ * Every MCP client asks for an event stream (GET) once initialized: a stateless server has none and no
+ * session to end (DELETE), and says so, as the transport expects; routine, so its log line is no warning.
+ */
+const refusal = (kept: string) => () => ({
+  tags: ['mcp'],
+  summary: `Always 405 (Allow: POST): a stateless MCP server keeps no ${kept}`,
+  responses: errorsOf('UNAUTHORIZED', 'METHOD_NOT_ALLOWED'),
+})
+
+/** Registered once per route: the document finds each route by its own handler. */
+const refused = (): Handler<AppEnv> => (c) => {
+  c.set('expected', true)
+  throw new HttpError(
+    'METHOD_NOT_ALLOWED',
+    `${c.req.method} is not allowed on /mcp: this server keeps no stream or session; POST`,
+    { Allow: 'POST' },
+  )
 }
+
+mcp
+  .openapi(defineRoute('get', '/mcp', refusal('event stream')), refused())
+  .openapi(defineRoute('delete', '/mcp', refusal('session')), refused())

@@ -74,7 +74,7 @@ const PromptDetail = once(() =>
   ),
 )
 
-const list = defineRoute('get', '/', () => ({
+const list = defineRoute('get', '/api/prompts', () => ({
   tags: ['prompts'],
   summary: 'The prompts, from extensions and stored directly',
   request: {
@@ -93,7 +93,7 @@ const list = defineRoute('get', '/', () => ({
   },
 }))
 
-const one = defineRoute('get', '/{prompt_id}', () => ({
+const one = defineRoute('get', '/api/prompts/{prompt_id}', () => ({
   tags: ['prompts'],
   summary: 'One prompt, with its template and parameters',
   request: { params: z.object({ prompt_id: PromptId() }), query: PromptQuery() },
@@ -107,7 +107,7 @@ const RenderBody = once(() =>
   described(z.object({ args: z.optional(Args()) }), { id: 'RenderRequest', description: BODY_LIMITS }),
 )
 
-const render = defineRoute('post', '/{prompt_id}/render', () => ({
+const render = defineRoute('post', '/api/prompts/{prompt_id}/render', () => ({
   tags: ['prompts'],
   summary: 'Renders a prompt with its args and the shared variables, calling its tools',
   middleware: jsonBody,

@@ -1,27 +1,25 @@
 import type { Context } from 'hono'
-import { freshStoreOf, waitUntilOf } from '../lib/http'
+import { freshStoreOf, renderOptionsOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { renderOptionsFrom, renderPrompt } from '../lib/render'
+import { renderPrompt } from '../lib/render'
 import type { Args, Rendered } from '../lib/render'
-import type { Store } from '../lib/store'
 import { servedHeaders } from './shapes'
 
 /**
  * A prompt rendered for a route, /render or /chat: the same store, options
  * and log fields for both, so that a chat fails exactly as its render would.
  * `?version=N` renders that version of the prompt's record; the answer's
- * headers say which version was rendered, and from which label. `store`:
- * the request's, when the route reads more of it (a chat, its tools).
+ * headers say which version was rendered, and from which label.
  */
-export async function renderRequested(c: Context<AppEnv>, id: string, args: Args, store?: Store): Promise<Rendered> {
+export async function renderRequested(c: Context<AppEnv>, id: string, args: Args): Promise<Rendered> {
   requestLog()?.set('prompt_id', id)
   const version = c.req.query('version')
   const options = {
-    ...renderOptionsFrom(c.env, waitUntilOf(c)),
+    ...renderOptionsOf(c),
     version: version === undefined ? undefined : Number(version),
   }
-  const rendered = await renderPrompt(store ?? (await freshStoreOf(c)), id, args, options)
+  const rendered = await renderPrompt(await freshStoreOf(c), id, args, options)
   requestLog()?.set('prompt_version', rendered.served?.version ?? null)
   for (const [name, value] of Object.entries(servedHeaders(rendered.served))) c.header(name, value)
   requestLog()?.debug({ args, rendered_prompt: rendered.prompt })

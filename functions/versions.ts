@@ -1,5 +1,6 @@
+import type { Handler } from 'hono'
 import * as z from 'zod/mini'
-import { ID_KIND, RECORD_KINDS, recordVersion, recordVersions } from '../lib/catalog'
+import { ID_KIND, recordVersion, recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
 import {
   API_ERRORS,
@@ -13,6 +14,7 @@ import {
   described,
   once,
 } from '../lib/http'
+import type { AppEnv } from '../lib/http'
 import { ReadQuery, idParam, servedHeaders, versionNumber } from './shapes'
 import { KIND_ROUTES } from './writes'
 
@@ -46,28 +48,31 @@ const VersionWithValue = once(() =>
 const VersionList = once(() => successOf('VersionList', z.array(Version())))
 const VersionAnswer = once(() => successOf('VersionAnswer', VersionWithValue()))
 
-/** The version routes of one kind. */
-function versionRoutes(kind: RecordKind) {
-  const { param, example } = KIND_ROUTES[kind]
+/** The declaration of a kind's version list: `GET /api/{kind}/{id}/versions`. */
+function listDeclaration(kind: RecordKind) {
   const singular = ID_KIND[kind]
-  const id = once(() => idParam(singular, `The ${singular} id.`, example))
-  const list = defineRoute('get', `/${kind}/{${param}}/versions`, () => ({
+  return () => ({
     tags: ['versions'],
     summary: `The versions kept of a ${singular}, newest first`,
     description:
       "From the label's own record when the label has one, else the base's. A prompt contributed by an extension has its extension's versions.",
-    request: { params: z.object({ [param]: id() }), query: ReadQuery() },
+    request: { params: z.object({ [KIND_ROUTES[kind].param]: idOf(kind) }), query: ReadQuery() },
     responses: {
       200: json('Its versions', VersionList()),
       ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'CONFLICT'),
     },
-  }))
-  const one = defineRoute('get', `/${kind}/{${param}}/versions/{version}`, () => ({
+  })
+}
+
+/** The declaration of one version of a kind's record: `GET /api/{kind}/{id}/versions/{version}`. */
+function oneDeclaration(kind: RecordKind) {
+  const singular = ID_KIND[kind]
+  return () => ({
     tags: ['versions'],
     summary: `One version of a ${singular}, with the record it stored`,
     request: {
       params: z.object({
-        [param]: id(),
+        [KIND_ROUTES[kind].param]: idOf(kind),
         version: described(versionNumber(), { example: '1' }),
       }),
       query: ReadQuery(),
@@ -76,31 +81,61 @@ function versionRoutes(kind: RecordKind) {
       200: json('The version', VersionAnswer()),
       ...errorsOf(...API_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'VERSION_NOT_FOUND', 'CONFLICT'),
     },
-  }))
-  return { list, one, param }
+  })
 }
 
-/**
- * GET /api/{extensions|prompts|environs|tools}/{id}/versions and
- * .../versions/{version}: the history every write through the service keeps.
- * Answers carry X-Prompt-Label() when the label's own record has them.
- */
-export const versions = new Routes()
+function idOf(kind: RecordKind) {
+  const singular = ID_KIND[kind]
+  return idParam(singular, `The ${singular} id.`, KIND_ROUTES[kind].example)
+}
 
-for (const kind of RECORD_KINDS) {
-  const { list, one, param } = versionRoutes(kind)
-  versions.openapi(list, async (c) => {
-    const id = (c.req.valid('param') as Record<string, string>)[param] as string
-    const { layer, versions: kept } = await recordVersions(storeOf(c), kind, id)
+/** The handler of a kind's version list. */
+function listed(kind: RecordKind): Handler<AppEnv> {
+  return async (c) => {
+    const { layer, versions: kept } = await recordVersions(
+      storeOf(c),
+      kind,
+      c.req.param(KIND_ROUTES[kind].param) as string,
+    )
     if (layer.label !== undefined) c.header('X-Prompt-Label', layer.label)
     return success(c, kept)
-  })
-  versions.openapi(one, async (c) => {
-    const params = c.req.valid('param') as Record<string, string>
-    const n = Number(params.version)
-    const { layer, version, value } = await recordVersion(storeOf(c), kind, params[param] as string, n)
+  }
+}
+
+/** The handler of one version of a kind's record. */
+function oneVersion(kind: RecordKind): Handler<AppEnv> {
+  return async (c) => {
+    const n = Number(c.req.param('version'))
+    const id = c.req.param(KIND_ROUTES[kind].param) as string
+    const { layer, version, value } = await recordVersion(storeOf(c), kind, id, n)
     for (const [name, text] of Object.entries(servedHeaders({ version: n, label: layer.label }))) c.header(name, text)
     const { text: _, ...entry } = version
     return success(c, { ...entry, value })
-  })
+  }
 }
+
+/**
+ * The history every write through the service keeps, of each kind of
+ * record. Answers carry X-Prompt-Label() when the label's own record has them.
+ */
+export const versions = new Routes()
+  .openapi(
+    defineRoute('get', '/api/extensions/{extension_id}/versions', listDeclaration('extensions')),
+    listed('extensions'),
+  )
+  .openapi(
+    defineRoute('get', '/api/extensions/{extension_id}/versions/{version}', oneDeclaration('extensions')),
+    oneVersion('extensions'),
+  )
+  .openapi(defineRoute('get', '/api/prompts/{prompt_id}/versions', listDeclaration('prompts')), listed('prompts'))
+  .openapi(
+    defineRoute('get', '/api/prompts/{prompt_id}/versions/{version}', oneDeclaration('prompts')),
+    oneVersion('prompts'),
+  )
+  .openapi(defineRoute('get', '/api/environs/{environ_id}/versions', listDeclaration('environs')), listed('environs'))
+  .openapi(
+    defineRoute('get', '/api/environs/{environ_id}/versions/{version}', oneDeclaration('environs')),
+    oneVersion('environs'),
+  )
+  .openapi(defineRoute('get', '/api/tools/{tool_id}/versions', listDeclaration('tools')), listed('tools'))
+  .openapi(defineRoute('get', '/api/tools/{tool_id}/versions/{version}', oneDeclaration('tools')), oneVersion('tools'))

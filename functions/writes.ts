@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
-import type { Context } from 'hono'
-import { ID_KIND, RECORD_KINDS } from '../lib/catalog'
+import type { Context, Handler } from 'hono'
+import { ID_KIND } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
 import {
   API_ERRORS,
@@ -16,11 +16,12 @@ import {
   defineRoute,
   described,
   once,
+  settingsOf,
+  writerOf,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { deleteRecord, historyLimitOf, putRecord } from '../lib/publish'
-import { openStore } from '../lib/store'
+import { deleteRecord, putRecord } from '../lib/publish'
 import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
 
 /** How each kind's id is named in its path, its body's schema (made on first use), and an example id. */
@@ -66,67 +67,88 @@ const WriteAnswer = once(() => successOf('WriteAnswer', Written()))
 
 const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'] as const
 
-/** PUT and DELETE of one kind's records. */
-function writeRoutes(kind: RecordKind) {
-  const { param, schema, example } = KIND_ROUTES[kind]
+/** The declaration of a write of a kind's record: `PUT /api/{kind}/{id}`. */
+function putDeclaration(kind: RecordKind) {
   const singular = ID_KIND[kind]
-  const params = once(() => z.object({ [param]: idParam(singular, `The ${singular} id.`, example) }))
-  const put = defineRoute('put', `/${kind}/{${param}}`, () => ({
+  return () => ({
     tags: ['writes'],
     summary: `Writes a ${singular}, as a new version`,
     description: `Needs ADMIN_TOKEN. The body is checked as the catalogue reads ${kind} (templates parsed); nothing is written when it fails.${kind === 'tools' ? ' Its `{module}_{name}` must be the tool_id.' : ''} ${BODY_LIMITS}`,
     middleware: [adminAuth, ...recordBody],
     request: {
-      params: params(),
+      params: paramsOf(kind),
       query: WriteQuery(),
-      body: { content: { 'application/json': { schema: schema() } }, required: true },
+      body: { content: { 'application/json': { schema: KIND_ROUTES[kind].schema() } }, required: true },
     },
     responses: {
       200: json('Written', WriteAnswer()),
       ...errorsOf(...WRITE_ERRORS, 'TEMPLATE_SYNTAX', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'),
     },
-  }))
-  const del = defineRoute('delete', `/${kind}/{${param}}`, () => ({
+  })
+}
+
+/** The declaration of a deletion of a kind's record: `DELETE /api/{kind}/{id}`. */
+function deleteDeclaration(kind: RecordKind) {
+  return () => ({
     tags: ['writes'],
-    summary: `Deletes a ${singular}, as a new version (under a label: hides it there)`,
+    summary: `Deletes a ${ID_KIND[kind]}, as a new version (under a label: hides it there)`,
     description: 'Needs ADMIN_TOKEN.',
     middleware: [adminAuth],
-    request: { params: params(), query: WriteQuery() },
+    request: { params: paramsOf(kind), query: WriteQuery() },
     responses: {
       200: json('Deleted', WriteAnswer()),
       ...errorsOf(...WRITE_ERRORS, 'NOT_FOUND'),
     },
-  }))
-  return { put, del, param }
+  })
+}
+
+function paramsOf(kind: RecordKind) {
+  const { param, example } = KIND_ROUTES[kind]
+  const singular = ID_KIND[kind]
+  return z.object({ [param]: idParam(singular, `The ${singular} id.`, example) })
 }
 
 function optionsOf(c: Context<AppEnv>) {
   return {
     label: labelOf(c),
     message: c.req.query('message') || undefined,
-    historyLimit: historyLimitOf(c.env),
+    historyLimit: settingsOf(c).historyLimit,
+  }
+}
+
+/** The handler of a write of a kind's record. */
+function put(kind: RecordKind): Handler<AppEnv> {
+  return async (c) => {
+    const id = c.req.param(KIND_ROUTES[kind].param) as string
+    const written = await putRecord(writerOf(c), kind, id, await c.req.json(), optionsOf(c))
+    requestLog()?.set('written', { key: written.key, version: written.version })
+    return success(c, written)
+  }
+}
+
+/** The handler of a deletion of a kind's record. */
+function remove(kind: RecordKind): Handler<AppEnv> {
+  return async (c) => {
+    const id = c.req.param(KIND_ROUTES[kind].param) as string
+    const written = await deleteRecord(writerOf(c), kind, id, optionsOf(c))
+    requestLog()?.set('written', { key: written.key, version: written.version })
+    return success(c, written)
   }
 }
 
 /**
- * PUT and DELETE /api/{extensions|prompts|environs|tools}/{id}: writes
- * through the service, each a new version of the record (lib/publish),
- * enabled by ADMIN_TOKEN. `?label=` writes the label's own records.
+ * Writes through the service, each a new version of the record
+ * (lib/publish), enabled by ADMIN_TOKEN. `?label=` writes the label's own records.
  */
 export const writes = new Routes()
-
-for (const kind of RECORD_KINDS) {
-  const { put, del, param } = writeRoutes(kind)
-  writes.openapi(put, async (c) => {
-    const id = (c.req.valid('param') as Record<string, string>)[param] as string
-    const written = await putRecord(openStore(c.env), kind, id, await c.req.json(), optionsOf(c))
-    requestLog()?.set('written', { key: written.key, version: written.version })
-    return success(c, written)
-  })
-  writes.openapi(del, async (c) => {
-    const id = (c.req.valid('param') as Record<string, string>)[param] as string
-    const written = await deleteRecord(openStore(c.env), kind, id, optionsOf(c))
-    requestLog()?.set('written', { key: written.key, version: written.version })
-    return success(c, written)
-  })
-}
+  .openapi(defineRoute('put', '/api/extensions/{extension_id}', putDeclaration('extensions')), put('extensions'))
+  .openapi(
+    defineRoute('delete', '/api/extensions/{extension_id}', deleteDeclaration('extensions')),
+    remove('extensions'),
+  )
+  .openapi(defineRoute('put', '/api/prompts/{prompt_id}', putDeclaration('prompts')), put('prompts'))
+  .openapi(defineRoute('delete', '/api/prompts/{prompt_id}', deleteDeclaration('prompts')), remove('prompts'))
+  .openapi(defineRoute('put', '/api/environs/{environ_id}', putDeclaration('environs')), put('environs'))
+  .openapi(defineRoute('delete', '/api/environs/{environ_id}', deleteDeclaration('environs')), remove('environs'))
+  .openapi(defineRoute('put', '/api/tools/{tool_id}', putDeclaration('tools')), put('tools'))
+  .openapi(defineRoute('delete', '/api/tools/{tool_id}', deleteDeclaration('tools')), remove('tools'))

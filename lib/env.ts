@@ -1,8 +1,7 @@
-import { clip, misconfigured } from './errors'
-
 /**
  * The Worker's configuration: wrangler.toml `[vars]`, secrets, and `.dev.vars`
  * locally. Everything is optional; unset, the service runs on its embedded store.
+ * Read by lib/settings.ts alone, which parses and checks each setting.
  */
 export interface Env {
   /** The static assets (wrangler.toml's [assets]): /openapi.json is one. */
@@ -65,43 +64,4 @@ export interface Env {
   CHAT_ARGUMENTS_MAX_BYTES?: string
   /** Times a chat asks again when the answer does not match the prompt's `returns` schema (default 2; 0: never). */
   LLM_OUTPUT_RETRIES?: string
-}
-
-/** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
-const QUOTED_CHARS = 40
-
-/** The settings that are text: every variable but the bindings. */
-type Setting = Exclude<keyof Env, 'ASSETS'>
-
-/**
- * An integer of at least `min` (a positive one by default) from a variable,
- * or the default when unset. A bad value is MISCONFIGURED naming the
- * variable: the operator's fault, not a bug.
- */
-export function intVar(env: Env, name: Setting, fallback: number, min = 1): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isSafeInteger(value) || value < min) {
-    const wanted = min === 1 ? 'a positive integer' : `an integer of at least ${min}`
-    throw misconfigured(name, `must be ${wanted}, got '${clip(raw, QUOTED_CHARS)}'`)
-  }
-  return value
-}
-
-/**
- * Comma-separated integers of at least 0, from 1 to `maxItems` of them, from
- * a variable, or the default when unset; a bad value is MISCONFIGURED.
- */
-export function intListVar(env: Env, name: Setting, fallback: readonly number[], maxItems: number): number[] {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return [...fallback]
-  const values = raw.split(',').map((item) => (item.trim() === '' ? NaN : Number(item)))
-  if (values.length > maxItems || values.some((v) => !Number.isSafeInteger(v) || v < 0)) {
-    throw misconfigured(
-      name,
-      `must be 1 to ${maxItems} comma-separated integers of at least 0, got '${clip(raw, QUOTED_CHARS)}'`,
-    )
-  }
-  return values
 }

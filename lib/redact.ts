@@ -6,18 +6,14 @@
  * them through `redact`, which replaces every configured secret, and the
  * forms a reply could carry it in, with REDACTED.
  *
- * The secrets are the request's Worker's (its `env`): the request's scope
- * (`withSecretsOf`, opened by the HTTP layer) holds them, so that code deep
+ * The secrets are the request's Worker's (lib/settings.ts's `secrets`): the
+ * request's scope (`withSecretsOf`, opened by the HTTP layer) holds them, so that code deep
  * in a tool call redacts without being handed the configuration.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Env } from './env'
 
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]'
-
-/** The settings that are secrets themselves; LLM_ROUTES names more (each route's `apiKeyVar`). */
-const SECRET_SETTINGS = ['LLM_API_KEY', 'API_TOKEN', 'ADMIN_TOKEN', 'UPSTASH_REDIS_REST_TOKEN'] as const
 
 /**
  * A secret shorter than this is not looked for: replacing every `t` of a
@@ -25,7 +21,7 @@ const SECRET_SETTINGS = ['LLM_API_KEY', 'API_TOKEN', 'ADMIN_TOKEN', 'UPSTASH_RED
  */
 const MIN_SECRET_CHARS = 8
 
-/** The forms of the secrets of an `env`, longest first. */
+/** The forms of a configuration's secrets, longest first. */
 interface Secrets {
   forms: string[]
   /** The longest form's length: how far past a window's end a secret cut by it can reach. */
@@ -41,9 +37,9 @@ const byValues = new Map<string, Secrets>()
 /** How many configurations' secrets are kept by their values. */
 const KEPT_CONFIGURATIONS = 8
 
-/** Runs `fn` with `env`'s secrets as those `redact` removes, within `fn` and whatever it starts. */
-export function withSecretsOf<T>(env: Env | undefined, fn: () => T): T {
-  return scope.run(env ? secretsOf(env) : NONE, fn)
+/** Runs `fn` with `secrets` (their values) as those `redact` removes, within `fn` and whatever it starts. */
+export function withSecretsOf<T>(secrets: readonly string[], fn: () => T): T {
+  return scope.run(secretsOf(secrets), fn)
 }
 
 /** `text` with every secret of the current scope, in every form looked for, replaced by REDACTED. */
@@ -68,18 +64,12 @@ export function redactedHead(text: string, chars: number): { head: string; cut: 
   return { head: redact(cut ? text.slice(0, window) : text), cut }
 }
 
-/** The configured secrets of `env` (each at least MIN_SECRET_CHARS long), in the forms looked for. */
-function secretsOf(env: Env): Secrets {
-  const cached = known.get(env)
+/** The forms of `values` looked for (each at least MIN_SECRET_CHARS long), made once per configuration. */
+function secretsOf(values: readonly string[]): Secrets {
+  const cached = known.get(values)
   if (cached) return cached
-  const values = new Set<string>()
-  for (const name of SECRET_SETTINGS) values.add(env[name] ?? '')
-  for (const name of routeKeyVars(env.LLM_ROUTES)) {
-    const value = (env as Record<string, unknown>)[name]
-    if (typeof value === 'string') values.add(value)
-  }
   // workerd may hand each request an `env` of its own: the same secrets are found by their values too.
-  const key = [...values].join('\n')
+  const key = values.join('\n')
   let secrets = byValues.get(key)
   if (!secrets) {
     const forms = new Set<string>()
@@ -90,28 +80,8 @@ function secretsOf(env: Env): Secrets {
     if (byValues.size >= KEPT_CONFIGURATIONS) byValues.delete(byValues.keys().next().value as string)
     byValues.set(key, secrets)
   }
-  known.set(env, secrets)
+  known.set(values, secrets)
   return secrets
-}
-
-/**
- * The names of the secrets LLM_ROUTES points at. Read leniently: a bad
- * LLM_ROUTES is lib/llm/config.ts's to refuse, with its own message, and
- * redaction must never fail.
- */
-function routeKeyVars(raw: string | undefined): string[] {
-  if (!raw) return []
-  let routes: unknown
-  try {
-    routes = JSON.parse(raw)
-  } catch {
-    return []
-  }
-  if (typeof routes !== 'object' || routes === null) return []
-  return Object.values(routes).flatMap((spec: unknown) => {
-    const name = (spec as { apiKeyVar?: unknown } | null)?.apiKeyVar
-    return typeof name === 'string' ? [name] : []
-  })
 }
 
 /**

@@ -1,5 +1,3 @@
-import { intVar } from '../env'
-import type { Env } from '../env'
 import { ServiceError, notFound } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
@@ -12,14 +10,9 @@ import type { KeyedRecord } from './records'
 import type { Listing, Skip } from './types'
 
 /** Bytes one environ read loads by default (ENVIRON_MAX_BYTES): its keys' names and values, everything below it. */
-const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
+export const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
 /** Values read at most at once: one EVAL of the Upstash store, one HTTP request. */
 const MOST_READ = 1000
-
-/** ENVIRON_MAX_BYTES, the bytes one environ read (REST or MCP) may load. */
-export function environMaxBytes(env: Env): number {
-  return intVar(env, 'ENVIRON_MAX_BYTES', DEFAULT_ENVIRON_MAX_BYTES)
-}
 
 /**
  * Every shared-variable path (`vscode.frameworks` for

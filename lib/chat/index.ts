@@ -19,7 +19,6 @@ import { returnsSchema } from './returns'
 import { returnsTags } from './tags'
 import { offeredTools } from './offered-tools'
 
-export { chatOptionsFrom } from './options'
 export type { ChatOptions } from './options'
 export { streamConversation } from './stream'
 export type { Conversation } from './conversation'

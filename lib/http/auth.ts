@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { ServiceError } from '../errors'
 import { log } from '../log'
+import { settingsOf } from './context'
 import type { AppEnv } from './context'
 import { HttpError } from './errors'
 
@@ -16,15 +17,15 @@ let openNoticeGiven = false
  * request of each isolate says so in its log line.
  */
 export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const expected = c.env?.API_TOKEN
-  if (!expected) {
+  const { apiToken, adminToken } = settingsOf(c)
+  if (!apiToken) {
     if (!openNoticeGiven) {
       openNoticeGiven = true
       log.warn('API_TOKEN is unset: /api/* is open to anyone who can reach the service')
     }
     return next()
   }
-  await requireToken(c, 'this API', [expected, c.env.ADMIN_TOKEN])
+  await requireToken(c, 'this API', [apiToken, adminToken])
   return next()
 }
 
@@ -34,11 +35,11 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
  * (else 401, whatever API_TOKEN says).
  */
 export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const expected = c.env?.ADMIN_TOKEN
-  if (!expected) {
+  const { adminToken } = settingsOf(c)
+  if (!adminToken) {
     throw new ServiceError('WRITES_DISABLED', 'writes are disabled on this deployment: set the secret ADMIN_TOKEN')
   }
-  await requireToken(c, 'writing', [expected])
+  await requireToken(c, 'writing', [adminToken])
   return next()
 }
 

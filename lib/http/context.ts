@@ -1,7 +1,10 @@
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { Env } from '../env'
-import { ServiceError, misconfigured } from '../errors'
+import { ServiceError } from '../errors'
 import type { RequestLog } from '../log'
+import type { RenderOptions } from '../render'
+import { settingsFrom } from '../settings'
+import type { Settings } from '../settings'
 import { LABEL_PATTERN, LABEL_RULE, openFreshStore, openStore, withLabel } from '../store'
 import type { Store } from '../store'
 
@@ -9,14 +12,34 @@ import type { Store } from '../store'
 export type AppEnv = {
   Bindings: Env
   Variables: {
+    /** The Worker's settings (lib/settings.ts), each parsed when first read. */
+    settings: Settings
     /** The store, once a handler opened it. */
     store: Store | undefined
+    /** The store with 5-second freshness, once a handler opened it. */
+    freshStore: Promise<Store> | undefined
     requestId: string
     /** The request's log line (lib/http/request-log.ts). */
     log: RequestLog
     /** A client error the protocol expects (an MCP client's probe for an event stream): its line is info, not warn. */
     expected: boolean | undefined
   }
+}
+
+/**
+ * The request's context, mounted first: its settings, from which the
+ * accessors below open its store (as its label sees it), its writer and its
+ * render options, each when a handler first asks. Nothing is parsed here:
+ * a bad setting fails only the requests that read it.
+ */
+export const requestContext: MiddlewareHandler<AppEnv> = (c, next) => {
+  c.set('settings', settingsFrom(c.env))
+  return next()
+}
+
+/** The request's settings. */
+export function settingsOf(c: Context<AppEnv>): Settings {
+  return c.get('settings') ?? settingsFrom(c.env)
 }
 
 /**
@@ -32,10 +55,8 @@ export function labelOf(c: Context<AppEnv>): string | undefined {
     c.get('log')?.set('label', asked)
     return asked
   }
-  const configured = c.env?.PROMPT_LABEL
-  if (!configured) return undefined
-  if (!LABEL_PATTERN.test(configured)) throw misconfigured('PROMPT_LABEL', LABEL_RULE)
-  c.get('log')?.set('label', configured)
+  const configured = settingsOf(c).promptLabel
+  if (configured !== undefined) c.get('log')?.set('label', configured)
   return configured
 }
 
@@ -47,16 +68,32 @@ export function labelOf(c: Context<AppEnv>): string | undefined {
 export function storeOf(c: Context<AppEnv>): Store {
   let store = c.get('store')
   if (!store) {
-    store = withLabel(openStore(c.env), labelOf(c))
+    store = withLabel(openStore(settingsOf(c).redis), labelOf(c))
     c.set('store', store)
   }
   return store
 }
 
 /** The store with 5-second freshness (see lib/store/cached.ts), for the render path, as its label sees it. */
-export async function freshStoreOf(c: Context<AppEnv>): Promise<Store> {
-  const label = labelOf(c)
-  return withLabel(await openFreshStore(c.env, waitUntilOf(c)), label)
+export function freshStoreOf(c: Context<AppEnv>): Promise<Store> {
+  let store = c.get('freshStore')
+  if (!store) {
+    const label = labelOf(c)
+    store = openFreshStore(settingsOf(c).redis, waitUntilOf(c)).then((fresh) => withLabel(fresh, label))
+    c.set('freshStore', store)
+  }
+  return store
+}
+
+/** The store writes go to: Redis itself, no cache, no label (a write names its label itself). */
+export function writerOf(c: Context<AppEnv>): Store {
+  return openStore(settingsOf(c).redis)
+}
+
+/** The render options the settings give, with the request's waitUntil (a call's cancellation outlives the answer). */
+export function renderOptionsOf(c: Context<AppEnv>): RenderOptions {
+  const { render } = settingsOf(c)
+  return { ...render, tools: { ...render.tools, waitUntil: waitUntilOf(c) } }
 }
 
 /** The request's waitUntil, looked up when called: work kept alive after the answer (a cache fill, a cancellation). */

@@ -3,7 +3,17 @@ import type { Skip } from '../catalog/types'
 
 export { ERROR_STATUS, HttpError } from './errors'
 export { onError, unroutedHandler } from './handlers'
-export { storeOf, freshStoreOf, labelOf, waitUntilOf } from './context'
+export {
+  freshStoreOf,
+  labelOf,
+  renderOptionsOf,
+  requestContext,
+  settingsOf,
+  storeOf,
+  waitUntilOf,
+  writerOf,
+} from './context'
+export { LABEL_PATTERN, LABEL_RULE } from '../store'
 export type { AppEnv } from './context'
 export { jsonBody, recordBody } from './input'
 export { adminAuth, bearerAuth } from './auth'

@@ -1,13 +1,12 @@
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { $ZodIssue } from 'zod/v4/core'
-import { intVar } from '../env'
 import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, textNestedDeeperThan } from '../json'
+import { settingsOf } from './context'
 import type { AppEnv } from './context'
 import { ServiceError } from '../errors'
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 /** A member name longer than this is not quoted back in an error. */
 const QUOTED_NAME_CHARS = 64
 
@@ -17,7 +16,7 @@ const QUOTED_NAME_CHARS = 64
  * streamed without one as soon as it passes it.
  */
 const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
-  const maxSize = intVar(c.env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES)
+  const maxSize = settingsOf(c).maxBodyBytes
   const tooLarge = () => {
     throw new ServiceError('PAYLOAD_TOO_LARGE', `the body is larger than MAX_BODY_BYTES (${maxSize} bytes)`)
   }

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import { RequestLog } from '../log'
 import { withSecretsOf } from '../redact'
+import { settingsOf } from './context'
 import type { AppEnv } from './context'
 
 /** An id a caller may choose, so that its own logs and ours can be joined; anything else is replaced. */
@@ -15,12 +16,13 @@ const CALLER_ID = /^[\w.:@-]{1,128}$/
  * LOG_DEBUG=true adds the args and the rendered prompt. The request's scope
  * also holds the Worker's secrets, which whatever it says is redacted of.
  */
-export const requestLogger: MiddlewareHandler<AppEnv> = (c, next) => withSecretsOf(c.env, () => logged(c, next))
+export const requestLogger: MiddlewareHandler<AppEnv> = (c, next) =>
+  withSecretsOf(settingsOf(c).secrets, () => logged(c, next))
 
 const logged: MiddlewareHandler<AppEnv> = async (c, next) => {
   const given = c.req.header('x-request-id')
   const requestId = given && CALLER_ID.test(given) ? given : crypto.randomUUID()
-  const debug = c.env?.LOG_DEBUG === 'true' || c.env?.LOG_DEBUG === '1'
+  const debug = settingsOf(c).logDebug
   // The line cuts every string it carries (lib/log.ts): a path of 100 KB makes no line of 100 KB.
   const record = new RequestLog({ request_id: requestId, method: c.req.method, path: c.req.path }, debug)
   c.set('requestId', requestId)

@@ -40,7 +40,7 @@ export type Method = 'get' | 'post' | 'put' | 'delete'
  */
 export interface Route<R extends RouteDeclaration> {
   method: Method
-  /** OpenAPI's form, `/{prompt_id}/render`, relative to the group's mount point. */
+  /** OpenAPI's form, `/api/prompts/{prompt_id}/render`: the full path, every group being mounted at `/`. */
   path: string
   declaration: () => R
 }

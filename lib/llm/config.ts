@@ -1,4 +1,3 @@
-import type { Env } from '../env'
 import { ServiceError, misconfigured } from '../errors'
 
 /** The HTTP APIs a model is reached by: OpenAI's chat completions (and every compatible one), or a native one. */
@@ -18,38 +17,27 @@ export interface LlmRoute {
   maxTokens?: number | undefined
 }
 
-interface RouteSpec {
+export interface RouteSpec {
   api?: LlmApi
   baseURL: string
   apiKeyVar?: string
   maxTokens?: number
 }
 
-/**
- * The route of a model: its entry in LLM_ROUTES (`{"<model>": {"baseURL": ...,
- * "apiKeyVar": "<name of the secret holding the key>", "api": "anthropic",
- * "maxTokens": 4096}}`), else the default LLM_BASE_URL with LLM_API_KEY
- * (OpenAI's API). One deployment so reaches several providers.
- */
-export function routeFor(env: Env, model: string): LlmRoute {
-  const routes = parseRoutes(env.LLM_ROUTES)
-  const spec = Object.hasOwn(routes, model) ? routes[model] : undefined
-  if (spec) {
-    const { api = 'openai', baseURL, apiKeyVar, maxTokens } = spec
-    return { api, baseURL, apiKey: secret(env, apiKeyVar, model), maxTokens }
-  }
-  if (!env.LLM_BASE_URL) throw misconfigured('LLM_BASE_URL', 'is not set: no provider to send the chat to')
-  return { api: 'openai', baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
-}
-
 /** The model to ask: the body's, else LLM_DEFAULT_MODEL. */
-export function modelFor(env: Env, requested: string | undefined): string {
-  const model = requested ?? env.LLM_DEFAULT_MODEL
+export function modelFor(requested: string | undefined, defaultModel: string | undefined): string {
+  const model = requested ?? defaultModel
   if (!model) throw new ServiceError('BAD_REQUEST', 'the body names no model, and LLM_DEFAULT_MODEL is not set')
   return model
 }
 
-function parseRoutes(raw: string | undefined): Record<string, RouteSpec> {
+/**
+ * LLM_ROUTES (`{"<model>": {"baseURL": ..., "apiKeyVar": "<name of the
+ * secret holding the key>", "api": "anthropic", "maxTokens": 4096}}`),
+ * checked: a model it names is reached there, any other at LLM_BASE_URL
+ * with LLM_API_KEY (lib/settings.ts). One deployment so reaches several providers.
+ */
+export function parseRoutes(raw: string | undefined): Record<string, RouteSpec> {
   if (!raw) return {}
   let routes: unknown
   try {
@@ -75,13 +63,4 @@ function parseRoutes(raw: string | undefined): Record<string, RouteSpec> {
     }
   }
   return routes as Record<string, RouteSpec>
-}
-
-/** A secret named by a route; the name comes from configuration, never from a request. */
-function secret(env: Env, name: string | undefined, model: string): string {
-  if (!name) return ''
-  const value = (env as Record<string, unknown>)[name]
-  if (typeof value !== 'string')
-    throw misconfigured(name, `is not set: LLM_ROUTES names it as the key of model ${model}`)
-  return value
 }

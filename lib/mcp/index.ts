@@ -30,8 +30,6 @@ export { SUPPORTED_VERSIONS } from './protocol'
 
 /** At most this many messages in one POST (a batch, as protocol versions before 2025-06-18 allow). */
 export const MAX_BATCH = 32
-/** Bytes of one POST's answer at most, by default (MCP_MAX_BYTES): a few answers of TOOL_MAX_BYTES, JSON-escaped. */
-export const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
 
 export interface ServerInfo {
   name: string

@@ -4,15 +4,7 @@
  * label; and promotion of a label's records onto the base or another label.
  * The API's write routes and the CLI share this code.
  */
-export {
-  DEFAULT_HISTORY_LIMIT,
-  checkedRecord,
-  historyLimitOf,
-  deleteRecord,
-  putRecord,
-  putTexts,
-  writable,
-} from './write'
+export { checkedRecord, deleteRecord, putRecord, putTexts, writable } from './write'
 export type { WriteOptions, Written } from './write'
 export { promote } from './promote'
 export type { PromoteOptions, Promotion } from './promote'

@@ -1,12 +1,9 @@
 import { ID_KIND, STORED_AS, checkId, checkRecords, recordKey } from '../catalog'
 import type { Problem, RecordKind } from '../catalog'
-import { intVar } from '../env'
-import type { Env } from '../env'
-import { ServiceError, misconfigured } from '../errors'
+import { ServiceError } from '../errors'
 import { isObject } from '../json'
 import {
   LabeledStore,
-  MAX_HISTORY,
   TOMBSTONE,
   commandsOf,
   commit,
@@ -17,16 +14,6 @@ import {
   pathToKey,
 } from '../store'
 import type { CommandStore, Store } from '../store'
-
-/** Versions kept of each record unless HISTORY_LIMIT says otherwise. */
-export const DEFAULT_HISTORY_LIMIT = 50
-
-/** HISTORY_LIMIT: versions kept of each record, from 1 to MAX_HISTORY (a listing reads them all). */
-export function historyLimitOf(env: Env): number {
-  const limit = intVar(env, 'HISTORY_LIMIT', DEFAULT_HISTORY_LIMIT)
-  if (limit > MAX_HISTORY) throw misconfigured('HISTORY_LIMIT', `must be at most ${MAX_HISTORY}, got ${limit}`)
-  return limit
-}
 
 /** What a write answers. */
 export interface Written {

@@ -3,7 +3,6 @@
  * in; the rendered prompt out. See pipeline.ts.
  */
 export { renderDraft, renderPrompt } from './pipeline'
-export { renderOptionsFrom } from './options'
 export { compilePrompt } from './compile'
 export type { Rendered, RenderOptions, Warning } from './pipeline'
 export type { Args } from './args'

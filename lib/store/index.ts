@@ -1,5 +1,4 @@
-import type { Env } from '../env'
-import { intVar } from '../env'
+import type { RedisSettings } from '../settings'
 import { misconfigured } from '../errors'
 import { log } from '../log'
 import { CachedStore, forgetBefore, namespaceOf } from './cached'
@@ -22,36 +21,23 @@ export { passedAt } from './within'
 export type { Change, StoredVersion, VersionEntry } from './history'
 export * from './keys'
 
-const DEFAULT_REDIS_TIMEOUT_MS = 2000
-
 /** Immutable and bundled: one per isolate is enough. */
 let embedded: EmbeddedStore | undefined
 
 /**
- * The store this request reads: Upstash when both of its variables are set,
- * the embedded examples when neither is. One without the other is a
- * misconfiguration, answered as such (503 MISCONFIGURED naming the missing
- * one) rather than silently served from the examples; so are a bad
- * REDIS_TIMEOUT_MS and a URL the client refuses. STORE_UNAVAILABLE is kept
- * for a Redis that fails when asked.
+ * The store this request reads: Upstash when its settings are (lib/settings.ts
+ * refuses one of URL and token without the other), the embedded examples
+ * when they are unset. A URL the client refuses is 503 MISCONFIGURED too;
+ * STORE_UNAVAILABLE is kept for a Redis that fails when asked.
  */
-export function openStore(env: Env): Store {
-  const url = env.UPSTASH_REDIS_REST_URL
-  const token = env.UPSTASH_REDIS_REST_TOKEN
-  if (url && token) {
-    const timeoutMs = intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS)
+export function openStore(redis: RedisSettings | undefined): Store {
+  if (redis) {
     try {
-      return new UpstashStore({ url, token, timeoutMs })
+      return new UpstashStore(redis)
     } catch (e) {
       // The client's own message quotes the whole URL; the setting's name says enough.
       throw misconfigured('UPSTASH_REDIS_REST_URL', 'is not a URL the Redis client accepts (http:// or https://)', e)
     }
-  }
-  if (url || token) {
-    const [missing, set] = url
-      ? ['UPSTASH_REDIS_REST_TOKEN', 'UPSTASH_REDIS_REST_URL']
-      : ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN']
-    throw misconfigured(missing, `is not set, though ${set} is: set both, or neither for the embedded store`)
   }
   if (!embedded) {
     embedded = new EmbeddedStore(EMBEDDED_RECORDS)
@@ -81,8 +67,11 @@ function namespaceFor(store: UpstashStore): Promise<string> {
  * reads of prompts, tools and variables within 5 s of each other cost no
  * Redis request. The embedded store is memory already and is returned as it is.
  */
-export async function openFreshStore(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<Store> {
-  const store = openStore(env)
+export async function openFreshStore(
+  redis: RedisSettings | undefined,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<Store> {
+  const store = openStore(redis)
   if (!(store instanceof UpstashStore)) return store
   const shared = typeof caches === 'undefined' ? undefined : (caches as unknown as { default: Cache }).default
   const namespace = await namespaceFor(store)

@@ -1,7 +1,9 @@
 // The LLM settings, as the chat route reads them from the Worker's configuration.
 import { describe, expect, it } from 'vitest'
 import { ServiceError } from '../../lib/errors'
-import { llmOptionsFrom } from '../../lib/llm'
+import { settingsFrom } from '../../lib/settings'
+
+const llmOptionsFrom = (env: Record<string, string>) => settingsFrom(env).llm
 
 function problem(env: Record<string, string>): unknown {
   try {

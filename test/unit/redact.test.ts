@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { shortReason } from '../../lib/egress'
 import type { Env } from '../../lib/env'
+import { settingsFrom } from '../../lib/settings'
 import { REDACTED, redact, redactedHead, withSecretsOf } from '../../lib/redact'
 
 const KEY = 'sk-live-7f3a9c21b8e4d650'
@@ -15,7 +16,7 @@ const env: Env = {
   LLM_ROUTES: JSON.stringify({ claude: { api: 'anthropic', baseURL: 'http://x', apiKeyVar: 'CLAUDE_KEY' } }),
   ...({ CLAUDE_KEY: ROUTED } as Env),
 }
-const inScope = <T>(fn: () => T, over: Env = env): T => withSecretsOf(over, fn)
+const inScope = <T>(fn: () => T, over: Env = env): T => withSecretsOf(settingsFrom(over).secrets, fn)
 
 describe('redact', () => {
   it('replaces every configured secret: the keys, the routes’ keys, the tokens', () => {

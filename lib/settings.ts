@@ -1,0 +1,370 @@
+import { DEFAULT_ENVIRON_MAX_BYTES } from './catalog/environs'
+import type { ChatOptions } from './chat/options'
+import type { Env } from './env'
+import { clip, misconfigured } from './errors'
+import { parseRoutes } from './llm/config'
+import type { LlmRoute } from './llm/config'
+import type { LlmOptions } from './llm/options'
+import type { RenderOptions } from './render/pipeline'
+import { MAX_HISTORY } from './store/history'
+import { LABEL_PATTERN, LABEL_RULE } from './store/keys'
+import { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS } from './tools/session'
+
+/**
+ * The Worker's settings, read from its `env` here and nowhere else: each
+ * parsed and checked on first use, once per `env` (an isolate sees one; a
+ * test may pass its own per request). A bad setting is 503 MISCONFIGURED
+ * naming it, and fails only what reads it: a bad LLM_ROUTES leaves /health
+ * and renders alone.
+ */
+export interface Settings {
+  /** UPSTASH_REDIS_REST_URL, _TOKEN and REDIS_TIMEOUT_MS; undefined when both are unset (the embedded store). */
+  readonly redis: RedisSettings | undefined
+  /** RENDER_TIMEOUT_MS, ENVIRON_MAX_BYTES and the TOOL_* settings; the request adds its waitUntil. */
+  readonly render: RenderOptions
+  /** ENVIRON_MAX_BYTES: the bytes one environ read (REST or MCP) may load. */
+  readonly environMaxBytes: number
+  /** CHAT_TIMEOUT_MS, CHAT_MAX_STEPS, LLM_OUTPUT_RETRIES, CHAT_ARGUMENTS_MAX_BYTES. */
+  readonly chat: ChatOptions
+  /** LLM_TIMEOUT_MS, LLM_MAX_BYTES, LLM_RETRY_DELAYS_MS. */
+  readonly llm: LlmOptions
+  /** LLM_DEFAULT_MODEL. */
+  readonly defaultModel: string | undefined
+  /** Whether chats have a provider (LLM_BASE_URL or LLM_ROUTES is set), without parsing either. */
+  readonly llmConfigured: boolean
+  /** Where `model` is reached: its LLM_ROUTES entry, else LLM_BASE_URL with LLM_API_KEY. */
+  llmRoute(model: string): LlmRoute
+  /** HISTORY_LIMIT: versions kept of each record, from 1 to MAX_HISTORY. */
+  readonly historyLimit: number
+  /** MAX_BODY_BYTES. */
+  readonly maxBodyBytes: number
+  /** MCP_MAX_BYTES. */
+  readonly mcpMaxBytes: number
+  /** CORS_ORIGINS, each checked to be an origin as browsers send it (or `*`); empty when unset. */
+  readonly corsOrigins: readonly string[]
+  readonly apiToken: string | undefined
+  readonly adminToken: string | undefined
+  /** PROMPT_LABEL, checked to be a label. */
+  readonly promptLabel: string | undefined
+  /** LOG_DEBUG is `true` or `1`. */
+  readonly logDebug: boolean
+  /** The values of the secret settings and of the secrets LLM_ROUTES names (read leniently: redaction never fails). */
+  readonly secrets: readonly string[]
+  /** The static assets binding (wrangler.toml's [assets]). */
+  readonly assets: Fetcher | undefined
+}
+
+export interface RedisSettings {
+  url: string
+  token: string
+  timeoutMs: number
+}
+
+/** Every setting the Worker reads (its bindings aside): the README's configuration table documents each. */
+export const SETTING_NAMES = [
+  'UPSTASH_REDIS_REST_URL',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'REDIS_TIMEOUT_MS',
+  'RENDER_TIMEOUT_MS',
+  'TOOL_TIMEOUT_MS',
+  'TOOLS_BASE_URL',
+  'TOOL_ALLOWED_HOSTS',
+  'LLM_BASE_URL',
+  'LLM_API_KEY',
+  'LLM_DEFAULT_MODEL',
+  'LLM_ROUTES',
+  'API_TOKEN',
+  'ADMIN_TOKEN',
+  'PROMPT_LABEL',
+  'HISTORY_LIMIT',
+  'LOG_DEBUG',
+  'LLM_TIMEOUT_MS',
+  'MAX_BODY_BYTES',
+  'CORS_ORIGINS',
+  'TOOL_MAX_CALLS',
+  'TOOL_MAX_BYTES',
+  'ENVIRON_MAX_BYTES',
+  'MCP_MAX_BYTES',
+  'LLM_MAX_BYTES',
+  'LLM_RETRY_DELAYS_MS',
+  'CHAT_TIMEOUT_MS',
+  'CHAT_MAX_STEPS',
+  'CHAT_ARGUMENTS_MAX_BYTES',
+  'LLM_OUTPUT_RETRIES',
+] as const satisfies readonly Setting[]
+
+/** The settings that are text: every variable but the bindings. */
+type Setting = Exclude<keyof Env, 'ASSETS'>
+
+const DEFAULT_REDIS_TIMEOUT_MS = 2000
+const DEFAULT_RENDER_TIMEOUT_MS = 500
+/** Well under the render's deadline, so a slow tool leaves time to render around it. */
+const DEFAULT_TOOL_TIMEOUT_MS = 300
+/** CHAT_TIMEOUT_MS by default: a few model turns and tool rounds. */
+const DEFAULT_CHAT_TIMEOUT_MS = 120_000
+/** CHAT_MAX_STEPS by default: the most tool rounds a body may ask for. */
+const DEFAULT_CHAT_MAX_STEPS = 8
+const DEFAULT_OUTPUT_RETRIES = 2
+/** What a render's body may carry to its tools (MAX_BODY_BYTES's default), a model's call may carry to one. */
+const DEFAULT_ARGUMENTS_MAX_BYTES = 1024 * 1024
+const DEFAULT_LLM_TIMEOUT_MS = 30_000
+/** 4 MiB of one answer, or of one streamed answer in all. */
+const DEFAULT_LLM_MAX_BYTES = 4 * 1024 * 1024
+/** The spec's policy: after a first failure wait 100 ms, after a second 300 ms; at most two retries. */
+const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 300]
+/** Retries at most, whatever LLM_RETRY_DELAYS_MS says: a failing provider is not worth more. */
+const MAX_RETRIES = 5
+/** Versions kept of each record unless HISTORY_LIMIT says otherwise. */
+const DEFAULT_HISTORY_LIMIT = 50
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+/** A few answers of TOOL_MAX_BYTES, JSON-escaped. */
+const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
+/** The settings that are secrets themselves; LLM_ROUTES names more (each route's `apiKeyVar`). */
+const SECRET_SETTINGS = ['LLM_API_KEY', 'API_TOKEN', 'ADMIN_TOKEN', 'UPSTASH_REDIS_REST_TOKEN'] as const
+/** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
+const QUOTED_CHARS = 40
+
+const parsed = new WeakMap<object, Settings>()
+const UNSET: Env = {}
+
+/** The settings of `env` (none: every default), made once per `env` object; nothing is parsed until read. */
+export function settingsFrom(env: Env | undefined): Settings {
+  const from = env ?? UNSET
+  let settings = parsed.get(from)
+  if (!settings) {
+    settings = new EnvSettings(from)
+    parsed.set(from, settings)
+  }
+  return settings
+}
+
+class EnvSettings implements Settings {
+  readonly #env: Env
+  /** Each group once it parsed; a bad one is not kept, and fails each request that reads it. */
+  readonly #made = new Map<string, unknown>()
+
+  constructor(env: Env) {
+    this.#env = env
+  }
+
+  #once<T>(name: string, make: () => T): T {
+    if (this.#made.has(name)) return this.#made.get(name) as T
+    const value = make()
+    this.#made.set(name, value)
+    return value
+  }
+
+  get redis(): RedisSettings | undefined {
+    return this.#once('redis', () => {
+      const env = this.#env
+      const url = env.UPSTASH_REDIS_REST_URL
+      const token = env.UPSTASH_REDIS_REST_TOKEN
+      if (url && token) return { url, token, timeoutMs: intVar(env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS) }
+      if (url || token) {
+        const [missing, set] = url
+          ? ['UPSTASH_REDIS_REST_TOKEN', 'UPSTASH_REDIS_REST_URL']
+          : ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN']
+        throw misconfigured(missing, `is not set, though ${set} is: set both, or neither for the embedded store`)
+      }
+      return undefined
+    })
+  }
+
+  get render(): RenderOptions {
+    return this.#once('render', () => {
+      const env = this.#env
+      const hosts = env.TOOL_ALLOWED_HOSTS?.split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean)
+      return {
+        deadlineMs: intVar(env, 'RENDER_TIMEOUT_MS', DEFAULT_RENDER_TIMEOUT_MS),
+        environMaxBytes: this.environMaxBytes,
+        tools: {
+          timeoutMs: intVar(env, 'TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
+          baseUrl: env.TOOLS_BASE_URL || undefined,
+          allowedHosts: hosts && hosts.length > 0 ? hosts : undefined,
+          maxCalls: intVar(env, 'TOOL_MAX_CALLS', DEFAULT_TOOL_MAX_CALLS),
+          maxBytes: intVar(env, 'TOOL_MAX_BYTES', DEFAULT_TOOL_MAX_BYTES),
+        },
+      }
+    })
+  }
+
+  get environMaxBytes(): number {
+    return this.#once('environMaxBytes', () => intVar(this.#env, 'ENVIRON_MAX_BYTES', DEFAULT_ENVIRON_MAX_BYTES))
+  }
+
+  get chat(): ChatOptions {
+    return this.#once('chat', () => ({
+      deadlineMs: intVar(this.#env, 'CHAT_TIMEOUT_MS', DEFAULT_CHAT_TIMEOUT_MS),
+      maxSteps: intVar(this.#env, 'CHAT_MAX_STEPS', DEFAULT_CHAT_MAX_STEPS),
+      outputRetries: intVar(this.#env, 'LLM_OUTPUT_RETRIES', DEFAULT_OUTPUT_RETRIES, 0),
+      maxArgumentChars: intVar(this.#env, 'CHAT_ARGUMENTS_MAX_BYTES', DEFAULT_ARGUMENTS_MAX_BYTES),
+    }))
+  }
+
+  get llm(): LlmOptions {
+    return this.#once('llm', () => ({
+      timeoutMs: intVar(this.#env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS),
+      maxBytes: intVar(this.#env, 'LLM_MAX_BYTES', DEFAULT_LLM_MAX_BYTES),
+      retryDelaysMs: intListVar(this.#env, 'LLM_RETRY_DELAYS_MS', DEFAULT_RETRY_DELAYS_MS, MAX_RETRIES),
+    }))
+  }
+
+  get defaultModel(): string | undefined {
+    return this.#env.LLM_DEFAULT_MODEL || undefined
+  }
+
+  get llmConfigured(): boolean {
+    return Boolean(this.#env.LLM_BASE_URL || this.#env.LLM_ROUTES)
+  }
+
+  llmRoute(model: string): LlmRoute {
+    const env = this.#env
+    const routes = this.#once('llmRoutes', () => parseRoutes(env.LLM_ROUTES))
+    const spec = Object.hasOwn(routes, model) ? routes[model] : undefined
+    if (spec) {
+      const { api = 'openai', baseURL, apiKeyVar, maxTokens } = spec
+      return { api, baseURL, apiKey: this.#routeSecret(apiKeyVar, model), maxTokens }
+    }
+    if (!env.LLM_BASE_URL) throw misconfigured('LLM_BASE_URL', 'is not set: no provider to send the chat to')
+    return { api: 'openai', baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
+  }
+
+  /** A secret named by a route; the name comes from configuration, never from a request. */
+  #routeSecret(name: string | undefined, model: string): string {
+    if (!name) return ''
+    const value = (this.#env as Record<string, unknown>)[name]
+    if (typeof value !== 'string')
+      throw misconfigured(name, `is not set: LLM_ROUTES names it as the key of model ${model}`)
+    return value
+  }
+
+  get historyLimit(): number {
+    return this.#once('historyLimit', () => {
+      const limit = intVar(this.#env, 'HISTORY_LIMIT', DEFAULT_HISTORY_LIMIT)
+      if (limit > MAX_HISTORY) throw misconfigured('HISTORY_LIMIT', `must be at most ${MAX_HISTORY}, got ${limit}`)
+      return limit
+    })
+  }
+
+  get maxBodyBytes(): number {
+    return this.#once('maxBodyBytes', () => intVar(this.#env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES))
+  }
+
+  get mcpMaxBytes(): number {
+    return this.#once('mcpMaxBytes', () => intVar(this.#env, 'MCP_MAX_BYTES', DEFAULT_MCP_MAX_BYTES))
+  }
+
+  get corsOrigins(): readonly string[] {
+    return this.#once('corsOrigins', () =>
+      (this.#env.CORS_ORIGINS ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+        .map(originOf),
+    )
+  }
+
+  get apiToken(): string | undefined {
+    return this.#env.API_TOKEN || undefined
+  }
+
+  get adminToken(): string | undefined {
+    return this.#env.ADMIN_TOKEN || undefined
+  }
+
+  get promptLabel(): string | undefined {
+    const configured = this.#env.PROMPT_LABEL
+    if (!configured) return undefined
+    if (!LABEL_PATTERN.test(configured)) throw misconfigured('PROMPT_LABEL', LABEL_RULE)
+    return configured
+  }
+
+  get logDebug(): boolean {
+    return this.#env.LOG_DEBUG === 'true' || this.#env.LOG_DEBUG === '1'
+  }
+
+  get secrets(): readonly string[] {
+    return this.#once('secrets', () => {
+      const env = this.#env as Record<string, unknown>
+      const names = [...SECRET_SETTINGS, ...routeKeyVars(this.#env.LLM_ROUTES)]
+      return [...new Set(names.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v !== ''))]
+    })
+  }
+
+  get assets(): Fetcher | undefined {
+    return this.#env.ASSETS
+  }
+}
+
+/**
+ * An integer of at least `min` (a positive one by default) from a variable,
+ * or the default when unset. A bad value is MISCONFIGURED naming the
+ * variable: the operator's fault, not a bug.
+ */
+function intVar(env: Env, name: Setting, fallback: number, min = 1): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isSafeInteger(value) || value < min) {
+    const wanted = min === 1 ? 'a positive integer' : `an integer of at least ${min}`
+    throw misconfigured(name, `must be ${wanted}, got '${clip(raw, QUOTED_CHARS)}'`)
+  }
+  return value
+}
+
+/**
+ * Comma-separated integers of at least 0, from 1 to `maxItems` of them, from
+ * a variable, or the default when unset; a bad value is MISCONFIGURED.
+ */
+function intListVar(env: Env, name: Setting, fallback: readonly number[], maxItems: number): number[] {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return [...fallback]
+  const values = raw.split(',').map((item) => (item.trim() === '' ? NaN : Number(item)))
+  if (values.length > maxItems || values.some((v) => !Number.isSafeInteger(v) || v < 0)) {
+    throw misconfigured(
+      name,
+      `must be 1 to ${maxItems} comma-separated integers of at least 0, got '${clip(raw, QUOTED_CHARS)}'`,
+    )
+  }
+  return values
+}
+
+/**
+ * A CORS_ORIGINS entry as browsers send it in `Origin` (`https://app.example`, lower case, no path): written
+ * with a trailing slash or capitals it would never match. An entry that names no origin is a setting to fix.
+ */
+function originOf(entry: string): string {
+  if (entry === '*') return entry
+  let url: URL | undefined
+  try {
+    url = new URL(entry)
+  } catch {
+    url = undefined
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw misconfigured('CORS_ORIGINS', `must list origins like https://app.example, got '${entry.slice(0, 40)}'`)
+  }
+  return url.origin
+}
+
+/**
+ * The names of the secrets LLM_ROUTES points at. Read leniently: a bad
+ * LLM_ROUTES is llmRoute's to refuse, with its own message, and redaction
+ * must never fail.
+ */
+function routeKeyVars(raw: string | undefined): string[] {
+  if (!raw) return []
+  let routes: unknown
+  try {
+    routes = JSON.parse(raw)
+  } catch {
+    return []
+  }
+  if (typeof routes !== 'object' || routes === null) return []
+  return Object.values(routes).flatMap((spec: unknown) => {
+    const name = (spec as { apiKeyVar?: unknown } | null)?.apiKeyVar
+    return typeof name === 'string' ? [name] : []
+  })
+}
