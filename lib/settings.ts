@@ -8,6 +8,7 @@ import type { LlmOptions } from './llm/options'
 import type { RenderOptions } from './render/pipeline'
 import { MAX_HISTORY } from './store/history'
 import { LABEL_PATTERN, LABEL_RULE } from './store/keys'
+import type { UpstashConfig } from './store/upstash'
 import { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS } from './tools/session'
 
 /**
@@ -54,11 +55,8 @@ export interface Settings {
   readonly assets: Fetcher | undefined
 }
 
-export interface RedisSettings {
-  url: string
-  token: string
-  timeoutMs: number
-}
+/** Where Redis is, and the bound on one request to it: the store's own configuration (lib/store). */
+export type RedisSettings = UpstashConfig
 
 /** Every setting the Worker reads (its bindings aside): the README's configuration table documents each. */
 export const SETTING_NAMES = [

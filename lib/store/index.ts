@@ -1,4 +1,3 @@
-import type { RedisSettings } from '../settings'
 import { misconfigured } from '../errors'
 import { log } from '../log'
 import { CachedStore, forgetBefore, namespaceOf } from './cached'
@@ -6,6 +5,7 @@ import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
 import { LabeledStore } from './labeled'
 import { UpstashStore } from './upstash'
+import type { UpstashConfig } from './upstash'
 import { runsCommands } from './types'
 import type { CommandStore, Store } from './types'
 
@@ -30,7 +30,7 @@ let embedded: EmbeddedStore | undefined
  * when they are unset. A URL the client refuses is 503 MISCONFIGURED too;
  * STORE_UNAVAILABLE is kept for a Redis that fails when asked.
  */
-export function openStore(redis: RedisSettings | undefined): Store {
+export function openStore(redis: UpstashConfig | undefined): Store {
   if (redis) {
     try {
       return new UpstashStore(redis)
@@ -68,7 +68,7 @@ function namespaceFor(store: UpstashStore): Promise<string> {
  * Redis request. The embedded store is memory already and is returned as it is.
  */
 export async function openFreshStore(
-  redis: RedisSettings | undefined,
+  redis: UpstashConfig | undefined,
   waitUntil: (p: Promise<unknown>) => void,
 ): Promise<Store> {
   const store = openStore(redis)
