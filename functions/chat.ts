@@ -1,6 +1,5 @@
 import * as z from 'zod/mini'
-import { findTools } from '../lib/catalog'
-import { completeConversation, startConversation, streamConversation } from '../lib/chat'
+import { answerChat } from '../lib/chat'
 import {
   API_ERRORS,
   errorsOf,
@@ -13,8 +12,7 @@ import {
   renderOptionsOf,
   settingsOf,
 } from '../lib/http'
-import { CHAT_ROLES, clientFor, modelFor } from '../lib/llm'
-import { requestLog } from '../lib/log'
+import { CHAT_ROLES } from '../lib/llm'
 import { renderRequested } from './rendering'
 import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, servedHeaders } from './shapes'
 
@@ -180,46 +178,20 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
  * against the prompt's `returns`. The args never reach the provider.
  */
 export const chat = new Routes().openapi(route, async (c) => {
-  const { args = {}, model: requested, stream: streamed, ...fields } = c.req.valid('json')
+  const { args = {}, ...body } = c.req.valid('json')
   const promptId = c.req.valid('param').prompt_id
   const rendered = await renderRequested(c, promptId, args)
-  const store = await freshStoreOf(c)
   // After the render, so that every render error answers exactly as /render's.
-  const settings = settingsOf(c)
-  const model = modelFor(requested, settings.defaultModel)
-  requestLog()?.set('model', model)
-  const llmOptions = settings.llm
-  const client = clientFor(settings.llmRoute(model), llmOptions)
-  const declares = (rendered.record.tools?.length ?? 0) > 0 || fields.tools !== undefined
-  const conversation = startConversation(
-    {
-      promptId,
-      record: rendered.record,
-      rendered: rendered.prompt,
-      model,
-      store,
-      catalogue: declares ? (await findTools(store, rendered.record.tools ?? [])).items : [],
-      renderOptions: renderOptionsOf(c),
-      chatOptions: settings.chat,
-      llmOptions,
-    },
-    fields,
-  )
-  // Made once the work is done: Server-Timing says what it cost.
-  const headers = (type: string) => ({
-    'content-type': type,
+  const context = { store: await freshStoreOf(c), settings: settingsOf(c), renderOptions: renderOptionsOf(c) }
+  const answer = await answerChat(promptId, rendered, body, context)
+  // Made once the work is done: Server-Timing says what it cost (a stream's, until its first chunk).
+  const headers: Record<string, string> = {
+    'content-type': answer.streamed ? 'text/event-stream; charset=utf-8' : 'application/json',
     'server-timing': rendered.timing.header(),
     ...servedHeaders(rendered.served),
+    ...(answer.streamed ? { 'cache-control': 'no-cache' } : {}),
     // What the provider's API cannot take was left out rather than sent to fail: said, not silent.
-    ...(client.dropped?.size ? { 'x-llm-dropped-parameters': [...client.dropped].join(', ') } : {}),
-  })
-  if (streamed) {
-    // `llm` runs until the first chunk: what follows streams after the headers are sent.
-    const body = await rendered.timing.measure('llm', () => streamConversation(conversation, client, llmOptions))
-    return new Response(body, {
-      headers: { ...headers('text/event-stream; charset=utf-8'), 'cache-control': 'no-cache' },
-    })
+    ...(answer.dropped.length > 0 ? { 'x-llm-dropped-parameters': answer.dropped.join(', ') } : {}),
   }
-  const answer = await completeConversation(conversation, client, llmOptions, rendered.timing)
-  return new Response(answer, { headers: headers('application/json') })
+  return new Response(answer.body, { headers })
 })
