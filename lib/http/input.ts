@@ -5,6 +5,7 @@ import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, textNestedDeeperThan } from
 import { settingsOf } from './context'
 import type { AppEnv } from './context'
 import { ServiceError } from '../errors'
+import { describeError } from '../log'
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i
 /** A member name longer than this is not quoted back in an error. */
@@ -50,10 +51,7 @@ const jsonInput =
       try {
         body = JSON.parse(text)
       } catch (e) {
-        throw new ServiceError(
-          'BAD_REQUEST',
-          `the body is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
-        )
+        throw new ServiceError('BAD_REQUEST', `the body is not valid JSON: ${describeError(e)}`)
       }
     }
     if (!empty && textNestedDeeperThan(text)) {
