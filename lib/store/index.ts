@@ -23,6 +23,11 @@ export * from './keys'
 
 /** Immutable and bundled: one per isolate is enough. */
 let embedded: EmbeddedStore | undefined
+/**
+ * The Upstash store of each configuration (lib/settings.ts makes one per
+ * isolate): its SDK clients are built once, not on every request.
+ */
+const upstashStores = new WeakMap<UpstashConfig, UpstashStore>()
 
 /**
  * The store this request reads: Upstash when its settings are (lib/settings.ts
@@ -33,7 +38,9 @@ let embedded: EmbeddedStore | undefined
 export function openStore(redis: UpstashConfig | undefined): Store {
   if (redis) {
     try {
-      return new UpstashStore(redis)
+      let store = upstashStores.get(redis)
+      if (!store) upstashStores.set(redis, (store = new UpstashStore(redis)))
+      return store
     } catch (e) {
       // The client's own message quotes the whole URL; the setting's name says enough.
       throw misconfigured('UPSTASH_REDIS_REST_URL', 'is not a URL the Redis client accepts (http:// or https://)', e)
