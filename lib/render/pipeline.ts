@@ -23,7 +23,7 @@ import type { Store } from '../store'
 import { ExecError, LimitError } from '../template'
 import type { Analysis, ExecuteOptions, Template, TemplateFunction } from '../template'
 import { ToolSession, dict } from '../tools'
-import type { ToolSessionOptions } from '../tools'
+import type { InvokeOptions } from '../tools'
 import type { Args } from './args'
 import { compile, functionNames } from './compile'
 import type { CompiledPrompt } from './compile'
@@ -54,13 +54,13 @@ const TURN_STEPS = 5 * STEPS_PER_MS
  */
 const MAX_DATA_DEPTH = MAX_JSON_DEPTH + MAX_ENVIRON_SEGMENTS + 1
 
-export interface RenderOptions {
-  /** The whole render's deadline (RENDER_TIMEOUT_MS). */
-  deadlineMs: number
-  /** How tool calls are made (the session's signal is the render's deadline). */
-  tools: Omit<ToolSessionOptions, 'signal' | 'moduleBaseUrl'>
-  /** ENVIRON_MAX_BYTES: the bytes of shared variables a render (or a tool session) loads at most. */
-  environMaxBytes: number
+/**
+ * The render's deadline (RENDER_TIMEOUT_MS), how its tool calls are made
+ * (the session's signal is the deadline), and the bytes of shared variables
+ * it loads at most (ENVIRON_MAX_BYTES): a tool called on its own takes the
+ * same (lib/tools' InvokeOptions).
+ */
+export interface RenderOptions extends InvokeOptions {
   /** Render exactly this version of the prompt's record; unset, the record as stored now. */
   version?: number | undefined
 }

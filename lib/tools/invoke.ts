@@ -5,7 +5,7 @@ import type { Params } from './arguments'
 import { ToolSession } from './session'
 import type { Outcome, ToolSessionOptions } from './session'
 
-/** What calling tools outside a template needs of a render's options (lib/render's RenderOptions has it). */
+/** What calling tools needs of a render's options: lib/render's RenderOptions extends it. */
 export interface InvokeOptions {
   /** RENDER_TIMEOUT_MS: every call ends by it. */
   deadlineMs: number
