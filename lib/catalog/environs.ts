@@ -1,9 +1,8 @@
 import { ServiceError, notFound } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
-import { keyToPath, kindPrefix, passedAt, pathToKey } from '../store'
+import { allKeys, keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
-import { utf8Length } from '../template'
 import { checkId, unnamable } from './ids'
 import { addressable, decodeAll, environValue, skip, unusable } from './records'
 import type { KeyedRecord } from './records'
@@ -11,8 +10,6 @@ import type { Listing, Skip } from './types'
 
 /** Bytes one environ read loads by default (ENVIRON_MAX_BYTES): its keys' names and values, everything below it. */
 export const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
-/** Values read at most at once: one EVAL of the Upstash store, one HTTP request. */
-const MOST_READ = 1000
 
 /**
  * Every shared-variable path (`vscode.frameworks` for
@@ -20,7 +17,7 @@ const MOST_READ = 1000
  * large (conversation history), and a corrupt one is reported when it is read.
  */
 export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
-  const { keys, skipped } = addressable('environs', await store.keys(kindPrefix('environs')))
+  const { keys, skipped } = addressable('environs', await allKeys(store, kindPrefix('environs')))
   return { items: keys.map((key) => keyToPath('environs', key)), skipped }
 }
 
@@ -29,8 +26,8 @@ export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
  * variable stored under exactly that key, the object its descendants form
  * (`vscode` gives `{frameworks: [...], programming_language: "go"}`), or both
  * merged. So a path answers what its parent's answer holds at that path.
- * The key and the first SCAN page travel in one pipelined request. Past
- * `maxBytes` of keys and values read, LIMIT_EXCEEDED (see EnvironBudget).
+ * One read (Store.tree): past `maxBytes` of the values and the names of the
+ * keys below, LIMIT_EXCEEDED, and no value is read.
  */
 export async function getEnviron(
   store: Store,
@@ -39,18 +36,25 @@ export async function getEnviron(
 ): Promise<{ value: unknown; skipped: Skip[] }> {
   checkId('environ', path)
   const key = pathToKey('environs', path)
-  const [[raw], below] = await Promise.all([store.values([key]), store.keys(`${key}:`)])
-  const { keys, skipped } = addressable('environs', below)
-  const budget = new EnvironBudget(maxBytes, () => ({
-    message: `environ '${path}' holds more than ${maxBytes} bytes with the variables below it (ENVIRON_MAX_BYTES): read the paths below it one by one`,
-  }))
-  budget.charge(raw ?? '')
-  for (const name of keys) budget.charge(name, name)
-  const descendants = decodeAll(keys, await budget.read(store, keys), environValue)
+  const read = await store.tree([key], [`${key}:`], [], maxBytes)
+  if (!read.within) {
+    throw environsTooLarge(
+      `environ '${path}' holds more than ${maxBytes} bytes with the variables below it (ENVIRON_MAX_BYTES): read the paths below it one by one`,
+    )
+  }
+  const raw = read.values[0] ?? null
+  const live = present(read.below, read.belowValues)
+  const valueOf = new Map(live.keys.map((k, i) => [k, live.values[i] as string]))
+  const { keys, skipped } = addressable('environs', live.keys)
+  const descendants = decodeAll(
+    keys,
+    keys.map((k) => valueOf.get(k) ?? null),
+    environValue,
+  )
   skipped.push(...descendants.skipped)
 
   let root: unknown
-  if (raw !== undefined && raw !== null) {
+  if (raw !== null) {
     const decoded = environValue(raw)
     if (decoded.ok) root = decoded.value
     else if (descendants.records.length === 0) throw notFound('environ', path, unusable(key, decoded.reason))
@@ -67,55 +71,21 @@ export async function getEnviron(
   return { value: tree.value, skipped: [...skipped, ...tree.skipped] }
 }
 
+/** The refusal of an environ read past ENVIRON_MAX_BYTES. */
+export function environsTooLarge(message: string, extra?: Record<string, unknown>): ServiceError {
+  return new ServiceError('LIMIT_EXCEEDED', message, { extra: { limit: 'ENVIRON_MAX_BYTES', ...extra } })
+}
+
 /**
- * The bytes an environ read may still load (ENVIRON_MAX_BYTES): keys' names
- * and values are charged, and past the budget the read fails with
- * LIMIT_EXCEEDED, as `refusal` words it for the key that passed it. Values
- * are sized before they are read, so a subtree past it loads none of them.
+ * The keys below a prefix that still hold a value: the index may list a key
+ * deleted since (by other means), which is no variable, not a corrupt one.
  */
-export class EnvironBudget {
-  left: number
-
-  constructor(
-    readonly maxBytes: number,
-    readonly refusal: (key: string | undefined) => { message: string; extra?: Record<string, unknown> },
-  ) {
-    this.left = maxBytes
-  }
-
-  /** Charges the bytes of `text`: the name or value of `key`, when one is said. */
-  charge(text: string, key?: string): void {
-    this.left -= utf8Length(text, 0, text.length)
-    if (this.left < 0) this.#refuse(key)
-  }
-
-  #refuse(key: string | undefined): never {
-    const { message, extra } = this.refusal(key)
-    throw new ServiceError('LIMIT_EXCEEDED', message, { extra: { limit: 'ENVIRON_MAX_BYTES', ...extra } })
-  }
-
-  /**
-   * The values of `keys`, each charged. The store learns their sizes before
-   * it reads them, in the same request (Store.valuesWithin): past the budget
-   * left, no value is read, and the key that passed it is refused. A subtree
-   * within it costs one read per MOST_READ keys.
-   */
-  async read(store: Store, keys: readonly string[]): Promise<(string | null)[]> {
-    const values: (string | null)[] = []
-    while (values.length < keys.length) {
-      const batch = keys.slice(values.length, values.length + MOST_READ)
-      const answer = await store.valuesWithin(batch, this.left)
-      if (!answer.within) {
-        const at = passedAt(answer.sizes, this.left)
-        this.#refuse(batch[at === -1 ? batch.length - 1 : at])
-      }
-      for (const [i, value] of answer.values.entries()) {
-        this.charge(value ?? '', batch[i])
-        values.push(value)
-      }
-    }
-    return values
-  }
+export function present(
+  keys: readonly string[],
+  values: readonly (string | null)[],
+): { keys: string[]; values: string[] } {
+  const kept = keys.flatMap((_, i) => (values[i] === null || values[i] === undefined ? [] : [i]))
+  return { keys: kept.map((i) => keys[i] as string), values: kept.map((i) => values[i] as string) }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv'
 import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../json'
 import { describeError, log } from '../log'
 import { Lru } from '../lru'
-import { kindPrefix } from '../store'
+import { allKeys, kindPrefix } from '../store'
 import type { Kind, Store } from '../store'
 import { unnamable } from './ids'
 import { explainInvalid } from './validate'
@@ -117,15 +117,15 @@ export interface KeyedRecord<T> {
 }
 
 /**
- * Every record of a kind: one SCAN walk for the keys, then batched reads of
- * the values. Records that do not decode are skipped and logged.
+ * Every record of a kind: its keys from the record index, page by page,
+ * then batched reads of the values. Records that do not decode are skipped and logged.
  */
 export async function readKind<T>(
   store: Store,
   kind: Kind,
   decoder: Decoder<T>,
 ): Promise<{ records: KeyedRecord<T>[]; skipped: Skip[] }> {
-  const { keys, skipped } = addressable(kind, await store.keys(kindPrefix(kind)))
+  const { keys, skipped } = addressable(kind, await allKeys(store, kindPrefix(kind)))
   const decoded = decodeAll(keys, await store.values(keys), decoder)
   return { records: decoded.records, skipped: [...skipped, ...decoded.skipped] }
 }

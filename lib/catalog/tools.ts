@@ -1,5 +1,5 @@
 import { notFound } from '../errors'
-import { funcToKeys, keyToFunc } from '../store'
+import { allKeys, funcToKeys, keyToFunc, kindPrefix } from '../store'
 import type { Store } from '../store'
 import { grpcProblems } from './grpc'
 import { checkId, idProblem } from './ids'
@@ -21,7 +21,7 @@ export interface Tool {
 /**
  * The keys one lookup of tools by function name reads at most. A name's
  * keys double with each underscore it holds (see funcToKeys); a lookup of
- * more is answered from the tool list instead, as every lookup was before.
+ * more reads the record index instead (toolKeys).
  */
 export const MAX_TOOL_KEYS = 256
 
@@ -44,17 +44,7 @@ export async function listTools(store: Store): Promise<Listing<Tool>> {
  */
 export async function findTools(store: Store, names: Iterable<string>): Promise<Listing<Tool>> {
   const ids = [...new Set(names)].filter((id) => idProblem('tool', id) === undefined)
-  let count = 0
-  for (const id of ids) count += keyCount(id)
-  if (count > MAX_TOOL_KEYS) {
-    const wanted = new Set(ids)
-    const { items, skipped } = await listTools(store)
-    return {
-      items: items.filter((t) => wanted.has(t.id)),
-      skipped: skipped.filter((s) => wanted.has(keyToFunc(s.key))),
-    }
-  }
-  const keys = ids.flatMap(funcToKeys).sort()
+  const keys = await toolKeys(store, ids)
   if (keys.length === 0) return { items: [], skipped: [] }
   const raws = await store.values(keys)
   const present = keys.flatMap((_, i) => ((raws[i] ?? null) === null ? [] : [i]))
@@ -66,8 +56,23 @@ export async function findTools(store: Store, names: Iterable<string>): Promise<
   return { items: holders(await callable(records, skipped), skipped), skipped }
 }
 
+/**
+ * The keys that hold a tool of one of `ids`, sorted: those funcToKeys names,
+ * when they are few; else the keys under each name's first segment, from
+ * the record index, that are a key of the name.
+ */
+async function toolKeys(store: Store, ids: readonly string[]): Promise<string[]> {
+  let count = 0
+  for (const id of ids) count += keyCount(id)
+  if (count <= MAX_TOOL_KEYS) return ids.flatMap(funcToKeys).sort()
+  const wanted = new Set(ids)
+  const segments = [...new Set(ids.map((id) => id.split('_')[0] as string))]
+  const under = await Promise.all(segments.map((segment) => allKeys(store, kindPrefix('tools') + segment)))
+  return under.flat().filter((key) => wanted.has(keyToFunc(key)))
+}
+
 /** How many keys funcToKeys(id) gives, up to a count past MAX_TOOL_KEYS. */
-function keyCount(id: string): number {
+export function keyCount(id: string): number {
   let count = 1
   for (let at = id.indexOf('_'); at !== -1 && count <= MAX_TOOL_KEYS; at = id.indexOf('_', at + 1)) count *= 2
   return count

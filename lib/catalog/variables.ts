@@ -1,4 +1,4 @@
-import { EnvironBudget, nestRecords } from './environs'
+import { environsTooLarge, nestRecords, present } from './environs'
 import { MAX_ENVIRON_SEGMENTS } from './ids'
 import { decodeAll, environValue, skip } from './records'
 import type { Tool } from './tools'
@@ -9,6 +9,7 @@ import type { JsonObject } from '../json'
 import { Lru } from '../lru'
 import { kindPrefix } from '../store'
 import type { Store } from '../store'
+import { utf8Length } from '../template'
 import type { Path } from '../template'
 
 const ENVIRONS = kindPrefix('environs')
@@ -36,13 +37,11 @@ function prefixOf(path: Path): string {
  * exactly as GET /api/environs/{path} would answer each path: for every path,
  * its key, the keys above it (`.codebase.current_project.name` reads codebase,
  * codebase:current_project and codebase:current_project:name) and the keys
- * below it. The keys above are read in one batch together with the list of
- * environ keys, which tells which keys lie below; those are a second batch,
- * only when there are any. Both reads stay fresh in the store's cache, so a
- * warm render reads nothing. What they load is bounded as an environ read
- * is (EnvironBudget): past `maxBytes` of the keys' names and values, in all
- * paths, LIMIT_EXCEEDED naming the path that passed it; `bytes` is what
- * they loaded.
+ * below it, all in one read (Store.tree), which stays fresh in the store's
+ * cache, so a warm render reads nothing. What it loads is bounded as an
+ * environ read is: past `maxBytes` of the values and the names of the keys
+ * below, in all paths, LIMIT_EXCEEDED naming the path that passed it;
+ * `bytes` is what it loaded.
  */
 export async function loadVariables(
   store: Store,
@@ -56,27 +55,27 @@ export async function loadVariables(
   if (wanted.length === 0) return { vars: {}, skipped: [], bytes: 0 }
 
   const above = [...new Set(wanted.flatMap((p) => p.map((_, i) => keyOf(p.slice(0, i + 1)))))]
-  const [raws, all] = await Promise.all([store.values(above), store.keys(ENVIRONS)])
-  const taken = new Set(above)
-  const prefixes = wanted.map(prefixOf)
-  const below = all.filter((key) => !taken.has(key) && prefixes.some((prefix) => key.startsWith(prefix)))
-  const budget = new EnvironBudget(maxBytes, (key) => {
-    const variable = reader(wanted, key).join('.')
-    return {
-      message: `the shared variables the template reads hold more than ${maxBytes} bytes (ENVIRON_MAX_BYTES), passed at .${variable}: read the paths below it one by one`,
-      extra: { variable },
-    }
-  })
-  raws.forEach((raw, i) => budget.charge(raw ?? '', above[i]))
-  for (const key of below) budget.charge(key, key)
-  const belowRaws = await budget.read(store, below)
-
-  const values = [...raws, ...belowRaws]
-  const id = `${above.join('\n')}\n\n${below.join('\n')}`
+  const probes = [...new Set(wanted.flatMap((p) => p.slice(0, -1).map((_, i) => prefixOf(p.slice(0, i + 1)))))]
+  const read = await store.tree(above, [...new Set(wanted.map(prefixOf))], probes, maxBytes)
+  if (!read.within) {
+    const variable = reader(wanted, read.passed).join('.')
+    throw environsTooLarge(
+      `the shared variables the template reads hold more than ${maxBytes} bytes (ENVIRON_MAX_BYTES), passed at .${variable}: read the paths below it one by one`,
+      { variable },
+    )
+  }
+  const below = present(read.below, read.belowValues)
+  const keys = [...above, ...below.keys]
+  const values = [...read.values, ...below.values]
+  const id = `${above.join('\n')}\n\n${below.keys.join('\n')}`
   let entry = trees.get(id)
-  if (!entry || !sameItems(entry.all, all) || !sameItems(entry.values, values)) {
-    const bytes = maxBytes - budget.left
-    entry = { all, values, bytes, ...buildTree([...above, ...below], values, wanted, all) }
+  if (!entry || !sameItems(entry.values, values) || !sameItems(entry.occupied, read.occupied)) {
+    const bytes = [...values, ...below.keys].reduce(
+      (n, text) => n + (text === null ? 0 : utf8Length(text, 0, text.length)),
+      0,
+    )
+    const occupied = new Set(probes.filter((_, i) => read.occupied[i]))
+    entry = { values, occupied: read.occupied, bytes, ...buildTree(keys, values, wanted, occupied) }
     trees.set(id, entry, bytes)
   } else {
     // Each request's log says what it skipped, as a fresh build does.
@@ -100,14 +99,14 @@ function reader(paths: readonly Path[], key: string | undefined): Path {
  */
 const trees = new Lru<
   string,
-  { all: readonly string[]; values: readonly (string | null)[]; bytes: number; vars: JsonObject; skipped: Skip[] }
+  { values: readonly (string | null)[]; occupied: readonly boolean[]; bytes: number; vars: JsonObject; skipped: Skip[] }
 >(TREES, TREE_BYTES)
 
 function buildTree(
   keys: readonly string[],
   values: readonly (string | null)[],
   wanted: readonly Path[],
-  all: readonly string[],
+  occupied: ReadonlySet<string>,
 ): { vars: JsonObject; skipped: Skip[] } {
   const order = keys.map((_, i) => i).sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1))
   const present = order.filter((i) => values[i] !== null)
@@ -117,7 +116,7 @@ function buildTree(
     environValue,
   )
   const tree = nestRecords(decoded.records, ENVIRONS.length)
-  ensureParents(tree.value, wanted, all)
+  ensureParents(tree.value, wanted, occupied)
   for (const member of Object.values(tree.value)) deepFreeze(member)
   return { vars: tree.value, skipped: [...decoded.skipped, ...tree.skipped] }
 }
@@ -128,18 +127,18 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
 }
 
 /**
- * A path's parents exist as maps when keys lie below them, even where only
- * part of them was read: `{{index .vscode "nope"}}` reads vscode.nope, yet
- * `.vscode` itself is there, as it would be with everything loaded.
+ * A path's parents exist as maps when keys lie below them (`occupied`, the
+ * prefixes read found a key under), even where only part of them was read:
+ * `{{index .vscode "nope"}}` reads vscode.nope, yet `.vscode` itself is
+ * there, as it would be with everything loaded.
  */
-function ensureParents(tree: JsonObject, paths: readonly Path[], keys: readonly string[]): void {
+function ensureParents(tree: JsonObject, paths: readonly Path[], occupied: ReadonlySet<string>): void {
   for (const path of paths) {
     let node: JsonObject = tree
     for (let i = 0; i < path.length - 1; i++) {
       const name = path[i] as string
-      const prefix = `${keyOf(path.slice(0, i + 1))}:`
       let child = ownValue(node, name)
-      if (child === undefined && keys.some((key) => key.startsWith(prefix))) {
+      if (child === undefined && occupied.has(prefixOf(path.slice(0, i + 1)))) {
         child = {}
         setOwn(node, name, child)
       }

@@ -2,8 +2,8 @@ import { ServiceError } from '../errors'
 import {
   LabeledStore,
   commandsOf,
+  funcToKeys,
   historyKeys,
-  keyToFunc,
   listVersions,
   overlayKey,
   pathToKey,
@@ -16,7 +16,7 @@ import type { IdKind } from './ids'
 import { findPrompt, getPrompt, promptIn } from './prompts'
 import type { Prompt } from './prompts'
 import { environValue } from './records'
-import { getTool } from './tools'
+import { MAX_TOOL_KEYS, getTool, keyCount } from './tools'
 
 /** The kinds as the API names them (`prompts` are stored under `templates`). */
 export const RECORD_KINDS = ['extensions', 'prompts', 'environs', 'tools'] as const
@@ -113,10 +113,12 @@ export async function recordKey(store: Store, kind: RecordKind, id: string): Pro
   if (kind !== 'tools') return pathToKey(STORED_AS[kind], id)
   const tool = await orMissing(getTool(store, id))
   if (tool) return tool.key
+  // Deleted: the first key of the name whose version count is kept. A name of more keys than a lookup reads has
+  // none found, as a tool lookup would find none.
   const commands = commandsOf(store)
-  const logs = historyKeys(pathToKey('tools', '')).log
-  const kept = commands ? await commands.keys(logs) : []
-  const key = kept.map((log) => pathToKey('tools', '') + log.slice(logs.length)).find((k) => keyToFunc(k) === id)
+  const keys = keyCount(id) <= MAX_TOOL_KEYS ? funcToKeys(id) : []
+  const counts = commands && keys.length > 0 ? await commands.values(keys.map((k) => historyKeys(k).seq)) : []
+  const key = keys.find((_, i) => (counts[i] ?? null) !== null)
   if (key === undefined) throw new ServiceError('NOT_FOUND', `tool '${id}' does not exist, and has no versions kept`)
   return key
 }

@@ -4,6 +4,7 @@ import { ServiceError } from '../errors'
 import {
   KINDS,
   LabeledStore,
+  allKeys,
   Observed,
   TOMBSTONE,
   baseKeyOf,
@@ -86,7 +87,7 @@ async function plan(
   from: string,
   to: string | undefined,
 ): Promise<{ promotions: Promotion[]; overlay: string[] }> {
-  const overlay = (await store.keys(labelPrefix(from))).filter((key) => kindOf(baseKeyOf(from, key)) !== undefined)
+  const overlay = (await allKeys(store, labelPrefix(from))).filter((key) => kindOf(baseKeyOf(from, key)) !== undefined)
   const raws = await store.values(overlay)
   const targets = overlay.map((key) => (to === undefined ? baseKeyOf(from, key) : overlayKey(to, baseKeyOf(from, key))))
   // What the target sees now: a label sees the base where it has no record of its own.

@@ -1,7 +1,7 @@
 import { requestLog } from '../log'
 import { AbandonedFlight, fly, inFlight, join } from './flights'
 import { hexDigest } from './history'
-import type { Generational, Store, StoreKind, Within } from './types'
+import type { Generational, Page, Store, StoreKind, Tree, Within } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
 export const FRESH_MS = 5000
@@ -123,11 +123,11 @@ export class CachedStore implements Store, Generational {
     return this.#holdsUntil
   }
 
-  async keys(prefix: string): Promise<string[]> {
-    const [keys] = await this.#read<string[]>([`${this.options.namespace}/keys/${prefix}`], async () => [
-      await this.inner.keys(prefix),
+  async page(prefix: string, after: string, limit: number): Promise<Page> {
+    const [page] = await this.#read<Page>([`${this.options.namespace}/page/${limit}/${prefix}\n${after}`], async () => [
+      await this.inner.page(prefix, after, limit),
     ])
-    return keys as string[]
+    return page as Page
   }
 
   values(keys: readonly string[]): Promise<(string | null)[]> {
@@ -149,6 +149,22 @@ export class CachedStore implements Store, Generational {
     const id = `${this.options.namespace}/within/${await hexDigest('SHA-256', `${maxBytes}\n${keys.join('\n')}`)}`
     const [answer] = await this.#read<Within>([id], async () => [await this.inner.valuesWithin(keys, maxBytes)])
     return answer as Within
+  }
+
+  /** A tree read is kept whole, as a read within a budget is, named by a digest of what it asked. */
+  async tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+    label?: string,
+  ): Promise<Tree> {
+    const asked = [label ?? '', maxBytes, keys.join('\n'), prefixes.join('\n'), probes.join('\n')].join('\n\n')
+    const id = `${this.options.namespace}/tree/${await hexDigest('SHA-256', asked)}`
+    const [answer] = await this.#read<Tree>([id], async () => [
+      await this.inner.tree(keys, prefixes, probes, maxBytes, label),
+    ])
+    return answer as Tree
   }
 
   /** When this isolate last wrote to the store: entries read before are stale here. */

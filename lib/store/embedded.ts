@@ -1,4 +1,6 @@
-import type { Generational, Store, Within } from './types'
+import { LabeledStore } from './labeled'
+import { listedSource, pageOf, treeOf } from './tree'
+import type { Generational, Page, Store, Tree, Within } from './types'
 import { measured } from './within'
 
 /**
@@ -21,8 +23,8 @@ export class EmbeddedStore implements Store, Generational {
     this.#sortedKeys = [...data.keys()].sort()
   }
 
-  async keys(prefix: string): Promise<string[]> {
-    return this.#sortedKeys.filter((key) => key.startsWith(prefix))
+  async page(prefix: string, after: string, limit: number): Promise<Page> {
+    return pageOf(this.#under(prefix), after, limit)
   }
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {
@@ -31,6 +33,21 @@ export class EmbeddedStore implements Store, Generational {
 
   async valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
     return measured(await this.values(keys), maxBytes)
+  }
+
+  tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+    label?: string,
+  ): Promise<Tree> {
+    const source = label === undefined ? this : new LabeledStore(this, label)
+    return treeOf(listedSource(source), keys, prefixes, probes, maxBytes)
+  }
+
+  #under(prefix: string): string[] {
+    return this.#sortedKeys.filter((key) => key.startsWith(prefix))
   }
 
   answersHoldUntil(): number {

@@ -1,6 +1,6 @@
 import { KINDS, TOMBSTONE, baseKeyOf, kindPrefix, overlayKey } from './keys'
 import { isGenerational } from './types'
-import type { Store, StoreKind, Within } from './types'
+import type { Page, Store, StoreKind, Tree, Within } from './types'
 import { NONE, passedAt } from './within'
 
 /**
@@ -39,21 +39,45 @@ export class LabeledStore implements Store {
     return isGenerational(this.inner) ? this.inner.answered : 0
   }
 
-  async keys(prefix: string): Promise<string[]> {
-    if (!layered(prefix)) return this.inner.keys(prefix)
-    const [base, overlay] = await Promise.all([
-      this.inner.keys(prefix),
-      this.inner.keys(overlayKey(this.label, prefix)),
-    ])
-    const raws = await this.inner.values(overlay)
-    const hidden = new Set<string>()
-    const own: string[] = []
-    overlay.forEach((key, i) => {
-      const raw = raws[i] ?? null
-      if (raw === TOMBSTONE) hidden.add(baseKeyOf(this.label, key))
-      else if (raw !== null) own.push(baseKeyOf(this.label, key))
-    })
-    return [...new Set([...base.filter((key) => !hidden.has(key)), ...own])].sort()
+  /**
+   * The base's keys and the label's, merged in order, less those the label
+   * deleted: each source is read a page at a time, and the merge is good up
+   * to the last key of the source that has more. A page of keys all hidden
+   * reads on, so that a page is short only at the end.
+   */
+  async page(prefix: string, after: string, limit: number): Promise<Page> {
+    if (!layered(prefix)) return this.inner.page(prefix, after, limit)
+    const keys: string[] = []
+    for (let from = after; ;) {
+      const [base, overlay] = await Promise.all([
+        this.inner.page(prefix, from, limit),
+        this.inner.page(overlayKey(this.label, prefix), from === '' ? '' : overlayKey(this.label, from), limit),
+      ])
+      const own = overlay.keys.map((key) => baseKeyOf(this.label, key))
+      const ends = [base.more ? base.keys.at(-1) : undefined, overlay.more ? own.at(-1) : undefined]
+      const bound = ends.filter((end) => end !== undefined).sort()[0]
+      const taken = (key: string) => bound === undefined || key <= bound
+      const raws = await this.inner.values(overlay.keys.filter((_, i) => taken(own[i] as string)))
+      const hidden = new Set(own.filter((_, i) => raws[i] === TOMBSTONE))
+      const candidates = [...new Set([...base.keys, ...own.filter((_, i) => i < raws.length && raws[i] !== null)])]
+      const visible = candidates.filter((key) => taken(key) && !hidden.has(key)).sort()
+      for (const [i, key] of visible.entries()) {
+        keys.push(key)
+        if (keys.length === limit) return { keys, more: i < visible.length - 1 || bound !== undefined }
+      }
+      if (bound === undefined) return { keys, more: false }
+      from = bound
+    }
+  }
+
+  /** The inner store reads the tree as the label sees it: a store on Redis, in one request. */
+  tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+  ): Promise<Tree> {
+    return this.inner.tree(keys, prefixes, probes, maxBytes, this.label)
   }
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {

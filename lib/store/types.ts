@@ -7,8 +7,12 @@ export type StoreKind = 'embedded' | 'upstash'
 
 export interface Store {
   readonly kind: StoreKind
-  /** Every key starting with `prefix`, sorted, each once. */
-  keys(prefix: string): Promise<string[]>
+  /**
+   * Up to `limit` keys starting with `prefix`, in byte order, each after
+   * `after` ('' from the first); `more` when others follow. Read from the
+   * record index (record-index.ts), never by walking the keyspace.
+   */
+  page(prefix: string, after: string, limit: number): Promise<Page>
   /** The raw values of `keys`, in order; null where a key holds no string value. */
   values(keys: readonly string[]): Promise<(string | null)[]>
   /**
@@ -17,7 +21,46 @@ export interface Store {
    * read, in the same one request a read of the values would be.
    */
   valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within>
+  /**
+   * The values of `keys`, every key starting with one of `prefixes` (and
+   * not among `keys`) with its value, and whether any key starts with each
+   * of `probes`: what a variable tree is built from, in one read. Past
+   * `maxBytes` (the values and the names of the keys below, UTF-8), which
+   * key passed it, and no value read. With a `label`, all of it as that
+   * label sees it (labeled.ts), measured so: what it hides does not count.
+   */
+  tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+    label?: string,
+  ): Promise<Tree>
 }
+
+/** A page of keys under a prefix (Store.page). */
+export interface Page {
+  keys: string[]
+  more: boolean
+}
+
+/** What Store.tree answers. */
+export type Tree =
+  | {
+      within: true
+      /** The values of the keys asked for, in order; null where none is. */
+      values: (string | null)[]
+      /** The keys below the prefixes, sorted, each once, and their values (null: listed, but gone when read). */
+      below: string[]
+      belowValues: (string | null)[]
+      /** Per probe: whether a key starts with it. */
+      occupied: boolean[]
+    }
+  | {
+      within: false
+      /** The key whose value, or whose name below a prefix, took the read past its budget. */
+      passed: string
+    }
 
 /**
  * What a read within a byte budget answers (Store.valuesWithin): the values,

@@ -3,7 +3,9 @@ import type { Pipeline } from '@upstash/redis/cloudflare'
 import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
-import type { Command, CommandStore, Reply, Store, Within } from './types'
+import { LabeledStore } from './labeled'
+import { listedSource, pageOf, treeOf } from './tree'
+import type { Command, CommandStore, Page, Reply, Store, Tree, Within } from './types'
 import { WITHIN_SCRIPT, withinAnswer } from './within'
 
 /**
@@ -86,7 +88,23 @@ export class UpstashStore implements Store, CommandStore {
     this.#write = client({ retries: 0 })
   }
 
-  keys(prefix: string): Promise<string[]> {
+  async page(prefix: string, after: string, limit: number): Promise<Page> {
+    return pageOf(await this.scan(prefix), after, limit)
+  }
+
+  tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+    label?: string,
+  ): Promise<Tree> {
+    const source = label === undefined ? this : new LabeledStore(this, label)
+    return treeOf(listedSource(source), keys, prefixes, probes, maxBytes)
+  }
+
+  /** Every key starting with `prefix`, sorted, each once: a walk of the whole keyspace. */
+  scan(prefix: string): Promise<string[]> {
     return this.#call('SCAN', async () => {
       const found = new Set<string>()
       let cursor = '0'

@@ -89,7 +89,7 @@ function rows(stdout: string): [number, string, string][] {
 
 /** Every key of a database with its value: what "writes nothing" is checked against. */
 async function snapshot(store: UpstashStore): Promise<Record<string, string | null>> {
-  const keys = await store.keys('shenma:')
+  const keys = await store.scan('shenma:')
   const values = await store.values(keys)
   return Object.fromEntries(keys.map((key, i) => [key, values[i] ?? null]))
 }
@@ -291,7 +291,7 @@ describe('versions, rollback and promote, directly against Upstash', () => {
     expect(promoted.stdout).toMatch(/promoted label feat-promo onto the base: 3 records changed, and the label removed/)
     expect(promoted.stdout).not.toMatch(/^[-+ ]\{/m)
 
-    expect(await direct.keys('shenma:labels:feat-promo:')).toEqual([])
+    expect(await direct.scan('shenma:labels:feat-promo:')).toEqual([])
     expect(await storedPrompt(direct, 'shenma:templates:team:promo')).toBe('label text')
     expect(await storedPrompt(direct, 'shenma:templates:team:added')).toBe('added text')
     expect(await storedPrompt(direct, 'shenma:templates:team:doomed')).toBeUndefined()
@@ -395,7 +395,7 @@ describe("versions, rollback and promote through the Worker's write API", () => 
     const promoted = await cli(['promote', '--from', 'feat-api', ...api()])
     expect(promoted.code, promoted.stderr).toBe(0)
     expect(promoted.stdout).toMatch(/promoted label feat-api onto the base: 1 record changed/)
-    expect(await served.keys('shenma:labels:feat-api:')).toEqual([])
+    expect(await served.scan('shenma:labels:feat-api:')).toEqual([])
     // The base now renders what the label rendered.
     expect(await renderOf('')).toEqual({ label: null, body: labelled.body })
   })

@@ -7,7 +7,7 @@ import type { Env } from '../../lib/env'
 import { ServiceError } from '../../lib/errors'
 import { promote } from '../../lib/publish'
 import { UpstashStore } from '../../lib/store'
-import type { Command, CommandStore, Reply, Store, Within } from '../../lib/store'
+import type { Command, CommandStore, Page, Reply, Store, Tree, Within } from '../../lib/store'
 import { ADMIN, fetchWorker, get, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
@@ -55,8 +55,17 @@ class Meddling implements Store, CommandStore {
     return this.real.identity
   }
 
-  keys(prefix: string): Promise<string[]> {
-    return this.real.keys(prefix)
+  page(prefix: string, after: string, limit: number): Promise<Page> {
+    return this.real.page(prefix, after, limit)
+  }
+
+  tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+  ): Promise<Tree> {
+    return this.real.tree(keys, prefixes, probes, maxBytes)
   }
 
   values(keys: readonly string[]): Promise<(string | null)[]> {

@@ -11,7 +11,8 @@ function innerStore(answer: (keys: readonly string[]) => Promise<(string | null)
   const asked: string[][] = []
   const store: Store = {
     kind: 'upstash',
-    keys: async () => [],
+    page: async () => ({ keys: [], more: false }),
+    tree: () => Promise.reject(new Error('no tree is read here')),
     values: (keys) => {
       asked.push([...keys])
       return answer(keys)

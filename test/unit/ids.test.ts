@@ -37,7 +37,8 @@ describe('lookups by id', () => {
   it('refuse a bad id with 400 BAD_REQUEST before reading anything', async () => {
     const store = new EmbeddedStore([])
     const values = vi.spyOn(store, 'values')
-    const keys = vi.spyOn(store, 'keys')
+    const pages = vi.spyOn(store, 'page')
+    const trees = vi.spyOn(store, 'tree')
     const lookups: [string, Promise<unknown>][] = [
       ['prompt', getPrompt(store, `${'a.'.repeat(4000)}a`)],
       ['prompt', getPrompt(store, 'a.b.c.d.e.f.g.h.i.j')],
@@ -51,7 +52,8 @@ describe('lookups by id', () => {
       expect(error, kind).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(`^the ${kind} id must`) })
     }
     expect(values).not.toHaveBeenCalled()
-    expect(keys).not.toHaveBeenCalled()
+    expect(pages).not.toHaveBeenCalled()
+    expect(trees).not.toHaveBeenCalled()
   })
 
   it('read a prompt id at the limit in one read of at most 9 keys', async () => {

@@ -22,7 +22,8 @@ function counting(records: [string, unknown][]) {
   const asked: string[][] = []
   const store: Store = {
     kind: 'upstash',
-    keys: (prefix) => inner.keys(prefix),
+    page: (prefix, after, limit) => inner.page(prefix, after, limit),
+    tree: (keys, prefixes, probes, maxBytes) => inner.tree(keys, prefixes, probes, maxBytes),
     values: (keys) => inner.values(keys),
     valuesWithin: (keys, maxBytes) => {
       asked.push([...keys])
