@@ -8,6 +8,7 @@
 // --budget and --runs are the template engine's (ms per run, timed runs).
 // --only runs those sections and prints them, but leaves RESULTS.md alone.
 // --profile-dir DIR keeps the endpoints section's CPU profiles there (.cpuprofile, for Chrome DevTools).
+// --keyspace-counts 0,100000 measures the keyspace section at those counts of filler keys only (default 0,100000,1000000).
 //
 // Sections run sequentially and each runs its own benchmarks sequentially:
 // never two measurements at once, so they do not compete for the CPU. A
@@ -34,6 +35,14 @@
 //              Worker against a Worker of a few lines, in a fresh Miniflare
 //              each time (bench/startup.ts): at most 100 ms over it, or the
 //              section fails (CI runs it: `npm run startup`).
+//   keyspace   a fresh Worker's first render (Miniflare, fresh each time) of a
+//              stored one-variable prompt in a database of 0, 100,000 and
+//              1,000,000 filler keys, with no added latency and with 20 ms
+//              added to every Redis request: Redis requests, commands by name,
+//              time; after the scheduled handler made the record index ready,
+//              when the Worker has one (bench/keyspace.ts, bench/catalogue.ts).
+//              At the largest count at most 3 requests and at most 1.5x the
+//              time at 0 keys, or the section fails (issue 29).
 //   size       the gzip size of the bundle `wrangler deploy --dry-run
 //              --minify` writes, against its 400 KiB tripwire, and what it is
 //              made of by package (scripts/bundle-size.mjs).
@@ -62,6 +71,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '5' },
     only: { type: 'string', default: '' },
     'profile-dir': { type: 'string' },
+    'keyspace-counts': { type: 'string', default: '0,100000,1000000' },
   },
 })
 const BUDGET_MS = positiveInt('budget', args.budget)
@@ -93,6 +103,7 @@ const SECTIONS = [
   { key: 'fan-out', title: 'Tool fan-out', run: fanoutSection },
   { key: 'hostile', title: 'Hostile requests', run: hostileSection },
   { key: 'startup', title: 'Startup', run: startupSection },
+  { key: 'keyspace', title: 'Keyspace', run: keyspaceSection },
   { key: 'size', title: 'Size', run: sizeSection },
 ]
 const ONLY = args.only === '' ? undefined : args.only.split(',')
@@ -1003,6 +1014,151 @@ async function startupSection(ctx) {
     ),
   ]
   return { lines: [table.text, '', verdict], markdown, failed: !within, summary }
+}
+
+// ---------------------------------------------------------------- section: keyspace
+
+/** Fresh Workers per figure of the keyspace section (the median of their times is the figure). */
+const KEYSPACE_RUNS = 3
+const KEYSPACE_LATENCIES_MS = [0, 20]
+/** Issue 29's acceptance: at a million keys, at most this many Redis requests, and this much of the time at 0 keys. */
+const KEYSPACE_MAX_REQUESTS = 3
+const KEYSPACE_MAX_RATIO = 1.5
+
+async function keyspaceSection(ctx) {
+  const counts = args['keyspace-counts']
+  console.log(
+    `Miniflare, fresh each time: the first render in databases of ${counts} filler keys, ` +
+      `+${KEYSPACE_LATENCIES_MS.join(' and +')} ms per Redis request, ${KEYSPACE_RUNS} Workers each ...`,
+  )
+  const outdir = join(root, 'node_modules', '.cache', 'bench-keyspace')
+  const file = await bundle(ctx, 'keyspace.ts', { outdir, packages: 'external' })
+  let report
+  try {
+    report = JSON.parse(
+      await run(process.execPath, [
+        file,
+        '--root',
+        root,
+        '--counts',
+        counts,
+        '--latencies',
+        KEYSPACE_LATENCIES_MS.join(','),
+        '--runs',
+        String(KEYSPACE_RUNS),
+      ]),
+    )
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+  const keys = (n) => n.toLocaleString('en-US')
+  const commands = (c) =>
+    Object.entries(c)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ') || 'none'
+  const rows = report.counts.flatMap((count) =>
+    count.cells.map((cell) => [
+      keys(count.keys),
+      `+${cell.latencyMs}`,
+      String(cell.requests),
+      commands(cell.commands),
+      cell.medianMs.toFixed(0),
+      cell.renders.map((r) => r.ms.toFixed(0)).join(', '),
+      [...new Set(cell.renders.map((r) => (r.status === 0 ? '200, wrong' : String(r.status))))].join(', '),
+    ]),
+  )
+  const table = makeTable(
+    ['keys', 'added ms', 'Redis requests', 'commands', 'time (ms)', 'runs (ms)', 'status'],
+    ['right', 'right', 'right', 'left', 'right', 'right', 'left'],
+    rows,
+  )
+  const scheduledRows = report.counts.map((count) => {
+    const s = count.scheduled
+    return s.handler === 'none'
+      ? [keys(count.keys), 'no scheduled handler', '—', '—', '—']
+      : [keys(count.keys), String(s.runs), String(s.requests), commands(s.commands), s.ms.toFixed(0)]
+  })
+  const scheduled = makeTable(
+    ['keys', 'runs until the index was ready', 'Redis requests', 'commands', 'time (ms)'],
+    ['right', 'right', 'right', 'left', 'right'],
+    scheduledRows,
+  )
+
+  // Judged at the largest count measured, against 0 keys, at each added latency.
+  const first = report.counts.find((c) => c.keys === 0)
+  const last = report.counts[report.counts.length - 1]
+  const verdicts = []
+  const failures = []
+  const summary = []
+  if (!first || last.keys === 0) {
+    failures.push('the acceptance needs 0 keys and a larger count among --keyspace-counts')
+  } else {
+    for (const latencyMs of KEYSPACE_LATENCIES_MS) {
+      const base = first.cells.find((c) => c.latencyMs === latencyMs)
+      const big = last.cells.find((c) => c.latencyMs === latencyMs)
+      const ratio = big.medianMs / base.medianMs
+      const requestsOk = big.requests <= KEYSPACE_MAX_REQUESTS
+      const timeOk = ratio <= KEYSPACE_MAX_RATIO
+      verdicts.push(
+        `+${latencyMs} ms: at ${keys(last.keys)} keys ${big.requests} Redis requests ` +
+          `(${requestsOk ? 'within' : 'OVER'} ${KEYSPACE_MAX_REQUESTS}), ${big.medianMs.toFixed(0)} ms, ` +
+          `${ratio.toFixed(2)}x the ${base.medianMs.toFixed(0)} ms at 0 keys ` +
+          `(${timeOk ? 'within' : 'OVER'} ${KEYSPACE_MAX_RATIO}x).`,
+      )
+      if (!requestsOk) failures.push(`+${latencyMs} ms: ${big.requests} Redis requests at ${keys(last.keys)} keys`)
+      if (!timeOk) failures.push(`+${latencyMs} ms: ${ratio.toFixed(2)}x the time at 0 keys`)
+      summary.push(
+        summaryRow(
+          `Keyspace: first render at ${keys(last.keys)} keys, +${latencyMs} ms per Redis request (ms)`,
+          big.medianMs.toFixed(0),
+          '0 keys',
+          base.medianMs.toFixed(0),
+          ratio.toFixed(2),
+        ),
+        summaryRow(
+          `Keyspace: its Redis requests at ${keys(last.keys)} keys, +${latencyMs} ms`,
+          String(big.requests),
+          'limit',
+          String(KEYSPACE_MAX_REQUESTS),
+          (big.requests / KEYSPACE_MAX_REQUESTS).toFixed(2),
+        ),
+      )
+    }
+  }
+  const wrong = report.counts.flatMap((c) => c.cells.flatMap((cell) => cell.renders)).filter((r) => r.status !== 200)
+  if (wrong.length > 0) failures.push(`${wrong.length} first renders did not answer 200 with the expected prompt`)
+  const method = [
+    `Per count of filler keys, a database of its own on a local redis-server behind the Upstash-protocol bridge holds`,
+    `the example records, a stored one-variable prompt (\`bench.one\`: \`Answer in {{.vscode.programming_language}}.\`)`,
+    "and the filler, written by the bridge in Redis itself: half another application's keys (`otherapp:session:<n>`),",
+    'half `shenma:environs:chat:history:<n>` (a small JSON object each). When the Worker exports a `scheduled` handler,',
+    "it runs (Miniflare's `getWorker().scheduled()`) until `shenma:index:state` says the record index is `ready`.",
+    `Then, per added latency of every Redis request (the bridge waits that long before running it: a Redis a region`,
+    `away), ${report.runs} times: a fresh Miniflare (a fresh workerd: a cold isolate and a cold Cache API) on one bundle`,
+    'of the Worker, and its first request, `POST /api/prompts/bench.one/render`: the time until its whole answer, and',
+    'the Upstash requests it made with their commands, counted by the bridge (the largest of the runs).',
+    'RENDER_TIMEOUT_MS is raised to 60 s so that a slow render is timed rather than cut off at 500 ms.',
+    `Acceptance (issue 29), at the largest count: at most ${KEYSPACE_MAX_REQUESTS} Redis requests and at most`,
+    `${KEYSPACE_MAX_RATIO}x the median time at 0 keys, at each added latency. \`npm run bench -- --only keyspace\`.`,
+  ].join('\n')
+  const notes = [...verdicts, ...failures.map((f) => `**FAILED**: ${f}.`)]
+  const problems = report.problems.length > 0 ? ['', fence(report.problems.slice(0, 5).join('\n'))] : []
+  const markdown = [
+    method,
+    '',
+    table.markdown,
+    '',
+    'The scheduled handler, before the renders:',
+    '',
+    scheduled.markdown,
+    '',
+    ...notes,
+    ...problems,
+    '',
+  ].join('\n')
+  const lines = [table.text, '', scheduled.text, '', ...notes, ...report.problems.slice(0, 5)]
+  return { lines, markdown, failed: failures.length > 0, summary }
 }
 
 async function sizeSection(ctx) {
