@@ -3,8 +3,7 @@
  * small catalogue and many filler keys, and the Worker's scheduled handler run until the record index is ready.
  */
 import { Redis } from '@upstash/redis'
-import { startMiniflare } from './miniflare'
-import type { Bundle } from './miniflare'
+import type { MiniflareWorker } from './miniflare'
 import { BridgeStats, describeLogged, log, takeDatabase, writeExamples } from './worker'
 
 /** The stored one-variable prompt, and what it renders to with the example environs. */
@@ -14,7 +13,7 @@ export const PROMPT = { prompt: 'Answer in {{.vscode.programming_language}}.' }
 export const EXPECTED = 'Answer in go.'
 
 /** The cron the scheduled handler is run with (wrangler.toml's), and how many runs may make the index ready. */
-const CRON = '* * * * *'
+export const CRON = '* * * * *'
 const MAX_SCHEDULED_RUNS = 500
 const INDEX_STATE = 'shenma:index:state'
 
@@ -42,40 +41,25 @@ export async function catalogue(
   return { token, db, records: examples + 1 }
 }
 
-/**
- * Runs the Worker's scheduled handler (in a Miniflare of its own) until the record index is ready; `none` when
- * the Worker has no such handler.
- */
-export async function reconcile(
-  root: string,
-  bundle: Bundle,
-  vars: Record<string, string>,
-  db: BridgeStats,
-  redis: Redis,
-): Promise<Scheduled> {
-  const server = await startMiniflare(root, vars, { bundle })
+/** Runs the Worker's scheduled handler until the record index is ready; `none` when the Worker has no such handler. */
+export async function reconcile(server: MiniflareWorker, db: BridgeStats, redis: Redis): Promise<Scheduled> {
   const total: Scheduled = { handler: 'ok', runs: 0, requests: 0, commands: {}, ms: 0 }
-  try {
-    for (;;) {
-      await db.reset()
-      const started = performance.now()
-      const outcome = await server.scheduled(CRON)
-      total.ms += performance.now() - started
-      if (outcome === 'none') return { ...total, handler: 'none' }
-      if (outcome === 'failed')
-        throw new Error(`the scheduled handler failed:\n${describeLogged(server.problemLines())}`)
-      total.runs++
-      const stats = await db.stats()
-      total.requests += stats.requests
-      add(total.commands, stats.byCommand)
-      // Read after the counts were taken, so that this read is not among them.
-      if ((await redis.hget(INDEX_STATE, 'ready')) !== null) return total
-      if (total.runs === MAX_SCHEDULED_RUNS) {
-        throw new Error(`the index was not ready after ${MAX_SCHEDULED_RUNS} runs of the scheduled handler`)
-      }
+  for (;;) {
+    await db.reset()
+    const started = performance.now()
+    const outcome = await server.scheduled(CRON)
+    total.ms += performance.now() - started
+    if (outcome === 'none') return { ...total, handler: 'none' }
+    if (outcome === 'failed') throw new Error(`the scheduled handler failed:\n${describeLogged(server.problemLines())}`)
+    total.runs++
+    const stats = await db.stats()
+    total.requests += stats.requests
+    add(total.commands, stats.byCommand)
+    // Read after the counts were taken, so that this read is not among them.
+    if ((await redis.hget(INDEX_STATE, 'ready')) !== null) return total
+    if (total.runs === MAX_SCHEDULED_RUNS) {
+      throw new Error(`the index was not ready after ${MAX_SCHEDULED_RUNS} runs of the scheduled handler`)
     }
-  } finally {
-    await server.stop()
   }
 }
 

@@ -154,7 +154,8 @@ async function main(): Promise<void> {
           RENDER_TIMEOUT_MS: String(RENDER_DEADLINE_MS),
         }
         const client = new Redis({ url: bridge.url, token, enableTelemetry: false })
-        const scheduled = await reconcile(root, bundle, vars, db, client)
+        const scheduler = await startMiniflare(root, vars, { bundle })
+        const scheduled = await reconcile(scheduler, db, client).finally(() => scheduler.stop())
         log(
           scheduled.handler === 'none'
             ? 'the Worker has no scheduled handler'

@@ -64,6 +64,8 @@ export interface CpuProfile {
 /** What workerd says when a Worker without a scheduled handler is sent a scheduled event; and how soon, in ms. */
 const NO_SCHEDULED = /lack a handler for ScheduledEvents/
 const SAY_WITHIN_MS = 2000
+/** Lines of problems kept (the first ones): a soak with Redis gone logs one per answer. */
+const MAX_PROBLEM_LINES = 10_000
 
 /** Microseconds between two samples of the profiler: finer than V8's default 1 ms, for requests of a fraction of one. */
 const SAMPLING_INTERVAL_US = 100
@@ -118,7 +120,7 @@ export async function startMiniflare(
       rest = lines.pop() ?? ''
       for (const line of lines) {
         if (NO_SCHEDULED.test(line)) saidNoScheduled()
-        else if (isProblem(line))
+        else if (isProblem(line) && problems.length < MAX_PROBLEM_LINES)
           problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
       }
     })

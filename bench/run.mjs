@@ -8,6 +8,8 @@
 // --budget and --runs are the template engine's (ms per run, timed runs).
 // --only runs those sections and prints them, but leaves RESULTS.md alone.
 // --profile-dir DIR keeps the endpoints section's CPU profiles there (.cpuprofile, for Chrome DevTools).
+// --soak-minutes 2 runs the soak section (only run with --only soak) for 2 minutes instead of 10, Redis gone
+// for a tenth of it; --soak-keys 100000 with that many filler keys instead of 1,000,000 (both for trying it out).
 // --keyspace-counts 0,100000 measures the keyspace section at those counts of filler keys only (default 0,100000,1000000).
 //
 // Sections run sequentially and each runs its own benchmarks sequentially:
@@ -43,6 +45,12 @@
 //              when the Worker has one (bench/keyspace.ts, bench/catalogue.ts).
 //              At the largest count at most 3 requests and at most 1.5x the
 //              time at 0 keys, or the section fails (issue 29).
+//   soak       only with --only soak (it takes over 10 minutes): the Worker
+//              under 80 % of its measured capacity of renders for
+//              --soak-minutes (10) with 1,000,000 filler keys, Redis gone for
+//              60 s in the middle (bench/soak.ts). Every answer 200 (stale
+//              while Redis is gone), no errors, workerd's memory flat, or the
+//              section fails (issue 29).
 //   size       the gzip size of the bundle `wrangler deploy --dry-run
 //              --minify` writes, against its 400 KiB tripwire, and what it is
 //              made of by package (scripts/bundle-size.mjs).
@@ -72,6 +80,8 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: '' },
     'profile-dir': { type: 'string' },
     'keyspace-counts': { type: 'string', default: '0,100000,1000000' },
+    'soak-minutes': { type: 'string', default: '10' },
+    'soak-keys': { type: 'string', default: '1000000' },
   },
 })
 const BUDGET_MS = positiveInt('budget', args.budget)
@@ -104,6 +114,8 @@ const SECTIONS = [
   { key: 'hostile', title: 'Hostile requests', run: hostileSection },
   { key: 'startup', title: 'Startup', run: startupSection },
   { key: 'keyspace', title: 'Keyspace', run: keyspaceSection },
+  // Opt-in: only with --only soak.
+  { key: 'soak', title: 'Soak', run: soakSection, optIn: true },
   { key: 'size', title: 'Size', run: sizeSection },
 ]
 const ONLY = args.only === '' ? undefined : args.only.split(',')
@@ -123,7 +135,7 @@ async function main() {
     const parts = []
     const summary = []
     let failed = false
-    for (const section of SECTIONS.filter((s) => !ONLY || ONLY.includes(s.key))) {
+    for (const section of SECTIONS.filter((s) => (ONLY ? ONLY.includes(s.key) : !s.optIn))) {
       console.log(`\n== ${section.title} ==`)
       let result
       try {
@@ -1161,6 +1173,149 @@ async function keyspaceSection(ctx) {
   return { lines, markdown, failed: failures.length > 0, summary }
 }
 
+// ---------------------------------------------------------------- section: soak
+
+/** Redis is gone for a tenth of the soak, at most this long: 60 s of the default 10 minutes. */
+const SOAK_DOWN_S = 60
+/** Memory is flat when the median RSS of the soak's last window is within this share over its first window's. */
+const SOAK_MAX_GROWTH = 0.1
+/** The windows compared, in s: a minute, or a fifth of a shorter soak. */
+const SOAK_WINDOW_S = 60
+/** Redis back, answers are fresh again within this many seconds (issue 29). */
+const SOAK_FRESH_WITHIN_S = 5
+
+async function soakSection(ctx) {
+  const minutes = Number(args['soak-minutes'])
+  if (!(minutes > 0)) throw new Error(`--soak-minutes must be a positive number, not ${args['soak-minutes']}`)
+  const keys = Number(args['soak-keys'])
+  const downS = Math.min(SOAK_DOWN_S, (minutes * 60) / 10)
+  console.log(
+    `Miniflare: renders at 80 % of capacity for ${minutes} min with ${keys.toLocaleString('en-US')} filler ` +
+      `keys, Redis gone for ${downS} s in the middle ...`,
+  )
+  const outdir = join(root, 'node_modules', '.cache', 'bench-soak')
+  const file = await bundle(ctx, 'soak.ts', { outdir, packages: 'external' })
+  let r
+  try {
+    r = JSON.parse(
+      await run(process.execPath, [
+        file,
+        '--root',
+        root,
+        '--minutes',
+        String(minutes),
+        '--keys',
+        String(keys),
+        '--down-s',
+        String(downS),
+      ]),
+    )
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+  const window = Math.min(SOAK_WINDOW_S, Math.floor(r.durationS / 5))
+  const rss = (from, to) =>
+    median(
+      r.seconds
+        .slice(from, to)
+        .map((s) => s.rssMb)
+        .filter((mb) => mb > 0),
+    )
+  const firstMb = rss(0, window)
+  const lastMb = rss(r.durationS - window, r.durationS)
+  const growth = lastMb / firstMb - 1
+  const notOk = r.totals.responses - (r.totals.byStatus['200'] ?? 0)
+  const during = r.seconds.slice(Math.ceil(r.down.fromS), Math.floor(r.down.toS))
+  const sum = (xs, f) => xs.reduce((a, x) => a + f(x), 0)
+  const downAnswers = sum(during, (s) => s.ok + sum(Object.values(s.other), (n) => n))
+  const downStale = sum(during, (s) => s.stale)
+  const downFailed = sum(during, (s) => sum(Object.values(s.other), (n) => n))
+  const checks = [
+    [
+      `every answer 200`,
+      notOk === 0,
+      `${notOk} of ${r.totals.responses} were not (${JSON.stringify(r.totals.byStatus)})`,
+    ],
+    [
+      'no errors or timeouts',
+      r.totals.errors + r.totals.timeouts === 0,
+      `${r.totals.errors} errors, ${r.totals.timeouts} timeouts`,
+    ],
+    [
+      `memory flat (median RSS of the last ${window} s within ${100 * SOAK_MAX_GROWTH} % over the first ${window} s)`,
+      growth <= SOAK_MAX_GROWTH,
+      `${firstMb.toFixed(1)} MB, then ${lastMb.toFixed(1)} MB (${(100 * growth).toFixed(1)} %)`,
+    ],
+    [
+      `fresh answers within ${SOAK_FRESH_WITHIN_S} s of Redis coming back`,
+      r.freshAfterS <= SOAK_FRESH_WITHIN_S,
+      `the last stale answer ${r.freshAfterS.toFixed(1)} s after`,
+    ],
+  ]
+  const table = makeTable(
+    ['check', 'result', 'figures'],
+    ['left', 'left', 'left'],
+    checks.map(([name, ok, figures]) => [name, ok ? 'ok' : 'FAILED', figures]),
+  )
+  const outage =
+    `While Redis was gone (${r.down.fromS.toFixed(0)}-${r.down.toS.toFixed(0)} s): ${downAnswers} answers, ` +
+    `${downStale} of them 200 with X-Prompt-Stale, ${downFailed} not 200` +
+    (downFailed > 0 && downStale === 0
+      ? ': the Worker does not answer from a last good copy while Redis is down (stale-if-error is not in this tree).'
+      : '.') +
+    ` ${r.totals.staleWhileUp} stale answers came while Redis was up.`
+  const timeline = makeTable(
+    ['from (s)', '200', 'of them stale', 'not 200', 'workerd RSS (MB)'],
+    ['right', 'right', 'right', 'left', 'right'],
+    Array.from({ length: Math.ceil(r.seconds.length / 30) }, (_, i) => {
+      const part = r.seconds.slice(30 * i, 30 * i + 30)
+      const others = {}
+      for (const s of part) for (const [code, n] of Object.entries(s.other)) others[code] = (others[code] ?? 0) + n
+      return [
+        String(30 * i),
+        String(sum(part, (s) => s.ok)),
+        String(sum(part, (s) => s.stale)),
+        Object.keys(others).length === 0 ? '—' : JSON.stringify(others),
+        Math.max(...part.map((s) => s.rssMb)).toFixed(1),
+      ]
+    }),
+  )
+  const crons = r.crons.map((c) => `${c.atS.toFixed(0)} s ${c.outcome}${c.redisDown ? ' (Redis gone)' : ''}`).join(', ')
+  const method = [
+    `A database of ${r.keys.toLocaleString('en-US')} filler keys and the example records (as in Keyspace), the Worker in`,
+    `one Miniflare throughout. Its scheduled handler ran until the index was ready` +
+      (r.scheduled.handler === 'none' ? ' (it has none)' : ` (${r.scheduled.runs} runs)`) +
+      `; then ${r.connections} connections of unlimited renders measured its capacity, ${r.capacity.perSec.toFixed(0)}`,
+    `renders/s, and autocannon rendered \`bench.one\` at ${r.ratePerSec}/s (80 %) for ${r.durationS} s. Redis was taken`,
+    "away by the bridge, every Upstash request's connection closed unanswered, rather than by stopping redis-server:",
+    'that is what a Worker sees of a Redis that is unreachable, and the keys (redis-server runs without persistence) stay',
+    `for its return. The scheduled handler ran once a minute during the load, as the cron does. \`npm run bench -- --only soak\`.`,
+  ].join('\n')
+  const burst = r.capacity
+  const notes = [
+    `The capacity burst's answers: ${JSON.stringify(burst.byStatus)}, ${burst.errors} errors or timeouts.`,
+    outage,
+    `Scheduled runs during the load: ${crons || 'none'}.`,
+  ]
+  const samples = r.samples.length > 0 ? ['', fence(r.samples.join('\n'))] : []
+  const problems = r.problems.length > 0 ? ['', fence(r.problems.join('\n').slice(0, 4000))] : []
+  const failed = checks.some(([, ok]) => !ok)
+  const markdown = [method, '', table.markdown, '', ...notes, '', timeline.markdown, ...samples, ...problems, ''].join(
+    '\n',
+  )
+  const summary = [
+    summaryRow(`Soak: answers not 200 (Redis gone ${downS} s)`, String(notOk), 'limit', '0', '—'),
+    summaryRow(
+      'Soak: workerd RSS growth, last window over first (%)',
+      (100 * growth).toFixed(1),
+      'limit',
+      String(100 * SOAK_MAX_GROWTH),
+      (growth / SOAK_MAX_GROWTH).toFixed(2),
+    ),
+  ]
+  return { lines: [table.text, '', ...notes, '', timeline.text, ...r.samples], markdown, failed, summary }
+}
+
 async function sizeSection(ctx) {
   const outdir = join(ctx.tmp, 'deploy')
   console.log(`npx wrangler deploy --dry-run --outdir ${outdir} --minify --metafile ...`)
@@ -1268,6 +1423,12 @@ function positiveInt(flag, text) {
 
 function rate(n) {
   return Math.round(n).toLocaleString('en-US')
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
 function geomean(xs) {
