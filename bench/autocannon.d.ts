@@ -1,4 +1,4 @@
-/** The part of autocannon's JavaScript API that bench/endpoints.ts uses (autocannon ships no types). */
+/** The part of autocannon's JavaScript API that the bench scripts use (autocannon ships no types). */
 declare module 'autocannon' {
   import type { EventEmitter } from 'node:events'
 
@@ -7,8 +7,8 @@ declare module 'autocannon' {
     path?: string
     headers?: Record<string, string>
     body?: string
-    /** Called with every response's status and body. */
-    onResponse?: (status: number, body: string) => void
+    /** Called with every response's status, body, the connection's context, and headers (names as sent). */
+    onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string | string[]>) => void
   }
 
   export interface Options {
@@ -16,6 +16,10 @@ declare module 'autocannon' {
     connections?: number
     /** Seconds. */
     duration?: number
+    /** Requests per second from all connections together; unlimited when unset. */
+    overallRate?: number
+    /** Seconds a response may take before it counts as a timeout (default 10). */
+    timeout?: number
     method?: string
     headers?: Record<string, string>
     body?: string

@@ -11,9 +11,10 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
-import { basename, extname, join } from 'node:path'
+import { basename, dirname, extname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
+import type { MiniflareOptions } from 'miniflare'
 import { freePort } from '../test/support/ports'
 import { childrenRss, log } from './worker'
 import type { Logged } from './worker'
@@ -31,7 +32,19 @@ export interface MiniflareWorker {
   workerdRss(): number
   /** Records a CPU profile of the Worker while `load` runs; only when started with the inspector. */
   profile(load: () => Promise<void>): Promise<CpuProfile>
+  /**
+   * Runs the Worker's `scheduled` handler once, as a Cron Trigger would: `ok` when it returned, `failed` when it threw,
+   * `none` when the Worker exports no such handler.
+   */
+  scheduled(cron: string): Promise<'ok' | 'failed' | 'none'>
   stop(): Promise<void>
+}
+
+/** The Worker bundled once, for several Miniflares in turn (each a fresh workerd: a cold isolate, a cold location). */
+export interface Bundle {
+  path: string
+  /** Deletes the bundle. */
+  remove(): void
 }
 
 /** What V8's Profiler.stop answers (the .cpuprofile format Chrome DevTools opens). */
@@ -48,20 +61,19 @@ export interface CpuProfile {
   timeDeltas?: number[]
 }
 
+/** What workerd says when a Worker without a scheduled handler is sent a scheduled event; and how soon, in ms. */
+const NO_SCHEDULED = /lack a handler for ScheduledEvents/
+const SAY_WITHIN_MS = 2000
+/** Lines of problems kept (the first ones): a soak with Redis gone logs one per answer. */
+const MAX_PROBLEM_LINES = 10_000
+
 /** Microseconds between two samples of the profiler: finer than V8's default 1 ms, for requests of a fraction of one. */
 const SAMPLING_INTERVAL_US = 100
 
-/**
- * Bundles the Worker (or `script`, another entry) as `wrangler deploy` would
- * (unminified) and runs it in Miniflare with `vars` as its bindings;
- * `inspector` opens workerd's inspector, for profiles.
- */
-export async function startMiniflare(
-  root: string,
-  vars: Readonly<Record<string, string>>,
-  { inspector = false, script }: { inspector?: boolean; script?: string } = {},
-): Promise<MiniflareWorker> {
+/** Bundles the Worker (or `script`, another entry) as `wrangler deploy` would, unminified. */
+export function bundleWorker(root: string, script?: string): Bundle {
   const outdir = mkdtempSync(join(os.tmpdir(), 'bench-miniflare-'))
+  const remove = (): void => rmSync(outdir, { recursive: true, force: true })
   log(`bundling ${script ?? 'the Worker'} with wrangler deploy --dry-run ...`)
   const built = spawnSync('npx', ['wrangler', 'deploy', ...(script ? [script] : []), '--dry-run', '--outdir', outdir], {
     cwd: root,
@@ -69,21 +81,47 @@ export async function startMiniflare(
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
   })
   if (built.status !== 0) {
-    rmSync(outdir, { recursive: true, force: true })
+    remove()
     throw new Error(`wrangler deploy --dry-run failed:\n${built.stdout}\n${built.stderr}`)
   }
   // wrangler names the bundle after its entry: index.js for wrangler.toml's.
-  const bundlePath = join(outdir, script ? `${basename(script, extname(script))}.js` : 'index.js')
+  return { path: join(outdir, script ? `${basename(script, extname(script))}.js` : 'index.js'), remove }
+}
+
+/** The KV namespaces wrangler.toml binds, as Miniflare takes them (local and in memory, as under `wrangler dev`). */
+async function kvNamespacesOf(root: string): Promise<Record<string, unknown>> {
+  // Loaded only here: wrangler is a large module, which the scripts that never start Miniflare need not load.
+  const { unstable_getMiniflareWorkerOptions } = await import('wrangler')
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, 'wrangler.toml'))
+  return (workerOptions.kvNamespaces ?? {}) as Record<string, unknown>
+}
+
+/**
+ * Runs the Worker in Miniflare with `vars` and wrangler.toml's KV namespaces as its bindings: `bundle` when given
+ * (left in place on stop), else a bundle of its own of the Worker (or `script`), made now and deleted on stop;
+ * `inspector` opens workerd's inspector, for profiles.
+ */
+export async function startMiniflare(
+  root: string,
+  vars: Readonly<Record<string, string>>,
+  { inspector = false, script, bundle }: { inspector?: boolean; script?: string; bundle?: Bundle } = {},
+): Promise<MiniflareWorker> {
+  const own = bundle ? undefined : bundleWorker(root, script)
+  const bundlePath = (bundle ?? (own as Bundle)).path
+  const outdir = dirname(bundlePath)
   const [port, inspectorPort] = [await freePort(), await freePort()]
   const problems: Logged[] = []
   let phase = { name: 'start-up', started: performance.now() }
+  let saidNoScheduled = (): void => {}
   const scan = (stream: Readable): void => {
     let rest = ''
     stream.on('data', (chunk: Buffer) => {
       const lines = (rest + chunk.toString('utf8')).split('\n')
       rest = lines.pop() ?? ''
       for (const line of lines) {
-        if (isProblem(line)) problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
+        if (NO_SCHEDULED.test(line)) saidNoScheduled()
+        else if (isProblem(line) && problems.length < MAX_PROBLEM_LINES)
+          problems.push({ line, phase: phase.name, at: (performance.now() - phase.started) / 1000 })
       }
     })
   }
@@ -95,6 +133,7 @@ export async function startMiniflare(
     compatibilityDate: '2026-04-26',
     compatibilityFlags: ['nodejs_compat'],
     bindings: { ...vars },
+    kvNamespaces: (await kvNamespacesOf(root)) as MiniflareOptions['kvNamespaces'],
     host: '127.0.0.1',
     port,
     // Only when asked: with the inspector on, workerd hands every console.log to it, which costs the floor a third.
@@ -106,7 +145,7 @@ export async function startMiniflare(
   })
   const stop = async (): Promise<void> => {
     await mf.dispose()
-    rmSync(outdir, { recursive: true, force: true })
+    own?.remove()
   }
   let url: URL
   try {
@@ -128,6 +167,19 @@ export async function startMiniflare(
     profile: async (load) => {
       if (!inspector) throw new Error('this Miniflare was started without the inspector')
       return profileWhile(inspectorPort, load)
+    },
+    scheduled: async (cron) => {
+      // workerd says it has no handler on its output, which may reach us after the outcome does.
+      const said = new Promise<'none'>((resolve) => (saidNoScheduled = () => resolve('none')))
+      const { outcome } = await (await mf.getWorker()).scheduled({ cron })
+      if (outcome === 'ok') return 'ok'
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'failed'>((resolve) => (timer = setTimeout(() => resolve('failed'), SAY_WITHIN_MS)))
+      try {
+        return await Promise.race([said, late])
+      } finally {
+        clearTimeout(timer)
+      }
     },
     stop,
   }

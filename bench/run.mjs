@@ -8,6 +8,9 @@
 // --budget and --runs are the template engine's (ms per run, timed runs).
 // --only runs those sections and prints them, but leaves RESULTS.md alone.
 // --profile-dir DIR keeps the endpoints section's CPU profiles there (.cpuprofile, for Chrome DevTools).
+// --soak-minutes 2 runs the soak section (only run with --only soak) for 2 minutes instead of 10, Redis gone
+// for a tenth of it; --soak-keys 100000 with that many filler keys instead of 1,000,000 (both for trying it out).
+// --keyspace-counts 0,100000 measures the keyspace section at those counts of filler keys only (default 0,100000,1000000).
 //
 // Sections run sequentially and each runs its own benchmarks sequentially:
 // never two measurements at once, so they do not compete for the CPU. A
@@ -34,6 +37,20 @@
 //              Worker against a Worker of a few lines, in a fresh Miniflare
 //              each time (bench/startup.ts): at most 100 ms over it, or the
 //              section fails (CI runs it: `npm run startup`).
+//   keyspace   a fresh Worker's first render (Miniflare, fresh each time) of a
+//              stored one-variable prompt in a database of 0, 100,000 and
+//              1,000,000 filler keys, with no added latency and with 20 ms
+//              added to every Redis request: Redis requests, commands by name,
+//              time; after the scheduled handler made the record index ready,
+//              when the Worker has one (bench/keyspace.ts, bench/catalogue.ts).
+//              At the largest count at most 3 requests and at most 1.5x the
+//              time at 0 keys, or the section fails (issue 29).
+//   soak       only with --only soak (it takes over 10 minutes): the Worker
+//              under 80 % of its measured capacity of renders for
+//              --soak-minutes (10) with 1,000,000 filler keys, Redis gone for
+//              60 s in the middle (bench/soak.ts). Every answer 200 (stale
+//              while Redis is gone), no errors, workerd's memory flat, or the
+//              section fails (issue 29).
 //   size       the gzip size of the bundle `wrangler deploy --dry-run
 //              --minify` writes, against its 400 KiB tripwire, and what it is
 //              made of by package (scripts/bundle-size.mjs).
@@ -62,6 +79,9 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '5' },
     only: { type: 'string', default: '' },
     'profile-dir': { type: 'string' },
+    'keyspace-counts': { type: 'string', default: '0,100000,1000000' },
+    'soak-minutes': { type: 'string', default: '10' },
+    'soak-keys': { type: 'string', default: '1000000' },
   },
 })
 const BUDGET_MS = positiveInt('budget', args.budget)
@@ -93,6 +113,9 @@ const SECTIONS = [
   { key: 'fan-out', title: 'Tool fan-out', run: fanoutSection },
   { key: 'hostile', title: 'Hostile requests', run: hostileSection },
   { key: 'startup', title: 'Startup', run: startupSection },
+  { key: 'keyspace', title: 'Keyspace', run: keyspaceSection },
+  // Opt-in: only with --only soak.
+  { key: 'soak', title: 'Soak', run: soakSection, optIn: true },
   { key: 'size', title: 'Size', run: sizeSection },
 ]
 const ONLY = args.only === '' ? undefined : args.only.split(',')
@@ -112,7 +135,7 @@ async function main() {
     const parts = []
     const summary = []
     let failed = false
-    for (const section of SECTIONS.filter((s) => !ONLY || ONLY.includes(s.key))) {
+    for (const section of SECTIONS.filter((s) => (ONLY ? ONLY.includes(s.key) : !s.optIn))) {
       console.log(`\n== ${section.title} ==`)
       let result
       try {
@@ -1005,6 +1028,294 @@ async function startupSection(ctx) {
   return { lines: [table.text, '', verdict], markdown, failed: !within, summary }
 }
 
+// ---------------------------------------------------------------- section: keyspace
+
+/** Fresh Workers per figure of the keyspace section (the median of their times is the figure). */
+const KEYSPACE_RUNS = 3
+const KEYSPACE_LATENCIES_MS = [0, 20]
+/** Issue 29's acceptance: at a million keys, at most this many Redis requests, and this much of the time at 0 keys. */
+const KEYSPACE_MAX_REQUESTS = 3
+const KEYSPACE_MAX_RATIO = 1.5
+
+async function keyspaceSection(ctx) {
+  const counts = args['keyspace-counts']
+  console.log(
+    `Miniflare, fresh each time: the first render in databases of ${counts} filler keys, ` +
+      `+${KEYSPACE_LATENCIES_MS.join(' and +')} ms per Redis request, ${KEYSPACE_RUNS} Workers each ...`,
+  )
+  const outdir = join(root, 'node_modules', '.cache', 'bench-keyspace')
+  const file = await bundle(ctx, 'keyspace.ts', { outdir, packages: 'external' })
+  let report
+  try {
+    report = JSON.parse(
+      await run(process.execPath, [
+        file,
+        '--root',
+        root,
+        '--counts',
+        counts,
+        '--latencies',
+        KEYSPACE_LATENCIES_MS.join(','),
+        '--runs',
+        String(KEYSPACE_RUNS),
+      ]),
+    )
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+  const keys = (n) => n.toLocaleString('en-US')
+  const commands = (c) =>
+    Object.entries(c)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ') || 'none'
+  const rows = report.counts.flatMap((count) =>
+    count.cells.map((cell) => [
+      keys(count.keys),
+      `+${cell.latencyMs}`,
+      String(cell.requests),
+      commands(cell.commands),
+      cell.medianMs.toFixed(0),
+      cell.renders.map((r) => r.ms.toFixed(0)).join(', '),
+      [...new Set(cell.renders.map((r) => (r.status === 0 ? '200, wrong' : String(r.status))))].join(', '),
+    ]),
+  )
+  const table = makeTable(
+    ['keys', 'added ms', 'Redis requests', 'commands', 'time (ms)', 'runs (ms)', 'status'],
+    ['right', 'right', 'right', 'left', 'right', 'right', 'left'],
+    rows,
+  )
+  const scheduledRows = report.counts.map((count) => {
+    const s = count.scheduled
+    return s.handler === 'none'
+      ? [keys(count.keys), 'no scheduled handler', '—', '—', '—']
+      : [keys(count.keys), String(s.runs), String(s.requests), commands(s.commands), s.ms.toFixed(0)]
+  })
+  const scheduled = makeTable(
+    ['keys', 'runs until the index was ready', 'Redis requests', 'commands', 'time (ms)'],
+    ['right', 'right', 'right', 'left', 'right'],
+    scheduledRows,
+  )
+
+  // Judged at the largest count measured, against 0 keys, at each added latency.
+  const first = report.counts.find((c) => c.keys === 0)
+  const last = report.counts[report.counts.length - 1]
+  const verdicts = []
+  const failures = []
+  const summary = []
+  if (!first || last.keys === 0) {
+    failures.push('the acceptance needs 0 keys and a larger count among --keyspace-counts')
+  } else {
+    for (const latencyMs of KEYSPACE_LATENCIES_MS) {
+      const base = first.cells.find((c) => c.latencyMs === latencyMs)
+      const big = last.cells.find((c) => c.latencyMs === latencyMs)
+      const ratio = big.medianMs / base.medianMs
+      const requestsOk = big.requests <= KEYSPACE_MAX_REQUESTS
+      const timeOk = ratio <= KEYSPACE_MAX_RATIO
+      verdicts.push(
+        `+${latencyMs} ms: at ${keys(last.keys)} keys ${big.requests} Redis requests ` +
+          `(${requestsOk ? 'within' : 'OVER'} ${KEYSPACE_MAX_REQUESTS}), ${big.medianMs.toFixed(0)} ms, ` +
+          `${ratio.toFixed(2)}x the ${base.medianMs.toFixed(0)} ms at 0 keys ` +
+          `(${timeOk ? 'within' : 'OVER'} ${KEYSPACE_MAX_RATIO}x).`,
+      )
+      if (!requestsOk) failures.push(`+${latencyMs} ms: ${big.requests} Redis requests at ${keys(last.keys)} keys`)
+      if (!timeOk) failures.push(`+${latencyMs} ms: ${ratio.toFixed(2)}x the time at 0 keys`)
+      summary.push(
+        summaryRow(
+          `Keyspace: first render at ${keys(last.keys)} keys, +${latencyMs} ms per Redis request (ms)`,
+          big.medianMs.toFixed(0),
+          '0 keys',
+          base.medianMs.toFixed(0),
+          ratio.toFixed(2),
+        ),
+        summaryRow(
+          `Keyspace: its Redis requests at ${keys(last.keys)} keys, +${latencyMs} ms`,
+          String(big.requests),
+          'limit',
+          String(KEYSPACE_MAX_REQUESTS),
+          (big.requests / KEYSPACE_MAX_REQUESTS).toFixed(2),
+        ),
+      )
+    }
+  }
+  const wrong = report.counts.flatMap((c) => c.cells.flatMap((cell) => cell.renders)).filter((r) => r.status !== 200)
+  if (wrong.length > 0) failures.push(`${wrong.length} first renders did not answer 200 with the expected prompt`)
+  const method = [
+    `Per count of filler keys, a database of its own on a local redis-server behind the Upstash-protocol bridge holds`,
+    `the example records, a stored one-variable prompt (\`bench.one\`: \`Answer in {{.vscode.programming_language}}.\`)`,
+    "and the filler, written by the bridge in Redis itself: half another application's keys (`otherapp:session:<n>`),",
+    'half `shenma:environs:chat:history:<n>` (a small JSON object each). When the Worker exports a `scheduled` handler,',
+    "it runs (Miniflare's `getWorker().scheduled()`) until `shenma:index:state` says the record index is `ready`.",
+    `Then, per added latency of every Redis request (the bridge waits that long before running it: a Redis a region`,
+    `away), ${report.runs} times: a fresh Miniflare (a fresh workerd: a cold isolate and a cold Cache API) on one bundle`,
+    'of the Worker, and its first request, `POST /api/prompts/bench.one/render`: the time until its whole answer, and',
+    'the Upstash requests it made with their commands, counted by the bridge (the largest of the runs).',
+    'RENDER_TIMEOUT_MS is raised to 60 s so that a slow render is timed rather than cut off at 500 ms.',
+    `Acceptance (issue 29), at the largest count: at most ${KEYSPACE_MAX_REQUESTS} Redis requests and at most`,
+    `${KEYSPACE_MAX_RATIO}x the median time at 0 keys, at each added latency. \`npm run bench -- --only keyspace\`.`,
+  ].join('\n')
+  const notes = [...verdicts, ...failures.map((f) => `**FAILED**: ${f}.`)]
+  const problems = report.problems.length > 0 ? ['', fence(report.problems.slice(0, 5).join('\n'))] : []
+  const markdown = [
+    method,
+    '',
+    table.markdown,
+    '',
+    'The scheduled handler, before the renders:',
+    '',
+    scheduled.markdown,
+    '',
+    ...notes,
+    ...problems,
+    '',
+  ].join('\n')
+  const lines = [table.text, '', scheduled.text, '', ...notes, ...report.problems.slice(0, 5)]
+  return { lines, markdown, failed: failures.length > 0, summary }
+}
+
+// ---------------------------------------------------------------- section: soak
+
+/** Redis is gone for a tenth of the soak, at most this long: 60 s of the default 10 minutes. */
+const SOAK_DOWN_S = 60
+/** Memory is flat when the median RSS of the soak's last window is within this share over its first window's. */
+const SOAK_MAX_GROWTH = 0.1
+/** The windows compared, in s: a minute, or a fifth of a shorter soak. */
+const SOAK_WINDOW_S = 60
+/** Redis back, answers are fresh again within this many seconds (issue 29). */
+const SOAK_FRESH_WITHIN_S = 5
+
+async function soakSection(ctx) {
+  const minutes = Number(args['soak-minutes'])
+  if (!(minutes > 0)) throw new Error(`--soak-minutes must be a positive number, not ${args['soak-minutes']}`)
+  const keys = Number(args['soak-keys'])
+  const downS = Math.min(SOAK_DOWN_S, (minutes * 60) / 10)
+  console.log(
+    `Miniflare: renders at 80 % of capacity for ${minutes} min with ${keys.toLocaleString('en-US')} filler ` +
+      `keys, Redis gone for ${downS} s in the middle ...`,
+  )
+  const outdir = join(root, 'node_modules', '.cache', 'bench-soak')
+  const file = await bundle(ctx, 'soak.ts', { outdir, packages: 'external' })
+  let r
+  try {
+    r = JSON.parse(
+      await run(process.execPath, [
+        file,
+        '--root',
+        root,
+        '--minutes',
+        String(minutes),
+        '--keys',
+        String(keys),
+        '--down-s',
+        String(downS),
+      ]),
+    )
+  } finally {
+    rmSync(outdir, { recursive: true, force: true })
+  }
+  const window = Math.min(SOAK_WINDOW_S, Math.floor(r.durationS / 5))
+  const rss = (from, to) =>
+    median(
+      r.seconds
+        .slice(from, to)
+        .map((s) => s.rssMb)
+        .filter((mb) => mb > 0),
+    )
+  const firstMb = rss(0, window)
+  const lastMb = rss(r.durationS - window, r.durationS)
+  const growth = lastMb / firstMb - 1
+  const notOk = r.totals.responses - (r.totals.byStatus['200'] ?? 0)
+  const during = r.seconds.slice(Math.ceil(r.down.fromS), Math.floor(r.down.toS))
+  const sum = (xs, f) => xs.reduce((a, x) => a + f(x), 0)
+  const downAnswers = sum(during, (s) => s.ok + sum(Object.values(s.other), (n) => n))
+  const downStale = sum(during, (s) => s.stale)
+  const downFailed = sum(during, (s) => sum(Object.values(s.other), (n) => n))
+  const checks = [
+    [
+      `every answer 200`,
+      notOk === 0,
+      `${notOk} of ${r.totals.responses} were not (${JSON.stringify(r.totals.byStatus)})`,
+    ],
+    [
+      'no errors or timeouts',
+      r.totals.errors + r.totals.timeouts === 0,
+      `${r.totals.errors} errors, ${r.totals.timeouts} timeouts`,
+    ],
+    [
+      `memory flat (median RSS of the last ${window} s within ${100 * SOAK_MAX_GROWTH} % over the first ${window} s)`,
+      growth <= SOAK_MAX_GROWTH,
+      `${firstMb.toFixed(1)} MB, then ${lastMb.toFixed(1)} MB (${(100 * growth).toFixed(1)} %)`,
+    ],
+    [
+      `fresh answers within ${SOAK_FRESH_WITHIN_S} s of Redis coming back`,
+      r.freshAfterS <= SOAK_FRESH_WITHIN_S,
+      `the last stale answer ${r.freshAfterS.toFixed(1)} s after`,
+    ],
+  ]
+  const table = makeTable(
+    ['check', 'result', 'figures'],
+    ['left', 'left', 'left'],
+    checks.map(([name, ok, figures]) => [name, ok ? 'ok' : 'FAILED', figures]),
+  )
+  const outage =
+    `While Redis was gone (${r.down.fromS.toFixed(0)}-${r.down.toS.toFixed(0)} s): ${downAnswers} answers, ` +
+    `${downStale} of them 200 with X-Prompt-Stale, ${downFailed} not 200` +
+    (downFailed > 0 && downStale === 0
+      ? ': the Worker does not answer from a last good copy while Redis is down (stale-if-error is not in this tree).'
+      : '.') +
+    ` ${r.totals.staleWhileUp} stale answers came while Redis was up.`
+  const timeline = makeTable(
+    ['from (s)', '200', 'of them stale', 'not 200', 'workerd RSS (MB)'],
+    ['right', 'right', 'right', 'left', 'right'],
+    Array.from({ length: Math.ceil(r.seconds.length / 30) }, (_, i) => {
+      const part = r.seconds.slice(30 * i, 30 * i + 30)
+      const others = {}
+      for (const s of part) for (const [code, n] of Object.entries(s.other)) others[code] = (others[code] ?? 0) + n
+      return [
+        String(30 * i),
+        String(sum(part, (s) => s.ok)),
+        String(sum(part, (s) => s.stale)),
+        Object.keys(others).length === 0 ? '—' : JSON.stringify(others),
+        Math.max(...part.map((s) => s.rssMb)).toFixed(1),
+      ]
+    }),
+  )
+  const crons = r.crons.map((c) => `${c.atS.toFixed(0)} s ${c.outcome}${c.redisDown ? ' (Redis gone)' : ''}`).join(', ')
+  const method = [
+    `A database of ${r.keys.toLocaleString('en-US')} filler keys and the example records (as in Keyspace), the Worker in`,
+    `one Miniflare throughout. Its scheduled handler ran until the index was ready` +
+      (r.scheduled.handler === 'none' ? ' (it has none)' : ` (${r.scheduled.runs} runs)`) +
+      `; then ${r.connections} connections of unlimited renders measured its capacity, ${r.capacity.perSec.toFixed(0)}`,
+    `renders/s, and autocannon rendered \`bench.one\` at ${r.ratePerSec}/s (80 %) for ${r.durationS} s. Redis was taken`,
+    "away by the bridge, every Upstash request's connection closed unanswered, rather than by stopping redis-server:",
+    'that is what a Worker sees of a Redis that is unreachable, and the keys (redis-server runs without persistence) stay',
+    `for its return. The scheduled handler ran once a minute during the load, as the cron does. \`npm run bench -- --only soak\`.`,
+  ].join('\n')
+  const burst = r.capacity
+  const notes = [
+    `The capacity burst's answers: ${JSON.stringify(burst.byStatus)}, ${burst.errors} errors or timeouts.`,
+    outage,
+    `Scheduled runs during the load: ${crons || 'none'}.`,
+  ]
+  const samples = r.samples.length > 0 ? ['', fence(r.samples.join('\n'))] : []
+  const problems = r.problems.length > 0 ? ['', fence(r.problems.join('\n').slice(0, 4000))] : []
+  const failed = checks.some(([, ok]) => !ok)
+  const markdown = [method, '', table.markdown, '', ...notes, '', timeline.markdown, ...samples, ...problems, ''].join(
+    '\n',
+  )
+  const summary = [
+    summaryRow(`Soak: answers not 200 (Redis gone ${downS} s)`, String(notOk), 'limit', '0', '—'),
+    summaryRow(
+      'Soak: workerd RSS growth, last window over first (%)',
+      (100 * growth).toFixed(1),
+      'limit',
+      String(100 * SOAK_MAX_GROWTH),
+      (growth / SOAK_MAX_GROWTH).toFixed(2),
+    ),
+  ]
+  return { lines: [table.text, '', ...notes, '', timeline.text, ...r.samples], markdown, failed, summary }
+}
+
 async function sizeSection(ctx) {
   const outdir = join(ctx.tmp, 'deploy')
   console.log(`npx wrangler deploy --dry-run --outdir ${outdir} --minify --metafile ...`)
@@ -1112,6 +1423,12 @@ function positiveInt(flag, text) {
 
 function rate(n) {
   return Math.round(n).toLocaleString('en-US')
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
 function geomean(xs) {

@@ -68,7 +68,7 @@ function jsonFiles(dir: string): string[] {
     .sort()
 }
 
-/** The bridge's count of the Upstash requests made with one token. */
+/** One database of the bridge (test/support/upstash-bridge.ts): its counts, and what the bench does to it. */
 export class BridgeStats {
   readonly #admin: string
 
@@ -77,12 +77,44 @@ export class BridgeStats {
   }
 
   async requests(): Promise<number> {
+    return (await this.stats()).requests
+  }
+
+  /** Upstash requests since the last reset, and the commands they carried by name. */
+  async stats(): Promise<{ requests: number; byCommand: Record<string, number> }> {
     const res = await fetch(`${this.#admin}/stats`)
-    return ((await res.json()) as { requests: number }).requests
+    return (await res.json()) as { requests: number; byCommand: Record<string, number> }
   }
 
   async reset(): Promise<void> {
     await fetch(`${this.#admin}/stats/reset`, { method: 'POST' })
+  }
+
+  /** Adds `count` filler keys, written in Redis itself: half another application's, half chat histories under shenma:environs:. */
+  async fill(count: number): Promise<void> {
+    await this.#post('fill', { count })
+  }
+
+  /** Every later Upstash request waits `ms` before it runs: a Redis a region away. */
+  async latency(ms: number): Promise<void> {
+    await this.#post('latency', { ms })
+  }
+
+  /** While down, every Upstash request's connection closes unanswered: a Redis that is gone. */
+  async down(down: boolean): Promise<void> {
+    const res = await fetch(`${this.#admin}/down`, { method: down ? 'POST' : 'DELETE' })
+    if (!res.ok) throw new Error(`the bridge refused to ${down ? 'take down' : 'restore'} Redis: ${res.status}`)
+  }
+
+  /** Gives the database back to the bridge, which flushes it. */
+  async release(): Promise<void> {
+    await fetch(this.#admin, { method: 'DELETE' })
+  }
+
+  async #post(route: string, body: unknown): Promise<void> {
+    const res = await fetch(`${this.#admin}/${route}`, { method: 'POST', body: JSON.stringify(body) })
+    if (!res.ok)
+      throw new Error(`the bridge refused ${route} ${JSON.stringify(body)}: ${res.status} ${await res.text()}`)
   }
 }
 
