@@ -45,7 +45,7 @@ export interface SnapshotRun {
   written: number
   /** Snapshots the same as the one KV holds, and young enough: not written. */
   unchanged: number
-  /** Prompts with no snapshot: one past MAX_SNAPSHOT_BYTES, or one whose render cannot be planned (a bad record). */
+  /** Prompts with no snapshot written: past MAX_SNAPSHOT_BYTES, not plannable (a bad record), or refused by KV. */
   skipped: number
   /** The id to go on after next run; '' when this run reached the end of the prompts. */
   cursor: string
@@ -70,7 +70,10 @@ export async function writeSnapshots(env: Env): Promise<SnapshotRun> {
     const { items } = await listPrompts(store)
     let next = items.filter((p) => p.id > (after ?? '')).slice(0, PROMPTS_PER_RUN)
     if (next.length === 0) next = items.slice(0, PROMPTS_PER_RUN)
-    const held = await readState(store, next.map((p) => `p:${p.id}`))
+    const held = await readState(
+      store,
+      next.map((p) => `p:${p.id}`),
+    )
     const changed: string[] = []
     for (const [i, { id }] of next.entries()) {
       if (Date.now() - started > RUN_BUDGET_MS) break
@@ -89,7 +92,14 @@ export async function writeSnapshots(env: Env): Promise<SnapshotRun> {
         continue
       }
       const ttl = Math.max(MIN_KV_TTL_S, Math.ceil(maxAgeMs / 1000))
-      await kv.put(key, `{"at":${snapshot.at},"reads":${text}}`, { expirationTtl: ttl })
+      try {
+        await kv.put(key, `{"at":${snapshot.at},"reads":${text}}`, { expirationTtl: ttl })
+      } catch (e) {
+        // KV limits writes (per key, per day): this one is tried again at the next run.
+        log.warn('snapshot not written: KV refused it', { key, reason: describeError(e) })
+        run.skipped++
+        continue
+      }
       changed.push(`p:${id}`, `${digest} ${snapshot.at}`)
       run.written++
     }
@@ -104,11 +114,7 @@ export async function writeSnapshots(env: Env): Promise<SnapshotRun> {
 }
 
 /** The reads a render and a chat of prompt `id` make, as Redis answers them now; undefined when it cannot be planned. */
-async function snapshotOf(
-  store: UpstashStore,
-  id: string,
-  settings: Settings,
-): Promise<Snapshot | undefined> {
+async function snapshotOf(store: UpstashStore, id: string, settings: Settings): Promise<Snapshot | undefined> {
   // Stamped before reading: the copy is as old as its first read.
   const at = Date.now()
   const recording = new Recording(store)

@@ -91,8 +91,12 @@ describe('while Redis fails', () => {
     expectFresh(await render('team.seen'), 'seen in go')
   })
 
-  it('answers a draft, a chat and MCP prompts/get from the copies too, each saying so', async () => {
+  it('answers a draft, a chat and MCP prompts/get and resources/read from the copies too, each saying so', async () => {
+    const resource = { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'environ://team/lang' } }
     expectFresh(await render('team.seen'), 'seen in go')
+    const read = await call(env, 'POST', '/mcp', resource)
+    expect(read.headers.get('x-prompt-stale')).toBeNull()
+    expect(read.body.result).not.toHaveProperty('_meta')
     later(30)
     await db.stall(true)
 
@@ -112,6 +116,13 @@ describe('while Redis fails', () => {
     expect(mcp.body.result).toMatchObject({
       messages: [{ role: 'user', content: { type: 'text', text: 'seen in go' } }],
       _meta: { warnings: [{ code: 'STORE_STALE', age_s: 30 }] },
+    })
+
+    const stale = await call(env, 'POST', '/mcp', resource)
+    expect(stale.headers.get('x-prompt-stale')).toBe('30')
+    expect(stale.body.result).toEqual({
+      contents: [{ uri: 'environ://team/lang', mimeType: 'application/json', text: '"go"' }],
+      _meta: { warnings: [expect.objectContaining({ code: 'STORE_STALE', age_s: 30 })] },
     })
   })
 
