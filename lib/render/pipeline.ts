@@ -171,7 +171,14 @@ export async function readForRender(store: Store, id: string, options: RenderOpt
   const deadline = AbortSignal.timeout(options.deadlineMs)
   try {
     const find = () => getServedPrompt(store, id)
-    const { plan } = await makePlan(store, find, () => ({}), options, () => deadline, new Timing())
+    const { plan } = await makePlan(
+      store,
+      find,
+      () => ({}),
+      options,
+      () => deadline,
+      new Timing(),
+    )
     return plan.record
   } catch (e) {
     throw asServiceError(e, deadline, options.deadlineMs)

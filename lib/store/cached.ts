@@ -296,7 +296,8 @@ export class CachedStore implements Store, Generational {
         const isFresh = fresh(stored, since)
         // Past its freshness, it is a last good copy should Redis fail now: kept unless this isolate holds a newer one.
         const held = isolate.get(id)
-        const lastGood = this.options.stale?.usable(stored, since, Date.now()) && (!held || held.fetchedAt < stored.fetchedAt)
+        const lastGood =
+          this.options.stale?.usable(stored, since, Date.now()) && (!held || held.fetchedAt < stored.fetchedAt)
         if (isFresh || lastGood) remember(id, stored)
         return isFresh ? stored : undefined
       }),

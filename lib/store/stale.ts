@@ -121,6 +121,7 @@ async function readSnapshot(kv: KVNamespace, key: string): Promise<Snapshot | un
     return undefined
   }
   const snapshot = stored as Partial<Snapshot> | null
-  if (typeof snapshot?.at !== 'number' || typeof snapshot.reads !== 'object' || snapshot.reads === null) return undefined
+  if (typeof snapshot?.at !== 'number' || typeof snapshot.reads !== 'object' || snapshot.reads === null)
+    return undefined
   return { at: snapshot.at, reads: snapshot.reads }
 }
