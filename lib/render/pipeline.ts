@@ -169,17 +169,10 @@ export function renderDraft(store: Store, draft: Prompt, given: Args, options: R
  */
 export async function readForRender(store: Store, id: string, options: RenderOptions): Promise<PromptRecord> {
   const deadline = AbortSignal.timeout(options.deadlineMs)
+  const find = () => getServedPrompt(store, id)
+  const noArgs: ArgsCheck = () => ({})
   try {
-    const find = () => getServedPrompt(store, id)
-    const { plan } = await makePlan(
-      store,
-      find,
-      () => ({}),
-      options,
-      () => deadline,
-      new Timing(),
-    )
-    return plan.record
+    return (await makePlan(store, find, noArgs, options, () => deadline, new Timing())).plan.record
   } catch (e) {
     throw asServiceError(e, deadline, options.deadlineMs)
   }
