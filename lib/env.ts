@@ -6,12 +6,16 @@
 export interface Env {
   /** The static assets (wrangler.toml's [assets]): /openapi.json is one. */
   ASSETS?: Fetcher
+  /** Workers KV (wrangler.toml's [[kv_namespaces]]): per prompt, the last good copy of what its render reads. */
+  SNAPSHOTS?: KVNamespace
   /** Upstash REST endpoint, e.g. https://eu1-xyz.upstash.io. Both this and the token, or neither. */
   UPSTASH_REDIS_REST_URL?: string
   /** Upstash REST token (a secret). */
   UPSTASH_REDIS_REST_TOKEN?: string
   /** Bound on one Redis HTTP request, retries included, in ms (default 2000). */
   REDIS_TIMEOUT_MS?: string
+  /** Age in seconds of the oldest last good copy a read may be answered from while Redis fails (default 3600; 0: none). */
+  STORE_STALE_MAX_S?: string
   /** Deadline of a whole render, in ms (default 500). */
   RENDER_TIMEOUT_MS?: string
   /** Bound on one tool call, from when its request is sent, in ms (default 300). */

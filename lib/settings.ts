@@ -8,6 +8,7 @@ import type { LlmOptions } from './llm/options'
 import type { RenderOptions } from './render/pipeline'
 import { MAX_HISTORY } from './store/history'
 import { LABEL_PATTERN, LABEL_RULE } from './store/keys'
+import type { StaleOptions } from './store/stale'
 import type { UpstashConfig } from './store/upstash'
 import { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS } from './tools/session'
 
@@ -21,6 +22,8 @@ import { DEFAULT_TOOL_MAX_BYTES, DEFAULT_TOOL_MAX_CALLS } from './tools/session'
 export interface Settings {
   /** UPSTASH_REDIS_REST_URL, _TOKEN and REDIS_TIMEOUT_MS; undefined when both are unset (the embedded store). */
   readonly redis: RedisSettings | undefined
+  /** STORE_STALE_MAX_S, and the KV snapshots binding: what a read may be answered from while Redis fails. */
+  readonly stale: StaleSettings
   /** RENDER_TIMEOUT_MS, ENVIRON_MAX_BYTES and the TOOL_* settings; the request adds its waitUntil. */
   readonly render: RenderOptions
   /** ENVIRON_MAX_BYTES: the bytes one environ read (REST or MCP) may load. */
@@ -58,11 +61,15 @@ export interface Settings {
 /** Where Redis is, and the bound on one request to it: the store's own configuration (lib/store). */
 export type RedisSettings = UpstashConfig
 
+/** How old a last good copy may be (lib/store/stale.ts), and the KV namespace of the prompts' snapshots. */
+export type StaleSettings = StaleOptions
+
 /** Every setting the Worker reads (its bindings aside): the README's configuration table documents each. */
 export const SETTING_NAMES = [
   'UPSTASH_REDIS_REST_URL',
   'UPSTASH_REDIS_REST_TOKEN',
   'REDIS_TIMEOUT_MS',
+  'STORE_STALE_MAX_S',
   'RENDER_TIMEOUT_MS',
   'TOOL_TIMEOUT_MS',
   'TOOLS_BASE_URL',
@@ -92,9 +99,13 @@ export const SETTING_NAMES = [
 ] as const satisfies readonly Setting[]
 
 /** The settings that are text: every variable but the bindings. */
-type Setting = Exclude<keyof Env, 'ASSETS'>
+type Setting = Exclude<keyof Env, 'ASSETS' | 'SNAPSHOTS'>
 
 const DEFAULT_REDIS_TIMEOUT_MS = 2000
+/** An hour of Redis being down is served from the last good copies; past it, the answers are too old to trust. */
+const DEFAULT_STORE_STALE_MAX_S = 3600
+/** A week: KV keeps a snapshot no longer than this, and a copy older than that is no copy to serve. */
+const MAX_STORE_STALE_MAX_S = 7 * 24 * 3600
 const DEFAULT_RENDER_TIMEOUT_MS = 500
 /** Well under the render's deadline, so a slow tool leaves time to render around it. */
 const DEFAULT_TOOL_TIMEOUT_MS = 300
@@ -165,6 +176,15 @@ class EnvSettings implements Settings {
         throw misconfigured(missing, `is not set, though ${set} is: set both, or neither for the embedded store`)
       }
       return undefined
+    })
+  }
+
+  get stale(): StaleSettings {
+    return this.#once('stale', () => {
+      const maxS = intVar(this.#env, 'STORE_STALE_MAX_S', DEFAULT_STORE_STALE_MAX_S, 0)
+      if (maxS > MAX_STORE_STALE_MAX_S)
+        throw misconfigured('STORE_STALE_MAX_S', `must be at most ${MAX_STORE_STALE_MAX_S} (7 days), got ${maxS}`)
+      return { maxAgeMs: maxS * 1000, snapshots: this.#env.SNAPSHOTS }
     })
   }
 

@@ -5,7 +5,7 @@ import type { RequestLog } from '../log'
 import type { RenderOptions } from '../render'
 import { settingsFrom } from '../settings'
 import type { Settings } from '../settings'
-import { LABEL_PATTERN, LABEL_RULE, openFreshStore, openStore, withLabel } from '../store'
+import { LABEL_PATTERN, LABEL_RULE, openFreshStore, openStore, staleOf, withLabel } from '../store'
 import type { Store } from '../store'
 
 /** What every route sees: the Worker's bindings, and what the middleware and handlers keep per request. */
@@ -32,9 +32,12 @@ export type AppEnv = {
  * render options, each when a handler first asks. Nothing is parsed here:
  * a bad setting fails only the requests that read it.
  */
-export const requestContext: MiddlewareHandler<AppEnv> = (c, next) => {
+export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('settings', settingsFrom(c.env))
-  return next()
+  await next()
+  // Whatever route answered from last good copies says so, and how old the oldest was; a failure says its own.
+  const staleS = c.res.ok ? await staleSecondsOf(c) : undefined
+  if (staleS !== undefined) c.header('X-Prompt-Stale', String(staleS))
 }
 
 /** The request's settings. */
@@ -79,10 +82,22 @@ export function freshStoreOf(c: Context<AppEnv>): Promise<Store> {
   let store = c.get('freshStore')
   if (!store) {
     const label = labelOf(c)
-    store = openFreshStore(settingsOf(c).redis, waitUntilOf(c)).then((fresh) => withLabel(fresh, label))
+    const settings = settingsOf(c)
+    store = openFreshStore(settings.redis, waitUntilOf(c), settings.stale).then((fresh) => withLabel(fresh, label))
     c.set('freshStore', store)
   }
   return store
+}
+
+/**
+ * The age in whole seconds of the oldest last good copy this request was
+ * answered from while Redis failed (lib/store/stale.ts); undefined when none was.
+ */
+export async function staleSecondsOf(c: Context<AppEnv>): Promise<number | undefined> {
+  const fresh = c.get('freshStore')
+  const store = fresh && (await fresh.catch(() => undefined))
+  const ageMs = store && staleOf(store)?.ageMs
+  return ageMs === undefined ? undefined : Math.floor(ageMs / 1000)
 }
 
 /** The store writes go to: Redis itself, no cache, no label (a write names its label itself). */

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import { RequestLog } from '../log'
 import { withSecretsOf } from '../redact'
-import { settingsOf } from './context'
+import { settingsOf, staleSecondsOf } from './context'
 import type { AppEnv } from './context'
 
 /** An id a caller may choose, so that its own logs and ours can be joined; anything else is replaced. */
@@ -34,11 +34,15 @@ const logged: MiddlewareHandler<AppEnv> = async (c, next) => {
   // An answer made as a Response of its own, not through the context, has it only this way.
   if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId)
   const status = c.res.status
-  const level = status >= 500 ? 'error' : status >= 400 && !c.get('expected') ? 'warn' : 'info'
+  // An answer from last good copies (Redis failing) is a warning: the line says how old they were.
+  const staleS = c.res.ok ? await staleSecondsOf(c) : undefined
+  const level =
+    status >= 500 ? 'error' : (status >= 400 && !c.get('expected')) || staleS !== undefined ? 'warn' : 'info'
   record.write(level, {
     route: routeOf(c),
     status,
     duration_ms: Date.now() - started,
+    ...(staleS === undefined ? {} : { stale_s: staleS }),
   })
 }
 

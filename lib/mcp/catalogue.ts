@@ -18,6 +18,7 @@ import { isObject } from '../json'
 import { renderPrompt } from '../render'
 import { invokeTool } from '../tools'
 import type { RenderOptions } from '../render'
+import { staleOf } from '../store'
 import type { Store } from '../store'
 import type { ValueMap } from '../template'
 import { promptArgs } from './arguments'
@@ -59,6 +60,8 @@ function promptEntry(prompt: Prompt) {
  */
 export async function getPromptMethod({ store, options }: McpContext, params: Record<string, unknown>) {
   const id = stringParam(params, 'name')
+  // Read first for its parameters: should Redis fail, this prompt's snapshot may answer it.
+  staleOf(store)?.reading(id)
   const prompt = await getPrompt(store, id)
   const args = promptArgs(normalizeParameters(prompt.record.parameters), objectParam(params, 'arguments'))
   const rendered = await renderPrompt(store, id, args, options)
@@ -116,7 +119,17 @@ export async function callToolMethod({ store, options }: McpContext, params: Rec
   if (!invoked.ok) return { content: [{ type: 'text', text: invoked.reason }], isError: true }
   const { value } = invoked
   const text = typeof value === 'string' ? value : JSON.stringify(value ?? null)
-  return { content: [{ type: 'text', text }], ...(structured && isObject(value) ? { structuredContent: value } : {}) }
+  return {
+    content: [{ type: 'text', text }],
+    ...(structured && isObject(value) ? { structuredContent: value } : {}),
+    ...staleMeta(store),
+  }
+}
+
+/** A result's `_meta` when the request was answered from last good copies (Redis failing), as prompts/get's warnings. */
+function staleMeta(store: Store): { _meta?: { warnings: unknown[] } } {
+  const warning = staleOf(store)?.warning()
+  return warning ? { _meta: { warnings: [warning] } } : {}
 }
 
 export async function listResourcesMethod({ store }: McpContext) {
@@ -148,7 +161,7 @@ export async function readResourceMethod({ store, environMaxBytes }: McpContext,
     throw new RpcError(RPC.RESOURCE_NOT_FOUND, `no resource ${clip(uri, QUOTED_URI)}: resources are environ://{path}`)
   try {
     const { value } = await getEnviron(store, path, environMaxBytes)
-    return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }] }
+    return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }], ...staleMeta(store) }
   } catch (e) {
     if (e instanceof ServiceError && (e.code === 'NOT_FOUND' || e.code === 'BAD_REQUEST')) {
       throw new RpcError(RPC.RESOURCE_NOT_FOUND, e.message, { code: e.code, uri: clip(uri, QUOTED_URI) })

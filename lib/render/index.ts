@@ -4,5 +4,7 @@
  */
 export { renderDraft, renderPrompt } from './pipeline'
 export { compilePrompt } from './compile'
+export { writeSnapshots } from './snapshots'
+export type { SnapshotRun } from './snapshots'
 export type { Rendered, RenderOptions, Warning } from './pipeline'
 export type { Args } from './args'

@@ -18,7 +18,7 @@ import { requestLog } from '../log'
 import { Lru } from '../lru'
 import { MAX_JSON_DEPTH, setOwn } from '../json'
 import type { JsonObject } from '../json'
-import { isGenerational } from '../store'
+import { isGenerational, staleOf } from '../store'
 import type { Store } from '../store'
 import { ExecError, LimitError } from '../template'
 import type { Analysis, ExecuteOptions, Template, TemplateFunction } from '../template'
@@ -111,6 +111,9 @@ type Found = { prompt: Prompt; served: Served | undefined }
 /** Makes a render's plan, reading what it must under the render's deadline, and checks the args on the way. */
 type Planner = (signal: () => AbortSignal, timing: Timing) => Promise<{ plan: Plan; args: Args }>
 
+/** The args a render takes, checked against the compiled prompt's parameters (or none, when only reading). */
+type ArgsCheck = (compiled: CompiledPrompt) => Args
+
 /**
  * Plans kept, one per store generation and prompt: a catalogue's worth, in
  * one isolate, weighed by the variables they hold, as the trees are.
@@ -127,14 +130,16 @@ const plans = new Lru<string, { plan: Plan; until: number }>(200, TREE_BYTES)
  */
 export function renderPrompt(store: Store, id: string, given: Args, options: RenderOptions): Promise<Rendered> {
   const planId = `${id}\n${options.version ?? ''}`
-  return render(options, async (signal, timing) => {
+  // Should Redis fail, this prompt's snapshot may answer what no copy in the isolate holds.
+  staleOf(store)?.reading(id)
+  return render(store, options, async (signal, timing) => {
     const kept = keptPlan(store, planId)
     if (kept) return { plan: kept, args: kept.compiled.checkArgs(given) }
     // Taken before reading: a read that changes the store's cache makes the next render build again.
     const generation = isGenerational(store) ? store.generation : undefined
     const find = () =>
       options.version === undefined ? getServedPrompt(store, id) : promptAt(store, id, options.version)
-    const made = await makePlan(store, find, given, options, signal, timing)
+    const made = await makePlan(store, find, (compiled) => compiled.checkArgs(given), options, signal, timing)
     if (generation !== undefined && isGenerational(store)) {
       plans.set(`${generation}\n${planId}`, { plan: made.plan, until: store.answersHoldUntil() }, made.plan.bytes)
     }
@@ -149,13 +154,35 @@ export function renderPrompt(store: Store, id: string, given: Args, options: Ren
  * parsed for each request.
  */
 export function renderDraft(store: Store, draft: Prompt, given: Args, options: RenderOptions): Promise<Rendered> {
-  return render(options, (signal, timing) =>
-    makePlan(store, async () => ({ prompt: draft, served: undefined }), given, options, signal, timing),
+  const check: ArgsCheck = (compiled) => compiled.checkArgs(given)
+  return render(store, options, (signal, timing) =>
+    makePlan(store, async () => ({ prompt: draft, served: undefined }), check, options, signal, timing),
   )
 }
 
-/** Executes the plan `planner` makes, under the deadline, and calls its tools. */
-async function render(options: RenderOptions, planner: Planner): Promise<Rendered> {
+/**
+ * Makes the reads a render of the stored prompt `id` makes (its record, the
+ * tools its templates call, the shared variables they and those tools
+ * read), under the render's deadline, without args and without rendering:
+ * what a snapshot of the prompt records (lib/render/snapshots.ts). Its
+ * record, for the reads a chat adds.
+ */
+export async function readForRender(store: Store, id: string, options: RenderOptions): Promise<PromptRecord> {
+  const deadline = AbortSignal.timeout(options.deadlineMs)
+  const find = () => getServedPrompt(store, id)
+  const noArgs: ArgsCheck = () => ({})
+  try {
+    return (await makePlan(store, find, noArgs, options, () => deadline, new Timing())).plan.record
+  } catch (e) {
+    throw asServiceError(e, deadline, options.deadlineMs)
+  }
+}
+
+/**
+ * Executes the plan `planner` makes from `store`, under the deadline, and
+ * calls its tools; a plan made of last good copies (Redis failing) says so.
+ */
+async function render(store: Store, options: RenderOptions, planner: Planner): Promise<Rendered> {
   const timing = new Timing()
   const deadlineAt = Date.now() + options.deadlineMs
   // Made when something is to wait: a render served whole from a kept plan sets no timer.
@@ -191,9 +218,11 @@ async function render(options: RenderOptions, planner: Planner): Promise<Rendere
       ? rendering
       : await timing.measure('render', () => Promise.all(rendering))
     if (session) timing.addTools(session.busyMs, session.calls)
+    const stale = staleOf(store)?.warning()
     const warnings: Warning[] = [
       ...plan.skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
       ...(session?.warnings ?? []),
+      ...(stale ? [stale] : []),
     ]
     const roles = compiled.roles
     const rendered = roles
@@ -236,11 +265,11 @@ function keptPlan(store: Store, id: string): Plan | undefined {
   return plan
 }
 
-/** Reads and derives a prompt's plan, and checks the args on the way. */
+/** Reads and derives a prompt's plan, and checks the args on the way (before reading the variables). */
 async function makePlan(
   store: Store,
   find: () => Promise<Found>,
-  given: Args,
+  checkArgs: ArgsCheck,
   options: RenderOptions,
   signal: () => AbortSignal,
   timing: Timing,
@@ -252,7 +281,7 @@ async function makePlan(
   const tools = await read(() => findTools(store, names))
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
-  const args = compiled.checkArgs(given)
+  const args = checkArgs(compiled)
   const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
   const { vars, skipped, bytes } = await read(() =>
     loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)], options.environMaxBytes),

@@ -1,6 +1,8 @@
+import { ServiceError } from '../errors'
 import { requestLog } from '../log'
 import { AbandonedFlight, fly, inFlight, join } from './flights'
 import { hexDigest } from './history'
+import type { Copy, StaleReads } from './stale'
 import type { Generational, Page, Store, StoreKind, Tree, Within } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
@@ -12,10 +14,7 @@ const MAX_CHARS = 16 * 1024 * 1024
 /** Never resolved: a URL only the Cache API sees. */
 const CACHE_ORIGIN = 'https://cache.ai-prompt-shell.invalid'
 
-interface Entry<T> {
-  value: T
-  fetchedAt: number
-}
+type Entry<T> = Copy<T>
 
 /**
  * One isolate's reads, shared by its requests. Module state lives as long as
@@ -83,6 +82,26 @@ function fresh<T>(entry: Entry<T> | undefined, since: number): entry is Entry<T>
   return age >= 0 && age < FRESH_MS && entry.fetchedAt >= since
 }
 
+/**
+ * The id a read is kept under, its namespace left out: a snapshot
+ * (recording.ts) records each read by it, so that a CachedStore finds it there.
+ */
+export const readIds = {
+  page: (prefix: string, after: string, limit: number) => `page/${limit}/${prefix}\n${after}`,
+  value: (key: string) => `value/${key}`,
+  // A digest, as keys may be many and long: an id is also a URL of the shared cache.
+  within: async (keys: readonly string[], maxBytes: number) =>
+    `within/${await hexDigest('SHA-256', `${maxBytes}\n${keys.join('\n')}`)}`,
+  tree: async (
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+    label?: string,
+  ) =>
+    `tree/${await hexDigest('SHA-256', [label ?? '', maxBytes, keys.join('\n'), prefixes.join('\n'), probes.join('\n')].join('\n\n'))}`,
+}
+
 export interface CacheOptions {
   /** Distinguishes this store's data from every other's; a digest, never a secret. */
   namespace: string
@@ -92,6 +111,8 @@ export interface CacheOptions {
   waitUntil: (p: Promise<unknown>) => void
   /** The longest one read of the inner store takes before it fails (see flights.ts). */
   flightLimitMs: number
+  /** The request's last good copies (stale.ts), answering the reads Redis fails; unset, a failed read fails. */
+  stale?: StaleReads | undefined
 }
 
 /**
@@ -99,7 +120,9 @@ export interface CacheOptions {
  * in the location's Cache API (shared by the isolates of one location),
  * then from Redis. KV cannot hold an entry for 5 s (its least TTL is 60 s).
  * Freshness is judged by the time stored with each entry, so every layer
- * agrees on when an entry expired.
+ * agrees on when an entry expired. Entries outlive their freshness (the
+ * isolate's until MAX_CHARS pushes them out, the Cache API's for
+ * STORE_STALE_MAX_S): while Redis fails, they answer (see #lastGood).
  */
 export class CachedStore implements Store, Generational {
   readonly kind: StoreKind
@@ -124,14 +147,15 @@ export class CachedStore implements Store, Generational {
   }
 
   async page(prefix: string, after: string, limit: number): Promise<Page> {
-    const [page] = await this.#read<Page>([`${this.options.namespace}/page/${limit}/${prefix}\n${after}`], async () => [
-      await this.inner.page(prefix, after, limit),
-    ])
+    const [page] = await this.#read<Page>(
+      [`${this.options.namespace}/${readIds.page(prefix, after, limit)}`],
+      async () => [await this.inner.page(prefix, after, limit)],
+    )
     return page as Page
   }
 
   values(keys: readonly string[]): Promise<(string | null)[]> {
-    const prefix = `${this.options.namespace}/value/`
+    const prefix = `${this.options.namespace}/${readIds.value('')}`
     return this.#read<string | null>(
       keys.map((key) => prefix + key),
       (ids) => this.inner.values(ids.map((id) => id.slice(prefix.length))),
@@ -145,8 +169,7 @@ export class CachedStore implements Store, Generational {
    */
   async valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
     if (keys.length === 0) return { within: true, values: [] }
-    // A digest, as keys may be many and long: an id is also a URL of the shared cache.
-    const id = `${this.options.namespace}/within/${await hexDigest('SHA-256', `${maxBytes}\n${keys.join('\n')}`)}`
+    const id = `${this.options.namespace}/${await readIds.within(keys, maxBytes)}`
     const [answer] = await this.#read<Within>([id], async () => [await this.inner.valuesWithin(keys, maxBytes)])
     return answer as Within
   }
@@ -159,8 +182,7 @@ export class CachedStore implements Store, Generational {
     maxBytes: number,
     label?: string,
   ): Promise<Tree> {
-    const asked = [label ?? '', maxBytes, keys.join('\n'), prefixes.join('\n'), probes.join('\n')].join('\n\n')
-    const id = `${this.options.namespace}/tree/${await hexDigest('SHA-256', asked)}`
+    const id = `${this.options.namespace}/${await readIds.tree(keys, prefixes, probes, maxBytes, label)}`
     const [answer] = await this.#read<Tree>([id], async () => [
       await this.inner.tree(keys, prefixes, probes, maxBytes, label),
     ])
@@ -206,7 +228,46 @@ export class CachedStore implements Store, Generational {
     record?.count('cache', 'misses', unflown.length)
     if (misses.length === 0) return hits.map((hit) => (hit as Entry<T>).value)
     this.#fly(unflown, read).forEach((answer, i) => answers.set(unflown[i] as string, answer))
-    return Promise.all(ids.map((id, i) => (hits[i] ? hits[i].value : (answers.get(id) as Promise<T>))))
+    const settled = await Promise.allSettled(ids.map((id, i) => (hits[i] ? hits[i].value : answers.get(id))))
+    const failed = settled.find((s) => s.status === 'rejected')
+    if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<T>).value)
+    return this.#lastGood(ids, settled, failed.reason, since)
+  }
+
+  /**
+   * The answers to a read Redis failed: each failed id from its last good
+   * copy (this isolate's entry, kept past freshness, or the snapshot of the
+   * prompt being read) when one is young enough; else the read fails as it
+   * was going to. A plan made of such answers is not kept.
+   */
+  async #lastGood<T>(
+    ids: readonly string[],
+    settled: readonly PromiseSettledResult<T | undefined>[],
+    error: unknown,
+    since: number,
+  ): Promise<T[]> {
+    const stale = this.options.stale
+    if (!stale || !(error instanceof ServiceError && error.code === 'STORE_UNAVAILABLE')) throw error
+    const now = Date.now()
+    const prefix = `${this.options.namespace}/`
+    const answers: T[] = []
+    let oldest = 0
+    for (const [i, s] of settled.entries()) {
+      if (s.status === 'fulfilled') {
+        answers.push(s.value as T)
+        continue
+      }
+      const id = ids[i] as string
+      let copy: Entry<unknown> | undefined = isolate.get(id)
+      if (!stale.usable(copy, since, now)) copy = await stale.fromSnapshot(id.slice(prefix.length))
+      if (!stale.usable(copy, since, now)) throw error
+      answers.push(copy.value as T)
+      oldest = Math.max(oldest, now - copy.fetchedAt)
+    }
+    stale.served(oldest)
+    this.#holdsUntil = -Infinity
+    requestLog()?.count('cache', 'stale', settled.filter((s) => s.status === 'rejected').length)
+    return answers
   }
 
   /** One read of `ids`, shared with the misses that follow until it answers; each answer is cached. */
@@ -254,9 +315,15 @@ export class CachedStore implements Store, Generational {
           // The shared cache is an optimisation: when it fails, Redis answers.
           return undefined
         }
-        if (!fresh(stored, this.#since())) return undefined
-        remember(id, stored)
-        return stored
+        if (!stored) return undefined
+        const since = this.#since()
+        const isFresh = fresh(stored, since)
+        // Past its freshness, it is a last good copy should Redis fail now: kept unless this isolate holds a newer one.
+        const held = isolate.get(id)
+        const lastGood =
+          this.options.stale?.usable(stored, since, Date.now()) && (!held || held.fetchedAt < stored.fetchedAt)
+        if (isFresh || lastGood) remember(id, stored)
+        return isFresh ? stored : undefined
       }),
     )
   }
@@ -270,8 +337,10 @@ export class CachedStore implements Store, Generational {
     remember(id, entry)
     const shared = this.options.shared
     if (!shared) return
+    // Kept as long as it may answer while Redis fails; its fetchedAt, not this, says whether it is fresh.
+    const keptS = Math.max(FRESH_MS, this.options.stale?.options.maxAgeMs ?? 0) / 1000
     const response = new Response(JSON.stringify(entry), {
-      headers: { 'content-type': 'application/json', 'cache-control': `max-age=${FRESH_MS / 1000}` },
+      headers: { 'content-type': 'application/json', 'cache-control': `max-age=${keptS}` },
     })
     // A failed cache write costs only a later Redis read.
     this.options.waitUntil(shared.put(cacheUrl(id), response).catch(() => undefined))

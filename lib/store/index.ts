@@ -4,6 +4,8 @@ import { CachedStore, forgetBefore, namespaceOf } from './cached'
 import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
 import { LabeledStore } from './labeled'
+import { StaleReads } from './stale'
+import type { StaleOptions } from './stale'
 import { UpstashStore } from './upstash'
 import type { UpstashConfig } from './upstash'
 import { runsCommands } from './types'
@@ -12,11 +14,14 @@ import type { CommandStore, Store } from './types'
 export type { Command, CommandStore, Generational, Page, Reply, Store, StoreKind, Tree, Within } from './types'
 export { isGenerational, runsCommands } from './types'
 export { EmbeddedStore } from './embedded'
-export { CachedStore, FRESH_MS } from './cached'
+export { CachedStore, FRESH_MS, readIds } from './cached'
+export { StaleReads, snapshotKey } from './stale'
+export type { Snapshot, StaleOptions } from './stale'
 export { LabeledStore } from './labeled'
 export { UpstashStore } from './upstash'
 export { MAX_HISTORY, commit, commitIf, digestOf, listVersions, readVersion, versionFrom } from './history'
 export { Observed } from './observed'
+export { Recording } from './recording'
 export { passedAt } from './within'
 export { allKeys } from './tree'
 export type { Change, StoredVersion, VersionEntry } from './history'
@@ -60,7 +65,8 @@ export function openStore(redis: UpstashConfig | undefined): Store {
 /** Namespaces by endpoint and token, digested once per isolate. */
 const namespaces = new Map<string, Promise<string>>()
 
-function namespaceFor(store: UpstashStore): Promise<string> {
+/** The namespace of `store`'s data in the caches and the snapshots: a digest of its endpoint and token. */
+export function namespaceFor(store: UpstashStore): Promise<string> {
   let namespace = namespaces.get(store.identity)
   if (!namespace) {
     const [url, token] = store.identity.split('\n') as [string, string]
@@ -73,17 +79,28 @@ function namespaceFor(store: UpstashStore): Promise<string> {
 /**
  * The store with 5-second freshness (see cached.ts), for the render path:
  * reads of prompts, tools and variables within 5 s of each other cost no
- * Redis request. The embedded store is memory already and is returned as it is.
+ * Redis request; with `stale`, reads Redis fails are answered from last
+ * good copies (stale.ts). One per request. The embedded store is memory
+ * already and is returned as it is.
  */
 export async function openFreshStore(
   redis: UpstashConfig | undefined,
   waitUntil: (p: Promise<unknown>) => void,
+  stale?: StaleOptions,
 ): Promise<Store> {
   const store = openStore(redis)
   if (!(store instanceof UpstashStore)) return store
   const shared = typeof caches === 'undefined' ? undefined : (caches as unknown as { default: Cache }).default
   const namespace = await namespaceFor(store)
-  return new CachedStore(store, { namespace, shared, waitUntil, flightLimitMs: store.readLimitMs })
+  const lastGood = stale && stale.maxAgeMs > 0 ? new StaleReads(stale, namespace) : undefined
+  return new CachedStore(store, { namespace, shared, waitUntil, flightLimitMs: store.readLimitMs, stale: lastGood })
+}
+
+/** The last good copies of the request `store` reads for (see openFreshStore); none outside the render path. */
+export function staleOf(store: Store): StaleReads | undefined {
+  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner)
+    if (at instanceof CachedStore) return at.options.stale
+  return undefined
 }
 
 /** After a write to `store`: this isolate's cached reads of it are read again (see forgetBefore). */

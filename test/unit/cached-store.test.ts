@@ -2,7 +2,10 @@
 // the inner store, failures reach every waiter, and a read whose request was
 // cancelled does not hold its key hostage.
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ServiceError } from '../../lib/errors'
 import { CachedStore, FRESH_MS } from '../../lib/store/cached'
+import { StaleReads } from '../../lib/store/stale'
+import type { Snapshot } from '../../lib/store/stale'
 import type { Store } from '../../lib/store/types'
 import { measured } from '../../lib/store/within'
 
@@ -147,5 +150,74 @@ describe('generations, for what is derived from the answers', () => {
     await second.values(['b'])
     // `a` was read 2 s ago, `b` now: the older decides, a second before its 5 s are over.
     expect(second.answersHoldUntil()).toBe(readAt + FRESH_MS - 1000)
+  })
+})
+
+describe('last good copies, while the inner store fails', () => {
+  const down = () => Promise.reject(new ServiceError('STORE_UNAVAILABLE', 'Redis MGET failed: timed out after 100 ms'))
+  const HOUR_MS = 3_600_000
+
+  /** A request's store over `inner`, in `namespace`, with copies up to `maxAgeMs` old and the KV snapshots of `kv`. */
+  function request(inner: Store, namespace: string, maxAgeMs = HOUR_MS, kv: Record<string, Snapshot> = {}) {
+    const snapshots = { get: async (key: string) => kv[key] ?? null } as unknown as KVNamespace
+    const stale = new StaleReads({ maxAgeMs, snapshots }, namespace)
+    return new CachedStore(inner, {
+      namespace,
+      shared: undefined,
+      waitUntil: () => undefined,
+      flightLimitMs: 1000,
+      stale,
+    })
+  }
+
+  it("answers from the isolate's entry past its freshness, says how old, and keeps no plan on it", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let fail = false
+    const { store } = innerStore((keys) => (fail ? down() : Promise.resolve(keys.map((k) => `v:${k}`))))
+    const namespace = `stale-${++namespaces}`
+    await request(store, namespace).values(['a'])
+    vi.setSystemTime(Date.now() + 90_000)
+    fail = true
+    const stale = request(store, namespace)
+    expect(await stale.values(['a'])).toEqual(['v:a'])
+    expect(stale.options.stale?.ageMs).toBe(90_000)
+    expect(stale.options.stale?.warning()).toMatchObject({ code: 'STORE_STALE', age_s: 90 })
+    expect(stale.answersHoldUntil()).toBe(-Infinity)
+  })
+
+  it('fails as before when a copy is too old, when there is none, or when the failure is no Redis failure', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let failure: () => Promise<never> = () => Promise.reject(new Error('a bug'))
+    let fail = false
+    const { store } = innerStore((keys) => (fail ? failure() : Promise.resolve(keys.map((k) => `v:${k}`))))
+    const namespace = `stale-${++namespaces}`
+    await request(store, namespace).values(['a'])
+    vi.setSystemTime(Date.now() + 60_001)
+    fail = true
+    await expect(request(store, namespace).values(['a'])).rejects.toThrow('a bug')
+    failure = down
+    await expect(request(store, namespace, 60_000).values(['a'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    await expect(request(store, namespace).values(['a', 'b'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    const none = new CachedStore(store, { ...request(store, namespace).options, stale: undefined })
+    await expect(none.values(['a'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+  })
+
+  it('answers from the snapshot of the prompt being read, and only the reads it recorded', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const { store } = innerStore(down)
+    const namespace = `stale-${++namespaces}`
+    const at = Date.now() - 120_000
+    const kv = { [`${namespace}/team.p`]: { at, reads: { 'value/a': 'snapped' } } }
+    const before = request(store, namespace, HOUR_MS, kv)
+    // No prompt named: no snapshot read.
+    await expect(before.values(['a'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    const stale = request(store, namespace, HOUR_MS, kv)
+    stale.options.stale?.reading('team.p')
+    expect(await stale.values(['a'])).toEqual(['snapped'])
+    expect(stale.options.stale?.ageMs).toBe(120_000)
+    await expect(stale.values(['a', 'b'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+    const tooOld = request(store, namespace, 119_000, kv)
+    tooOld.options.stale?.reading('team.p')
+    await expect(tooOld.values(['a'])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
   })
 })
