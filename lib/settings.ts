@@ -184,7 +184,11 @@ class EnvSettings implements Settings {
       const maxS = intVar(this.#env, 'STORE_STALE_MAX_S', DEFAULT_STORE_STALE_MAX_S, 0)
       if (maxS > MAX_STORE_STALE_MAX_S)
         throw misconfigured('STORE_STALE_MAX_S', `must be at most ${MAX_STORE_STALE_MAX_S} (7 days), got ${maxS}`)
-      return { maxAgeMs: maxS * 1000, snapshots: this.#env.SNAPSHOTS }
+      // A Redis that hangs fails a read only at REDIS_TIMEOUT_MS, by default past a render's deadline: a read
+      // with a copy to fall back on waits at most half the render's deadline for it.
+      const redisMs = intVar(this.#env, 'REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS)
+      const waitMs = Math.min(redisMs, Math.floor(this.render.deadlineMs / 2))
+      return { maxAgeMs: maxS * 1000, snapshots: this.#env.SNAPSHOTS, waitMs }
     })
   }
 

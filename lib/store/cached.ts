@@ -228,10 +228,34 @@ export class CachedStore implements Store, Generational {
     record?.count('cache', 'misses', unflown.length)
     if (misses.length === 0) return hits.map((hit) => (hit as Entry<T>).value)
     this.#fly(unflown, read).forEach((answer, i) => answers.set(unflown[i] as string, answer))
-    const settled = await Promise.allSettled(ids.map((id, i) => (hits[i] ? hits[i].value : answers.get(id))))
-    const failed = settled.find((s) => s.status === 'rejected')
-    if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<T>).value)
-    return this.#lastGood(ids, settled, failed.reason, since)
+    const pending = ids.map((id, i) => (hits[i] ? Promise.resolve(hits[i].value) : (answers.get(id) as Promise<T>)))
+    const settled = await this.#settle(pending)
+    if (settled.every((s) => s.status === 'fulfilled')) return settled.map((s) => s.value)
+    return this.#lastGood(ids, settled, pending, since)
+  }
+
+  /**
+   * The reads, settled; with last good copies to fall back on, those Redis
+   * has not answered within StaleOptions.waitMs are LATE instead, so that a
+   * Redis that hangs is answered from a copy before the render's deadline.
+   * A late read goes on, and is cached when it answers.
+   */
+  async #settle<T>(pending: readonly Promise<T>[]): Promise<PromiseSettledResult<T>[]> {
+    const waitMs = this.options.stale?.options.waitMs
+    if (waitMs === undefined) return Promise.allSettled(pending)
+    const results: (PromiseSettledResult<T> | undefined)[] = pending.map(() => undefined)
+    const all = Promise.all(
+      pending.map((p, i) =>
+        p.then(
+          (value) => void (results[i] = { status: 'fulfilled', value }),
+          (reason: unknown) => void (results[i] = { status: 'rejected', reason }),
+        ),
+      ),
+    )
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
+    clearTimeout(timer)
+    return results.map((r) => r ?? { status: 'rejected', reason: late(waitMs) })
   }
 
   /**
@@ -242,28 +266,37 @@ export class CachedStore implements Store, Generational {
    */
   async #lastGood<T>(
     ids: readonly string[],
-    settled: readonly PromiseSettledResult<T | undefined>[],
-    error: unknown,
+    settled: readonly PromiseSettledResult<T>[],
+    pending: readonly Promise<T>[],
     since: number,
   ): Promise<T[]> {
     const stale = this.options.stale
-    if (!stale || !(error instanceof ServiceError && error.code === 'STORE_UNAVAILABLE')) throw error
+    const failed = settled.filter((s) => s.status === 'rejected').map((s) => s.reason as unknown)
+    const unavailable = (e: unknown) => e instanceof ServiceError && e.code === 'STORE_UNAVAILABLE'
+    if (!stale || !failed.every(unavailable)) throw failed.find((e) => !unavailable(e)) ?? failed[0]
     const now = Date.now()
     const prefix = `${this.options.namespace}/`
     const answers: T[] = []
-    let oldest = 0
+    let oldest: number | undefined
     for (const [i, s] of settled.entries()) {
       if (s.status === 'fulfilled') {
-        answers.push(s.value as T)
+        answers.push(s.value)
         continue
       }
       const id = ids[i] as string
       let copy: Entry<unknown> | undefined = isolate.get(id)
       if (!stale.usable(copy, since, now)) copy = await stale.fromSnapshot(id.slice(prefix.length))
-      if (!stale.usable(copy, since, now)) throw error
-      answers.push(copy.value as T)
-      oldest = Math.max(oldest, now - copy.fetchedAt)
+      if (stale.usable(copy, since, now)) {
+        answers.push(copy.value as T)
+        oldest = Math.max(oldest ?? 0, now - copy.fetchedAt)
+      } else if (s.reason instanceof Late) {
+        // No copy to answer a late read: it is waited for, as it would have been.
+        answers.push(await (pending[i] as Promise<T>))
+      } else {
+        throw s.reason
+      }
     }
+    if (oldest === undefined) return answers
     stale.served(oldest)
     this.#holdsUntil = -Infinity
     requestLog()?.count('cache', 'stale', settled.filter((s) => s.status === 'rejected').length)
@@ -345,6 +378,13 @@ export class CachedStore implements Store, Generational {
     // A failed cache write costs only a later Redis read.
     this.options.waitUntil(shared.put(cacheUrl(id), response).catch(() => undefined))
   }
+}
+
+/** A read Redis has not answered within StaleOptions.waitMs: one a copy may answer. */
+class Late extends ServiceError {}
+
+function late(waitMs: number): Late {
+  return new Late('STORE_UNAVAILABLE', `Redis did not answer within ${waitMs} ms`)
 }
 
 function cacheUrl(id: string): string {

@@ -13,6 +13,8 @@ export interface StaleOptions {
   maxAgeMs: number
   /** The prompts' snapshots (the SNAPSHOTS binding), when the Worker has one. */
   snapshots: KVNamespace | undefined
+  /** How long a read that has a copy to fall back on waits for Redis before the copy answers it. */
+  waitMs: number
 }
 
 /**

@@ -157,10 +157,19 @@ describe('last good copies, while the inner store fails', () => {
   const down = () => Promise.reject(new ServiceError('STORE_UNAVAILABLE', 'Redis MGET failed: timed out after 100 ms'))
   const HOUR_MS = 3_600_000
 
-  /** A request's store over `inner`, in `namespace`, with copies up to `maxAgeMs` old and the KV snapshots of `kv`. */
-  function request(inner: Store, namespace: string, maxAgeMs = HOUR_MS, kv: Record<string, Snapshot> = {}) {
+  /**
+   * A request's store over `inner`, in `namespace`, with copies up to `maxAgeMs` old and the KV snapshots of `kv`,
+   * waiting `waitMs` for a read a copy could answer.
+   */
+  function request(
+    inner: Store,
+    namespace: string,
+    maxAgeMs = HOUR_MS,
+    kv: Record<string, Snapshot> = {},
+    waitMs = 60_000,
+  ) {
     const snapshots = { get: async (key: string) => kv[key] ?? null } as unknown as KVNamespace
-    const stale = new StaleReads({ maxAgeMs, snapshots }, namespace)
+    const stale = new StaleReads({ maxAgeMs, snapshots, waitMs }, namespace)
     return new CachedStore(inner, {
       namespace,
       shared: undefined,
@@ -183,6 +192,30 @@ describe('last good copies, while the inner store fails', () => {
     expect(stale.options.stale?.ageMs).toBe(90_000)
     expect(stale.options.stale?.warning()).toMatchObject({ code: 'STORE_STALE', age_s: 90 })
     expect(stale.answersHoldUntil()).toBe(-Infinity)
+  })
+
+  it('answers a read Redis does not answer within the wait from its copy, and waits on for one with none', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let hang = false
+    const releases = new Map<string, () => void>()
+    const { store } = innerStore((keys) => {
+      if (!hang) return Promise.resolve(keys.map((k) => `v:${k}`))
+      return new Promise((resolve) => releases.set(keys.join(), () => resolve(keys.map((k) => `late:${k}`))))
+    })
+    const namespace = `stale-${++namespaces}`
+    await request(store, namespace).values(['a'])
+    vi.setSystemTime(Date.now() + 10_000)
+    hang = true
+    const stale = request(store, namespace, HOUR_MS, {}, 1)
+    expect(await stale.values(['a'])).toEqual(['v:a'])
+    expect(stale.options.stale?.warning()).toMatchObject({ code: 'STORE_STALE', age_s: 10 })
+    // `b` has no copy: the read waits for the store's late answer, and is no stale answer.
+    const fresh = request(store, namespace, HOUR_MS, {}, 1)
+    const waiting = fresh.values(['b'])
+    await vi.waitFor(() => expect(releases.has('b')).toBe(true))
+    releases.get('b')?.()
+    expect(await waiting).toEqual(['late:b'])
+    expect(fresh.options.stale?.warning()).toBeUndefined()
   })
 
   it('fails as before when a copy is too old, when there is none, or when the failure is no Redis failure', async () => {
