@@ -20,8 +20,20 @@ export interface TestRedis {
   requests(): Promise<number>
   /** Bytes those requests sent: what reached Redis. */
   bytes(): Promise<number>
-  /** The Redis commands those requests carried, each as sent (`["MGET", key, ...]`). */
+  /** The Redis commands those requests carried, each as sent (`["MGET", key, ...]`); the first 10,000 only. */
   commands(): Promise<string[][]>
+  /** How many of each command those requests carried, by name (`{ MGET: 3 }`; a command never sent is absent): all of them. */
+  counts(): Promise<Record<string, number>>
+  /**
+   * Adds `count` filler keys, written in Redis itself (100,000 in well under a second): half another application's
+   * (`otherapp:session:<n>`, short values), half `shenma:environs:chat:history:<n>` (a small JSON object each), n from 0.
+   * Not counted in requests or commands.
+   */
+  fill(count: number): Promise<void>
+  /** Every later Upstash request of this database waits `ms` before it runs (0: none), as a Redis a region away. */
+  latency(ms: number): Promise<void>
+  /** While down, Redis is gone: every Upstash request's connection closes unanswered (a stall, by contrast, hangs). */
+  down(down: boolean): Promise<void>
   resetRequests(): Promise<void>
   /** While stalled, Redis takes requests and never answers them. */
   stall(stalled: boolean): Promise<void>
@@ -61,6 +73,18 @@ export async function freshRedis(): Promise<TestRedis> {
     async commands() {
       return (await (await fetch(`${admin}/commands`)).json()) as string[][]
     },
+    async counts() {
+      return (await stats()).byCommand
+    },
+    async fill(count) {
+      await post(`${admin}/fill`, { count })
+    },
+    async latency(ms) {
+      await post(`${admin}/latency`, { ms })
+    },
+    async down(down) {
+      await fetch(`${admin}/down`, { method: down ? 'POST' : 'DELETE' })
+    },
     async resetRequests() {
       await fetch(`${admin}/stats/reset`, { method: 'POST' })
     },
@@ -77,6 +101,16 @@ export async function freshRedis(): Promise<TestRedis> {
       await fetch(admin, { method: 'DELETE' })
     },
   }
+}
+
+/** POSTs `body` as JSON to a support server's admin route, failing on anything but 2xx. */
+async function post(url: string, body: unknown): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  })
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`)
 }
 
 export interface Answer {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
+import { setTimeout as delay } from 'node:timers/promises'
 import { closeNow, listenOnLoopback } from './ports'
 import type { Redis as RedisClient } from 'ioredis'
 import { messageOf } from './serving'
@@ -24,12 +25,43 @@ export interface BridgeStats {
   commands: number
   /** Bytes of the request bodies received: what a client sent to Redis. */
   bytes: number
+  /** The commands received, counted by name (upper case; EVALSHA and EVAL apart): `{ MGET: 3, SCAN: 2 }`. */
+  byCommand: Record<string, number>
 }
 
 type Command = [string, ...string[]]
 
 /** Commands a database's log keeps at most (later ones are not kept): a log is for tests that send a few. */
 const MAX_LOGGED = 10_000
+
+/** Filler keys a fill may ask for, and how many one script writes (each script holds Redis for a few ms). */
+const MAX_FILL = 10_000_000
+const FILL_BATCH = 10_000
+/** The added latency a database may be given, in ms. */
+const MAX_LATENCY_MS = 60_000
+/** The largest admin request body read (a `{count}` or `{ms}`). */
+const MAX_ADMIN_BODY = 1024
+
+// Writes keys ARGV[3] .. ARGV[3] + ARGV[4] - 1 of one kind of filler, all in Redis: no key crosses the wire.
+// ARGV[1] is the key prefix, ARGV[2] the kind ('other' or 'history'), which picks the value.
+const FILL_SCRIPT = `
+local prefix, kind, from, n = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+for i = from, from + n - 1 do
+  local value
+  if kind == 'history' then
+    value = '{"role":"user","content":"message ' .. i .. '","at":' .. (1700000000000 + i) .. '}'
+  else
+    value = 's' .. i
+  end
+  redis.call('SET', prefix .. i, value)
+end
+return n`
+
+/** The two kinds of filler: another application's keys, and the chat histories other modules keep under shenma:environs:. */
+const FILLERS = [
+  { prefix: 'otherapp:session:', kind: 'other' },
+  { prefix: 'shenma:environs:chat:history:', kind: 'history' },
+] as const
 
 interface Database {
   db: number
@@ -39,6 +71,10 @@ interface Database {
   client?: Redis
   /** While set, Upstash requests with this token wait for it: a Redis that stopped answering. */
   stall?: { until: Promise<void>; release: () => void }
+  /** While set, Upstash requests with this token have their connection closed unanswered: a Redis that is gone. */
+  down?: boolean
+  /** Added to every Upstash request with this token before it runs, in ms: a Redis a region away. */
+  latencyMs: number
   /**
    * The name of a command that fails in the next transaction holding it: its first one is sent
    * without arguments, so Redis refuses to queue it and runs none of the transaction (EXECABORT),
@@ -110,7 +146,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
 
     // Hex, as no real token starts with '-': the CLI's `--token -x...` would read as an option.
     const token = randomBytes(24).toString('hex')
-    const database: Database = { db, stats: { requests: 0, commands: 0, bytes: 0 }, log: [] }
+    const database: Database = { db, stats: emptyStats(), log: [], latencyMs: 0 }
     databases.set(token, database)
     // A previous user of this number may have left data behind.
     await clientFor(database).callBuffer('FLUSHDB')
@@ -132,7 +168,28 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     return { ok: true }
   }
 
-  const admin = async (method: string, path: string): Promise<unknown> => {
+  /** Half `otherapp:session:<n>` (short values), half `shenma:environs:chat:history:<n>` (small JSON), n from 0. */
+  const fill = async (database: Database, count: number): Promise<unknown> => {
+    const client = clientFor(database)
+    const batch = client.pipeline()
+    const [other, history] = FILLERS
+    const halves = [
+      { ...other, n: Math.floor(count / 2) },
+      { ...history, n: count - Math.floor(count / 2) },
+    ]
+    for (const { prefix, kind, n } of halves) {
+      for (let from = 0; from < n; from += FILL_BATCH) {
+        batch.eval(FILL_SCRIPT, 0, prefix, kind, from, Math.min(FILL_BATCH, n - from))
+      }
+    }
+    const replies = (await batch.exec()) ?? []
+    const failed = replies.find(([error]) => error)
+    if (failed?.[0]) throw new HttpError(500, `fill failed: ${failed[0].message}`)
+    return { ok: true, keys: count }
+  }
+
+  const admin = async (req: IncomingMessage, path: string): Promise<unknown> => {
+    const method = req.method ?? ''
     const parts = path.split('/').filter(Boolean).slice(2) // drop "__bridge", "databases"
     if (method === 'POST' && parts.length === 0) return allocate()
     const [token, ...rest] = parts
@@ -142,7 +199,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       if (method === 'GET' && sub === 'stats') return { ...lookup(token).stats }
       if (method === 'GET' && sub === 'commands') return lookup(token).log
       if (method === 'POST' && sub === 'stats/reset') {
-        lookup(token).stats = { requests: 0, commands: 0, bytes: 0 }
+        lookup(token).stats = emptyStats()
         lookup(token).log = []
         return { ok: true }
       }
@@ -151,6 +208,19 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
         let release = () => {}
         const until = new Promise<void>((resolve) => (release = resolve))
         database.stall ??= { until, release }
+        return { ok: true }
+      }
+      if (method === 'POST' && sub === 'fill') {
+        const database = lookup(token)
+        return fill(database, bounded(await adminBody(req), 'count', MAX_FILL))
+      }
+      if (method === 'POST' && sub === 'latency') {
+        const database = lookup(token)
+        database.latencyMs = bounded(await adminBody(req), 'ms', MAX_LATENCY_MS)
+        return { ok: true }
+      }
+      if ((method === 'POST' || method === 'DELETE') && sub === 'down') {
+        lookup(token).down = method === 'POST'
         return { ok: true }
       }
       if (method === 'POST' && sub.startsWith('fail-next/')) {
@@ -175,6 +245,8 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     const database = databases.get(bearerToken(req) ?? '')
     if (!database) return [401, { error: 'Unauthorized' }]
     database.stats.requests++
+    if (database.latencyMs > 0) await delay(database.latencyMs)
+    if (database.down) throw new LostAnswer()
     await database.stall?.until
 
     if (req.method !== 'POST') throw new HttpError(405, `method ${req.method} is not allowed`)
@@ -187,6 +259,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     const body = parseJson(text)
     const commands = path === '/' ? [toCommand(body)] : toCommands(body)
     database.stats.commands += commands.length
+    for (const [name] of commands) database.stats.byCommand[name] = (database.stats.byCommand[name] ?? 0) + 1
     database.log.push(...commands.slice(0, MAX_LOGGED - database.log.length))
 
     const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64'
@@ -239,7 +312,7 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     let payload: unknown
     try {
       if (path === '/__bridge/databases' || path.startsWith('/__bridge/databases/')) {
-        payload = await admin(req.method ?? '', path)
+        payload = await admin(req, path)
       } else {
         ;[status, payload] = await upstash(req, path)
       }
@@ -271,6 +344,30 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
       await Promise.all(all.map(closeClient))
     },
   }
+}
+
+function emptyStats(): BridgeStats {
+  return { requests: 0, commands: 0, bytes: 0, byCommand: {} }
+}
+
+async function adminBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_ADMIN_BODY) throw new HttpError(413, `admin body over ${MAX_ADMIN_BODY} bytes`)
+    chunks.push(chunk as Buffer)
+  }
+  return parseJson(Buffer.concat(chunks).toString('utf8'))
+}
+
+/** `body[field]`, a whole number from 0 to `max`. */
+function bounded(body: unknown, field: string, max: number): number {
+  const value = (body as Record<string, unknown> | null)?.[field]
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
+    throw new HttpError(400, `expected {"${field}": a whole number from 0 to ${max}}`)
+  }
+  return value
 }
 
 function bearerToken(req: IncomingMessage): string | undefined {

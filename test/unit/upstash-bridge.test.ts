@@ -174,13 +174,55 @@ describe('upstash bridge with the real @upstash/redis client', () => {
     await r.get('s')
     expect(await stats(own)).toMatchObject({ requests: 2, commands: 2 })
     await r.pipeline().get('s').get('s').get('s').exec()
-    expect(await stats(own)).toMatchObject({ requests: 3, commands: 5 })
+    expect(await stats(own)).toMatchObject({ requests: 3, commands: 5, byCommand: { SET: 1, GET: 4 } })
     await admin('POST', `/${own}/stats/reset`)
-    expect(await stats(own)).toEqual({ requests: 0, commands: 0, bytes: 0 })
+    expect(await stats(own)).toEqual({ requests: 0, commands: 0, bytes: 0, byCommand: {} })
     const body = JSON.stringify(['MGET', 'k'.repeat(1000), 'ü'])
     const res = await fetch(bridge.url, { method: 'POST', headers: { authorization: `Bearer ${own}` }, body })
     expect(res.status).toBe(200)
-    expect(await stats(own)).toEqual({ requests: 1, commands: 1, bytes: Buffer.byteLength(body) })
+    expect(await stats(own)).toEqual({
+      requests: 1,
+      commands: 1,
+      bytes: Buffer.byteLength(body),
+      byCommand: { MGET: 1 },
+    })
+  })
+
+  it("fills a database with filler keys, half another application's and half chat histories, uncounted", async () => {
+    const { token: own } = await newDatabase()
+    const res = await fetch(`${bridge.url}/__bridge/databases/${own}/fill`, { method: 'POST', body: '{"count":25001}' })
+    expect(res.status).toBe(200)
+    expect(await stats(own)).toMatchObject({ requests: 0, commands: 0 })
+    const r = client(own)
+    expect(await r.dbsize()).toBe(25_001)
+    expect(await r.get('otherapp:session:12499')).toBe('s12499')
+    expect(await r.exists('otherapp:session:12500')).toBe(0)
+    expect(await r.get('shenma:environs:chat:history:12500')).toMatchObject({ role: 'user', content: 'message 12500' })
+    const bad = await fetch(`${bridge.url}/__bridge/databases/${own}/fill`, { method: 'POST', body: '{"count":-1}' })
+    expect(bad.status).toBe(400)
+  })
+
+  it('delays every request of a database by its added latency, and only that database', async () => {
+    const { token: slow } = await newDatabase()
+    const { token: fast } = await newDatabase()
+    await fetch(`${bridge.url}/__bridge/databases/${slow}/latency`, { method: 'POST', body: '{"ms":300}' })
+    const ping = async (t: string): Promise<number> => {
+      const started = performance.now()
+      await client(t).get('x')
+      return performance.now() - started
+    }
+    expect(await ping(slow)).toBeGreaterThanOrEqual(300)
+    expect(await ping(fast)).toBeLessThan(300)
+  })
+
+  it('closes every request of a database that is down unanswered, until it is back', async () => {
+    const { token: own } = await newDatabase()
+    await client(own).set('k', 'v')
+    await admin('POST', `/${own}/down`)
+    const headers = { Authorization: `Bearer ${own}`, 'Content-Type': 'application/json' }
+    await expect(fetch(`${bridge.url}/`, { method: 'POST', headers, body: '["GET","k"]' })).rejects.toThrow()
+    await admin('DELETE', `/${own}/down`)
+    expect(await client(own).get('k')).toBe('v')
   })
 
   it('returns raw strings with automaticDeserialization: false', async () => {
