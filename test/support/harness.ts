@@ -1,6 +1,11 @@
 // Runs inside workerd: calls the real Worker with an environment pointing at
 // a database of its own on the test Redis, reached through the bridge.
-import { createExecutionContext, env as bindings, waitOnExecutionContext } from 'cloudflare:test'
+import {
+  createExecutionContext,
+  createScheduledController,
+  env as bindings,
+  waitOnExecutionContext,
+} from 'cloudflare:test'
 import { Redis } from '@upstash/redis/cloudflare'
 import { inject, vi } from 'vitest'
 import worker from '../../functions/index'
@@ -119,13 +124,27 @@ export interface Answer {
   body: Record<string, unknown>
 }
 
+/** `env` with wrangler.toml's bindings. */
+function withBindings(env: Env): Env {
+  const { ASSETS } = bindings as Env
+  return { ASSETS, ...env }
+}
+
 /** One request to the Worker, as it answers it (waiting for the work it left running), with wrangler.toml's bindings. */
 export async function fetchWorker(env: Env, path: string, init: RequestInit = {}): Promise<Response> {
   const ctx = createExecutionContext()
-  const { ASSETS } = bindings as Env
-  const res = await worker.fetch(new Request(`http://shell.test${path}`, init), { ASSETS, ...env }, ctx)
+  const res = await worker.fetch(new Request(`http://shell.test${path}`, init), withBindings(env), ctx)
   await waitOnExecutionContext(ctx)
   return res
+}
+
+/** One run of the Worker's `scheduled` handler (a Cron Trigger firing), waiting for the work it left running. */
+export async function runScheduled(env: Env, cron = '* * * * *'): Promise<void> {
+  const { scheduled } = worker as { scheduled?: ExportedHandlerScheduledHandler<Env> }
+  if (!scheduled) throw new Error('the Worker (functions/index.ts) exports no scheduled handler')
+  const ctx = createExecutionContext()
+  await scheduled(createScheduledController({ cron, scheduledTime: Date.now() }), withBindings(env), ctx)
+  await waitOnExecutionContext(ctx)
 }
 
 /** One request to the Worker, answered as parsed JSON. `raw` sends a body as it is, JSON or not. */
