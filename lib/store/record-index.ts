@@ -269,8 +269,11 @@ let warned = false
 export function noIndex(read: string): void {
   if (warned) return
   warned = true
-  log.warn('the record index is not ready: reads walk the keyspace (SCAN) until the scheduled reconcile first completes', {
-    read,
-    index: INDEX_KEY,
-  })
+  log.warn(
+    'the record index is not ready: reads walk the keyspace (SCAN) until the scheduled reconcile first completes',
+    {
+      read,
+      index: INDEX_KEY,
+    },
+  )
 }

@@ -4,7 +4,16 @@ import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
 import { LabeledStore } from './labeled'
-import { INDEX_KEYS, PAGE_SCRIPT, TREE_SCRIPT, noIndex, pageAnswer, pageArgs, treeAnswer, treeCall } from './record-index'
+import {
+  INDEX_KEYS,
+  PAGE_SCRIPT,
+  TREE_SCRIPT,
+  noIndex,
+  pageAnswer,
+  pageArgs,
+  treeAnswer,
+  treeCall,
+} from './record-index'
 import { listedSource, pageOf, treeOf } from './tree'
 import type { Command, CommandStore, Page, Reply, Store, Tree, Within } from './types'
 import { WITHIN_SCRIPT, withinAnswer } from './within'
