@@ -1,5 +1,13 @@
 import { Hono } from 'hono/quick'
-import { bearerAuth, corsFromEnv, onError, requestContext, requestLogger, unroutedHandler } from '../lib/http'
+import {
+  bearerAuth,
+  corsFromEnv,
+  onError,
+  requestContext,
+  requestLogger,
+  scheduled,
+  unroutedHandler,
+} from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { chat } from './chat'
 import { docs } from './docs'
@@ -89,4 +97,10 @@ app.route('/', docs)
 app.notFound(unroutedHandler(app))
 app.onError(onError)
 
-export default app
+/**
+ * The Worker's handlers: the app answers requests (its `fetch`), and
+ * `scheduled` runs the Cron Trigger's work (lib/http/scheduled.ts). The app
+ * itself is the default export, given its `scheduled`, so that what reads
+ * its routes (the tests, the OpenAPI generator) reads it as it is.
+ */
+export default Object.assign(app, { scheduled })

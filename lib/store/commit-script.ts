@@ -1,4 +1,5 @@
 import { DELETED, TOMBSTONE, historyKeys } from './keys'
+import { INDEX_KEY } from './record-index'
 import type { Command } from './types'
 
 /**
@@ -16,9 +17,12 @@ import type { Command } from './types'
  * record: when the record is not the text of its newest version, it was
  * changed by other means, and gets a version saying so; then its new text
  * and version. Then the keys to delete. It answers each record's new version.
+ * Each record key it sets it adds to the record index, each it deletes it
+ * takes out (record-index.ts): a record written through the service is
+ * listed at once. History keys are never indexed.
  *
  * KEYS: per change its key and historyKeys (seq, head, log, values); the
- * keys to delete; the keys guarded. ARGV: the counts of those three, LTRIM's
+ * keys to delete; the keys guarded; the record index. ARGV: the counts of those three, LTRIM's
  * last index, TOMBSTONE, DELETED, the found version's log entry if the
  * record is live and if it is not; per change its text ('' to delete), log
  * entry and head; per guard the SHA-1 read ('' for none).
@@ -26,10 +30,13 @@ import type { Command } from './types'
 const SCRIPT = `
 local changes, deletions, guards = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local keep, tombstone, deleted, foundLive, foundGone = ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local index = KEYS[#KEYS]
 local function kind(key) return redis.call('TYPE', key).ok end
 local function refuse(key, held, should)
   return key .. ' holds a Redis ' .. held .. ', not ' .. should
 end
+local indexed = kind(index)
+if indexed ~= 'zset' and indexed ~= 'none' then return refuse(index, indexed, 'the record index (a sorted set)') end
 for i = 0, changes - 1 do
   local k = 5 * i
   local held = kind(KEYS[k + 1])
@@ -63,7 +70,13 @@ for i = 0, changes - 1 do
     redis.call('LPUSH', values, current or '')
     redis.call('INCR', seq)
   end
-  if digest == deleted then redis.call('DEL', key) else redis.call('SET', key, text) end
+  if digest == deleted then
+    redis.call('DEL', key)
+    redis.call('ZREM', index, key)
+  else
+    redis.call('SET', key, text)
+    redis.call('ZADD', index, 0, key)
+  end
   redis.call('LPUSH', log, entry)
   redis.call('LPUSH', values, text)
   versions[i + 1] = redis.call('INCR', seq)
@@ -71,7 +84,10 @@ for i = 0, changes - 1 do
   redis.call('LTRIM', log, 0, keep)
   redis.call('LTRIM', values, 0, keep)
 end
-for i = 1, deletions do redis.call('DEL', KEYS[5 * changes + i]) end
+for i = 1, deletions do
+  redis.call('DEL', KEYS[5 * changes + i])
+  redis.call('ZREM', index, KEYS[5 * changes + i])
+end
 return versions
 `
 
@@ -109,6 +125,7 @@ export function commitCommand(
     }),
     ...options.deletions,
     ...options.guards.map(({ key }) => key),
+    INDEX_KEY,
   ]
   const counts = [changes.length, options.deletions.length, options.guards.length].map(String)
   return [

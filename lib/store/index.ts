@@ -4,6 +4,8 @@ import { CachedStore, forgetBefore, namespaceOf } from './cached'
 import { EmbeddedStore } from './embedded'
 import { EMBEDDED_RECORDS } from './embedded-records.generated'
 import { LabeledStore } from './labeled'
+import { reconcile } from './reconcile'
+import type { ReconcileRun } from './reconcile'
 import { StaleReads } from './stale'
 import type { StaleOptions } from './stale'
 import { UpstashStore } from './upstash'
@@ -24,6 +26,8 @@ export { Observed } from './observed'
 export { Recording } from './recording'
 export { passedAt } from './within'
 export { allKeys } from './tree'
+export { INDEX_KEY, INDEX_STATE } from './record-index'
+export type { ReconcileRun } from './reconcile'
 export type { Change, StoredVersion, VersionEntry } from './history'
 export * from './keys'
 
@@ -117,4 +121,12 @@ export function withLabel<S extends Store>(store: S, label: string | undefined):
 export function commandsOf(store: Store): (Store & CommandStore) | undefined {
   for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner) if (runsCommands(at)) return at
   return undefined
+}
+
+/**
+ * One run of the record index's reconcile (reconcile.ts) on `store`'s Redis,
+ * for the scheduled handler; undefined for the embedded store, which has no index to keep.
+ */
+export function reconcileIndex(store: Store): Promise<ReconcileRun> | undefined {
+  return store instanceof UpstashStore ? reconcile(store) : undefined
 }

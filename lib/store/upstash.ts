@@ -4,6 +4,16 @@ import { ServiceError } from '../errors'
 import { describeError } from '../log'
 import { matchUnder } from './keys'
 import { LabeledStore } from './labeled'
+import {
+  INDEX_KEYS,
+  PAGE_SCRIPT,
+  TREE_SCRIPT,
+  noIndex,
+  pageAnswer,
+  pageArgs,
+  treeAnswer,
+  treeCall,
+} from './record-index'
 import { listedSource, pageOf, treeOf } from './tree'
 import type { Command, CommandStore, Page, Reply, Store, Tree, Within } from './types'
 import { WITHIN_SCRIPT, withinAnswer } from './within'
@@ -62,6 +72,8 @@ export class UpstashStore implements Store, CommandStore {
   readonly #token: string
   readonly #read: Redis
   readonly #write: Redis
+  /** The store as it lists keys without the index: what reads fall back to before its first reconcile. */
+  readonly #walked: Store = new Walked(this)
 
   /** Throws when `url` is not http:// or https://. */
   constructor(config: UpstashConfig) {
@@ -88,19 +100,31 @@ export class UpstashStore implements Store, CommandStore {
     this.#write = client({ retries: 0 })
   }
 
+  /** One EVAL on the record index; before its first reconcile, a walk of the keyspace. */
   async page(prefix: string, after: string, limit: number): Promise<Page> {
-    return pageOf(await this.scan(prefix), after, limit)
+    const answer = await this.#call('EVAL', async () =>
+      pageAnswer(await this.#read.eval(PAGE_SCRIPT, [...INDEX_KEYS], pageArgs(prefix, after, limit)), limit),
+    )
+    if (answer) return answer
+    noIndex('page')
+    return this.#walked.page(prefix, after, limit)
   }
 
-  tree(
+  /** One EVAL on the record index (record-index.ts TREE_SCRIPT); before its first reconcile, a walk of the keyspace. */
+  async tree(
     keys: readonly string[],
     prefixes: readonly string[],
     probes: readonly string[],
     maxBytes: number,
     label?: string,
   ): Promise<Tree> {
-    const source = label === undefined ? this : new LabeledStore(this, label)
-    return treeOf(listedSource(source), keys, prefixes, probes, maxBytes)
+    const call = treeCall(keys, prefixes, probes, maxBytes, label)
+    const answer = await this.#call('EVAL', async () =>
+      treeAnswer(await this.#read.eval(TREE_SCRIPT, call.keys, call.args), keys, maxBytes),
+    )
+    if (answer) return answer
+    noIndex('tree')
+    return this.#walked.tree(keys, prefixes, probes, maxBytes, label)
   }
 
   /** Every key starting with `prefix`, sorted, each once: a walk of the whole keyspace. */
@@ -109,12 +133,27 @@ export class UpstashStore implements Store, CommandStore {
       const found = new Set<string>()
       let cursor = '0'
       do {
-        const [next, keys] = await this.#read.scan(cursor, { match: matchUnder(prefix), count: SCAN_COUNT })
-        for (const key of keys) found.add(String(key))
-        cursor = String(next)
+        const page = await this.#scanPage(cursor, matchUnder(prefix))
+        for (const key of page.keys) found.add(key)
+        cursor = page.cursor
       } while (cursor !== '0')
       return [...found].sort()
     })
+  }
+
+  /** One SCAN page of SCAN_COUNT slots: the keys matching `match` among them, and the cursor to go on from ('0': done). */
+  scanPage(cursor: string, match: string): Promise<{ cursor: string; keys: string[] }> {
+    return this.#call('SCAN', () => this.#scanPage(cursor, match))
+  }
+
+  async #scanPage(cursor: string, match: string): Promise<{ cursor: string; keys: string[] }> {
+    const [next, keys] = await this.#read.scan(cursor, { match, count: SCAN_COUNT })
+    return { cursor: String(next), keys: keys.map(String) }
+  }
+
+  /** One EVAL that writes, sent once (the reconcile's: record-index.ts, reconcile.ts). */
+  evalWrite(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    return this.#call('EVAL', () => this.#write.eval(script, [...keys], [...args]))
   }
 
   values(keys: readonly string[]): Promise<(string | null)[]> {
@@ -172,5 +211,43 @@ export class UpstashStore implements Store, CommandStore {
     const message = describeError(e)
     const quoted = message.indexOf(', command was: ')
     return quoted === -1 ? message : message.slice(0, quoted)
+  }
+}
+
+/**
+ * The Upstash store as it was read before the record index: a listing is a
+ * walk of the keyspace (SCAN), bounded by the read's deadline. Until the
+ * scheduled reconcile's first pass, reads fall back to it, so that records
+ * written straight into Redis are never missed.
+ */
+class Walked implements Store {
+  readonly kind = 'upstash'
+
+  constructor(readonly upstash: UpstashStore) {}
+
+  async page(prefix: string, after: string, limit: number): Promise<Page> {
+    return pageOf(await this.upstash.scan(prefix), after, limit)
+  }
+
+  values(keys: readonly string[]): Promise<(string | null)[]> {
+    return this.upstash.values(keys)
+  }
+
+  valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within> {
+    return this.upstash.valuesWithin(keys, maxBytes)
+  }
+
+  tree(
+    keys: readonly string[],
+    prefixes: readonly string[],
+    probes: readonly string[],
+    maxBytes: number,
+    label?: string,
+  ): Promise<Tree> {
+    const source =
+      label === undefined
+        ? { under: (prefix: string) => this.upstash.scan(prefix), valuesWithin: this.valuesWithin.bind(this) }
+        : listedSource(new LabeledStore(this, label))
+    return treeOf(source, keys, prefixes, probes, maxBytes)
   }
 }

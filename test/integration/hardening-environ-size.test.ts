@@ -9,6 +9,7 @@ import type { Env } from '../../lib/env'
 import { TOMBSTONE, UpstashStore } from '../../lib/store'
 import { call, fetchWorker, freshRedis, renderStored } from '../support/harness'
 import type { TestRedis } from '../support/harness'
+import { reconciled } from '../support/reconciled'
 
 let db: TestRedis
 let env: Env
@@ -35,6 +36,8 @@ beforeAll(async () => {
   records['shenma:environs:small:a'] = JSON.stringify('a')
   records['shenma:labels:fat:environs:small:b'] = JSON.stringify('b'.repeat(2 * BUDGET))
   await db.redis.mset(records)
+  // Written straight into Redis: listed in the record index once the scheduled handler ran.
+  await reconciled(db)
 })
 afterAll(() => db.release())
 
@@ -78,9 +81,10 @@ describe('an environ subtree read past ENVIRON_MAX_BYTES', () => {
     expect(result.status).toBe(422)
     expect(result.body).toMatchObject({ code: 'LIMIT_EXCEEDED', limit: 'ENVIRON_MAX_BYTES' })
     expect(result.body.message).toContain(`environ 'big' holds more than ${BUDGET} bytes`)
-    // The key, its listing, and the sizes of what lies below it: less than one value's bytes in all.
-    expect(requests).toBe(3)
-    expect(await commandNames()).toEqual(['EVAL', 'MGET', 'SCAN'])
+    // One tree read (record-index.ts): the key, the names below it from the index, and their sizes, in one EVAL;
+    // less than one value's bytes in all.
+    expect(requests).toBe(1)
+    expect(await commandNames()).toEqual(['EVAL'])
     expect(bytes).toBeLessThan(VALUE_CHARS / 2)
   })
 
@@ -116,15 +120,16 @@ describe('an environ subtree read past ENVIRON_MAX_BYTES', () => {
 })
 
 describe('an environ subtree within ENVIRON_MAX_BYTES', () => {
-  it('is read in one request after its key and listing, as it is stored', async () => {
+  it('is read in one request with its key and listing, as it is stored', async () => {
     await db.resetRequests()
     const { result, requests } = await fromRedis(() => call({ ...env, ...roomy }, 'GET', '/api/environs/big'))
     expect(result.status).toBe(200)
     const data = result.body.data as Record<string, string>
     expect(Object.keys(data)).toHaveLength(KEYS)
     expect(data.k07).toBe('7'.repeat(VALUE_CHARS))
-    expect(requests).toBe(3)
-    expect(await commandNames()).toEqual(['EVAL', 'MGET', 'SCAN'])
+    // The key, the names below it and their values: one EVAL.
+    expect(requests).toBe(1)
+    expect(await commandNames()).toEqual(['EVAL'])
   })
 
   it('renders, and a render again within 5 s reads nothing from Redis', async () => {

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import evaluator from '../../examples/extensions/evaluator.json'
 import { call, freshRedis, logged } from '../support/harness'
 import type { TestRedis } from '../support/harness'
+import { reconciled } from '../support/reconciled'
 
 const RULES = ['readability', 'error handling']
 const PROJECT = { name: 'shop-api', files: ['main.go'] }
@@ -252,6 +253,8 @@ describe('caching', () => {
       'shenma:environs:a:x': 1,
       'shenma:environs:b:y': { z: 2 },
     })
+    // Written straight into Redis: listed once the scheduled handler ran (before it, reads walk the keyspace).
+    await reconciled(cold)
     // A first render reads the tool and variable key lists, which stay fresh for the next.
     await render('team.warm', {}, cold.env)
     await cold.resetRequests()

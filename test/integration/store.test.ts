@@ -50,7 +50,7 @@ describe('an unreachable or misconfigured Redis', () => {
     const { status, body } = await get(env, '/api/extensions')
     expect(status).toBe(503)
     expect(body).toMatchObject({ status: 'error', code: 'STORE_UNAVAILABLE' })
-    expect(body.message).toMatch(/^Redis SCAN failed: /)
+    expect(body.message).toMatch(/^Redis EVAL failed: /)
   })
 
   it('answers 503 STORE_UNAVAILABLE when Redis rejects the token, without echoing it', async () => {
@@ -59,7 +59,7 @@ describe('an unreachable or misconfigured Redis', () => {
     const { status, body } = await get(env, '/api/tools')
     await db.release()
     expect(status).toBe(503)
-    expect(body).toEqual({ status: 'error', code: 'STORE_UNAVAILABLE', message: 'Redis SCAN failed: Unauthorized' })
+    expect(body).toEqual({ status: 'error', code: 'STORE_UNAVAILABLE', message: 'Redis EVAL failed: Unauthorized' })
   })
 
   it('answers 503 MISCONFIGURED naming the missing variable when only one is set', async () => {
@@ -112,7 +112,8 @@ describe('a Redis that never answers', () => {
   })
 
   const reads: [string, string][] = [
-    ['/api/extensions', 'SCAN'],
+    // A listing's first request is its page of the record index (record-index.ts).
+    ['/api/extensions', 'EVAL'],
     ['/api/prompts/team.p', 'MGET'],
   ]
   for (const [path, command] of reads) {
