@@ -19,7 +19,8 @@ const SWEEP_PAGE = 10_000
  * unless `sweep`) and SCAN cursor ('0' to start a pass).
  */
 const STATE_SCRIPT = `
-return {redis.call('HGET', KEYS[2], 'phase') or 'scan', redis.call('HGET', KEYS[2], 'cursor') or '0'}
+local state = redis.call('HMGET', KEYS[2], 'phase', 'cursor', 'ready')
+return {state[1] or 'scan', state[2] or '0', state[3] and 1 or 0}
 `
 
 /**
@@ -80,6 +81,8 @@ export interface ReconcileRun {
   removed: number
   /** Whether it completed a pass (then the index is ready). */
   passed: boolean
+  /** Whether the index is ready after it: a pass was completed, by it or before. */
+  ready: boolean
 }
 
 /**
@@ -96,8 +99,9 @@ export async function reconcile(
   limits: { requests: number; ms: number } = { requests: RUN_REQUESTS, ms: RUN_MS },
 ): Promise<ReconcileRun> {
   const started = Date.now()
-  const run: ReconcileRun = { requests: 1, added: 0, removed: 0, passed: false }
-  let [phase, cursor] = (await store.evalWrite(STATE_SCRIPT, INDEX_KEYS, [])) as [string, string]
+  const run: ReconcileRun = { requests: 1, added: 0, removed: 0, passed: false, ready: false }
+  let [phase, cursor, ready] = (await store.evalWrite(STATE_SCRIPT, INDEX_KEYS, [])) as [string, string, number]
+  run.ready = ready === 1
   while (Date.now() - started < limits.ms) {
     if (phase === 'sweep') {
       if (run.requests + 1 > limits.requests) break
@@ -108,6 +112,7 @@ export async function reconcile(
       ])) as [number, number]
       run.removed += removed
       run.passed = done === 1
+      run.ready ||= run.passed
       if (done !== 0) break
     } else {
       if (run.requests + 2 > limits.requests) break
