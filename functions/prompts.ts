@@ -87,7 +87,8 @@ const list = defineRoute('get', '/api/prompts', () => ({
         example: 'chat',
       }),
       extension: described(z.optional(z.string()), {
-        description: 'Only the prompts whose id starts with it and a dot: those of this extension, and the direct ones under it.',
+        description:
+          'Only the prompts whose id starts with it and a dot: those of this extension, and the direct ones under it.',
       }),
     }),
   },

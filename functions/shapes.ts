@@ -1,5 +1,13 @@
 import * as z from 'zod/mini'
-import { DEFAULT_PAGE, ID_RULES, MAX_CURSOR_CHARS, MAX_ID_LENGTH, MAX_PAGE, MESSAGE_ROLES, TOO_LONG } from '../lib/catalog'
+import {
+  DEFAULT_PAGE,
+  ID_RULES,
+  MAX_CURSOR_CHARS,
+  MAX_ID_LENGTH,
+  MAX_PAGE,
+  MESSAGE_ROLES,
+  TOO_LONG,
+} from '../lib/catalog'
 import type { IdKind, Message as MessageType, PageRequest } from '../lib/catalog'
 import type { ErrorCode } from '../lib/errors'
 import { described, once } from '../lib/http'

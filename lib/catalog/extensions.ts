@@ -12,7 +12,9 @@ import { validateExtension } from './validators.generated'
 /** The only extension type this service serves; others belong to other services. */
 export const PROMPT_EXTENSION = 'prompt'
 const EXTENSIONS = kindPrefix('extensions')
-export const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension, (record) => unsafeSchemas('extensions', record))
+export const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension, (record) =>
+  unsafeSchemas('extensions', record),
+)
 
 export interface Extension {
   /** The key without its prefix, `:` as `.`; the name prompt ids start with. */

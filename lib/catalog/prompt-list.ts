@@ -114,7 +114,8 @@ async function walkExtensions(
     const raw = read.get(key) ?? null
     const start = key === from?.key ? from.at : 0
     // An extra key is only where an extension could be: none there is nothing to report.
-    const extension = walkable.has(key) && (raw !== null || listed.keys.includes(key)) ? extensionAt(key, raw) : undefined
+    const extension =
+      walkable.has(key) && (raw !== null || listed.keys.includes(key)) ? extensionAt(key, raw) : undefined
     if (typeof extension === 'string') {
       if (start === 0) skipped.push(skip(key, extension))
     } else if (extension !== undefined) {
@@ -124,7 +125,8 @@ async function walkExtensions(
           skipped.push(skip(key, entry.reason))
           continue
         }
-        if (prompts.length === limit) return { prompts, next: i === 0 ? { key: previous, at: 0 } : { key, at: i }, read }
+        if (prompts.length === limit)
+          return { prompts, next: i === 0 ? { key: previous, at: 0 } : { key, at: i }, read }
         prompts.push(entry)
       }
     }

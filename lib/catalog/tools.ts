@@ -74,10 +74,7 @@ export async function listTools(store: Store, request: PageRequest = {}): Promis
  * ending before the key whose name would pass that (never before its first).
  * Names of more keys than MAX_TOOL_KEYS are `many`, for findTools.
  */
-function earlierKeys(
-  keys: readonly string[],
-  limit: number,
-): { taken: string[]; earlier: string[]; many: string[] } {
+function earlierKeys(keys: readonly string[], limit: number): { taken: string[]; earlier: string[]; many: string[] } {
   const first = keys[0] as string
   const budget = Math.max(MAX_TOOL_KEYS, 4 * limit)
   const seen = new Set<string>()
