@@ -46,7 +46,8 @@ async function loadPrompts() {
     cursor = body.next_cursor
     if (!cursor) break
   }
-  state.prompts = prompts
+  // The API pages in key order (extensions' prompts, then the direct ones): a picker reads best by id.
+  state.prompts = prompts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const supports = [...new Set(state.prompts.flatMap((p) => p.supports ?? []))].sort()
   fill(
     $('supports'),
