@@ -62,7 +62,8 @@ export async function listPrompts(store: Store, request: PromptPageRequest = {})
   const raws = toRead.length === 0 ? [] : await store.values(toRead)
   toRead.forEach((key, i) => known.set(key, raws[i] ?? null))
 
-  const items = found.filter((prompt) => served(prompt, known, skipped))
+  const contributed = new Map<string, Set<string>>()
+  const items = found.filter((prompt) => served(prompt, known, contributed, skipped))
   for (const key of named) {
     const decoded = decodePrompt(known.get(key) ?? null)
     if (decoded.ok) items.push({ id: keyToPath('templates', key), origin: 'direct', key, record: decoded.value })
@@ -107,6 +108,7 @@ async function walkExtensions(
   const { keys: named, skipped: unnamed } = addressable('extensions', listed.keys)
   skipped.push(...unnamed)
   const walkable = new Set([...within, ...extra, ...named])
+  const inRange = new Set(listed.keys)
 
   const prompts: Prompt[] = []
   let previous = after
@@ -114,8 +116,7 @@ async function walkExtensions(
     const raw = read.get(key) ?? null
     const start = key === from?.key ? from.at : 0
     // An extra key is only where an extension could be: none there is nothing to report.
-    const extension =
-      walkable.has(key) && (raw !== null || listed.keys.includes(key)) ? extensionAt(key, raw) : undefined
+    const extension = walkable.has(key) && (raw !== null || inRange.has(key)) ? extensionAt(key, raw) : undefined
     if (typeof extension === 'string') {
       if (start === 0) skipped.push(skip(key, extension))
     } else if (extension !== undefined) {
@@ -150,14 +151,28 @@ function takers(prompt: Prompt): string[] {
   return [pathToKey('templates', prompt.id), ...shorter]
 }
 
-/** Whether an extension prompt is served: no shorter extension contributes its id (else it is skipped), and no direct prompt has it. */
-function served(prompt: Prompt, read: ReadonlyMap<string, string | null>, skipped: Skip[]): boolean {
+/**
+ * Whether an extension prompt is served: no shorter extension contributes
+ * its id (else it is skipped), and no direct prompt has it. `contributed`
+ * keeps the ids each extension read contributes, worked out once a page.
+ */
+function served(
+  prompt: Prompt,
+  read: ReadonlyMap<string, string | null>,
+  contributed: Map<string, Set<string>>,
+  skipped: Skip[],
+): boolean {
   const [direct, ...shorter] = takers(prompt)
   for (const key of shorter) {
-    const raw = read.get(key) ?? null
-    const extension = raw === null ? undefined : extensionAt(key, raw)
-    if (typeof extension !== 'object') continue
-    if (contributions(extension).some((entry) => 'record' in entry && entry.id === prompt.id)) {
+    let ids = contributed.get(key)
+    if (ids === undefined) {
+      const raw = read.get(key) ?? null
+      const extension = raw === null ? undefined : extensionAt(key, raw)
+      const entries = typeof extension === 'object' ? contributions(extension) : []
+      ids = new Set(entries.flatMap((entry) => ('record' in entry ? [entry.id] : [])))
+      contributed.set(key, ids)
+    }
+    if (ids.has(prompt.id)) {
       skipped.push(skip(prompt.key, `contributes prompt id '${prompt.id}', already taken by ${key}`))
       return false
     }
