@@ -1,5 +1,5 @@
 import { RECORD_KIND } from '../lib/catalog'
-import type { RecordKind } from '../lib/catalog'
+import type { PageRequest, Paged, RecordKind } from '../lib/catalog'
 import type { Promotion } from '../lib/publish'
 import { keyToId } from '../lib/store'
 import type { VersionEntry } from '../lib/store'
@@ -45,13 +45,13 @@ export class ApiClient {
     return this.#base.href.replace(/\/$/, '')
   }
 
-  /** `data` of a success, and the answer's headers; a RemoteError for anything else. */
+  /** `data` of a success, the answer's headers and its `next_cursor` (a listing's); a RemoteError for anything else. */
   async call<T>(
     method: string,
     path: string,
     query: Record<string, string | undefined>,
     body?: unknown,
-  ): Promise<{ data: T; headers: Headers }> {
+  ): Promise<{ data: T; headers: Headers; next: string | null }> {
     const url = new URL(path, this.#base)
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value)
     const headers: Record<string, string> = {}
@@ -70,7 +70,7 @@ export class ApiClient {
       throw new RemoteError('UNREACHABLE', `cannot reach ${this.origin}: ${why}`, 0)
     }
     const text = await res.text()
-    let answer: { status?: string; code?: string; message?: string; data?: unknown }
+    let answer: { status?: string; code?: string; message?: string; data?: unknown; next_cursor?: string | null }
     try {
       answer = JSON.parse(text) as typeof answer
     } catch {
@@ -80,7 +80,14 @@ export class ApiClient {
     if (!res.ok || answer.status !== 'success') {
       throw new RemoteError(answer.code ?? `HTTP_${res.status}`, answer.message ?? text.slice(0, 200), res.status)
     }
-    return { data: answer.data as T, headers: res.headers }
+    return { data: answer.data as T, headers: res.headers, next: answer.next_cursor ?? null }
+  }
+
+  /** A page of a listing (`?limit`, `?cursor`), as lib/catalog's allPages walks one. */
+  async page<T>(path: string, query: Record<string, string | undefined>, page: PageRequest): Promise<Paged<T>> {
+    const asked = { ...query, cursor: page.cursor, limit: page.limit === undefined ? undefined : String(page.limit) }
+    const { data, next } = await this.call<T[]>('GET', path, asked)
+    return { items: data, skipped: [], next }
   }
 }
 

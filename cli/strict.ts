@@ -1,4 +1,5 @@
 import {
+  allPages,
   catalogueNeeds,
   declaredParameters,
   filePrompts,
@@ -99,7 +100,7 @@ async function absent<T>(value: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** A deployment's read API: GET /api/environs/{name} per name, the tool list once, and the records of tools needed. */
+/** A deployment's read API: GET /api/environs/{name} per name, the tool list (its pages), and the records of tools needed. */
 class ApiReader implements CatalogueReader {
   readonly where: string
 
@@ -117,9 +118,9 @@ class ApiReader implements CatalogueReader {
     const get = async <T>(path: string) => (await this.#api.call<T>('GET', path, query)).data
     const [tree, listed] = await Promise.all([
       variablesUnder(variables, (name) => get(`api/environs/${encodeURIComponent(name)}`)),
-      get<{ id: string }[]>('api/tools'),
+      allPages((page) => this.#api.page<{ id: string }>('api/tools', query, page)),
     ])
-    const ids = new Set(listed.map((t) => t.id))
+    const ids = new Set(listed.items.map((t) => t.id))
     const wanted = functions.filter((f) => ids.has(f))
     const records = await Promise.all(wanted.map((id) => get<ToolRecord>(`api/tools/${encodeURIComponent(id)}`)))
     // Only the tools called with more than one operand have their parameters looked at.
@@ -143,7 +144,7 @@ class RedisReader implements CatalogueReader {
   async read({ variables }: Needs): Promise<Catalogue> {
     const [tree, listed] = await Promise.all([
       variablesUnder(variables, async (name) => (await getEnviron(this.#store, name)).value),
-      listTools(this.#store),
+      allPages((page) => listTools(this.#store, page)),
     ])
     const tools = new Map(listed.items.map((t) => [t.id, declaredParameters(t.record.parameters)]))
     return { variables: tree, tools }

@@ -4,6 +4,8 @@ import {
   API_ERRORS,
   errorsOf,
   json,
+  pageOf,
+  paged,
   settingsOf,
   storeOf,
   success,
@@ -12,16 +14,16 @@ import {
   defineRoute,
   described,
 } from '../lib/http'
-import { ReadQuery, idParam } from './shapes'
+import { ListQuery, ReadQuery, idParam, pageAsked } from './shapes'
 
 const list = defineRoute('get', '/api/environs', () => ({
   tags: ['environs'],
   summary: 'The paths of the shared variables',
-  request: { query: ReadQuery() },
+  request: { query: ListQuery() },
   responses: {
     200: json(
-      'Every variable path, sorted',
-      successOf('EnvironList', described(z.array(z.string()), { example: ['vscode.frameworks', 'vscode.rules'] })),
+      'A page of the variable paths, by key',
+      pageOf('EnvironList', described(z.array(z.string()), { example: ['vscode.frameworks', 'vscode.rules'] })),
     ),
     ...errorsOf(...API_ERRORS),
   },
@@ -45,8 +47,8 @@ const one = defineRoute('get', '/api/environs/{environ_id}', () => ({
 /** GET /api/environs and GET /api/environs/{environ_id} (a path such as `vscode.frameworks`, or a prefix of paths). */
 export const environs = new Routes()
   .openapi(list, async (c) => {
-    const { items, skipped } = await listEnvironPaths(storeOf(c))
-    return success(c, items, skipped)
+    const { items, skipped, next } = await listEnvironPaths(storeOf(c), pageAsked(c.req.valid('query')))
+    return paged(c, items, skipped, next)
   })
   .openapi(one, async (c) => {
     const { value, skipped } = await getEnviron(

@@ -13,6 +13,8 @@ import {
   errorsOf,
   json,
   jsonBody,
+  pageOf,
+  paged,
   storeOf,
   success,
   successOf,
@@ -26,7 +28,7 @@ import {
   Args,
   BODY_LIMITS,
   ExplainQuery,
-  LabelQuery,
+  ListQuery,
   Message,
   PromptId,
   PromptQuery,
@@ -34,6 +36,7 @@ import {
   RenderAnswer,
   RenderHeaders,
   ServedHeaders,
+  pageAsked,
   servedHeaders,
 } from './shapes'
 
@@ -78,17 +81,22 @@ const list = defineRoute('get', '/api/prompts', () => ({
   tags: ['prompts'],
   summary: 'The prompts, from extensions and stored directly',
   request: {
-    query: z.object({
+    query: z.extend(ListQuery(), {
       supports: described(z.optional(z.union([z.string(), z.array(z.string())])), {
         description: 'Only prompts supporting all of these (repeatable, or comma-separated).',
         example: 'chat',
       }),
-      extension: described(z.optional(z.string()), { description: 'Only the prompts of this extension.' }),
-      label: LabelQuery(),
+      extension: described(z.optional(z.string()), {
+        description:
+          'Only the prompts whose id starts with it and a dot: those of this extension, and the direct ones under it.',
+      }),
     }),
   },
   responses: {
-    200: json('The prompts', successOf('PromptList', z.array(PromptSummary()))),
+    200: json(
+      'A page of the prompts: those of extensions, by key and then in their order, then the direct ones, by key. A filtered page may hold fewer than `limit`.',
+      pageOf('PromptList', z.array(PromptSummary())),
+    ),
     ...errorsOf(...API_ERRORS, 'BAD_REQUEST'),
   },
 }))
@@ -126,8 +134,9 @@ const render = defineRoute('post', '/api/prompts/{prompt_id}/render', () => ({
 }))
 
 /**
- * GET /api/prompts (filters: `?supports=chat`, repeatable or comma-separated,
- * all of which a prompt must support; `?extension=X`, ids starting `X.`),
+ * GET /api/prompts (a page: `?limit`, `?cursor`; filters: `?supports=chat`,
+ * repeatable or comma-separated, all of which a prompt must support;
+ * `?extension=X`, ids starting `X.`),
  * GET /api/prompts/{prompt_id} and POST /api/prompts/{prompt_id}/render.
  */
 export const prompts = new Routes()
@@ -137,13 +146,9 @@ export const prompts = new Routes()
       .flat()
       .flatMap((s) => s.split(','))
       .filter(Boolean)
-    const { items, skipped } = await listPrompts(storeOf(c))
-    const chosen = items.filter(
-      (p) =>
-        (query.extension === undefined || p.id.startsWith(`${query.extension}.`)) &&
-        supports.every((s) => p.record.supports?.includes(s)),
-    )
-    return success(c, chosen.map(summary), skipped)
+    const { items, skipped, next } = await listPrompts(storeOf(c), { ...pageAsked(query), extension: query.extension })
+    const chosen = items.filter((p) => supports.every((s) => p.record.supports?.includes(s)))
+    return paged(c, chosen.map(summary), skipped, next)
   })
   .openapi(one, async (c) => {
     const store = storeOf(c)

@@ -5,6 +5,8 @@ import {
   API_ERRORS,
   errorsOf,
   json,
+  pageOf,
+  paged,
   recordSchema,
   storeOf,
   success,
@@ -14,7 +16,7 @@ import {
   described,
   once,
 } from '../lib/http'
-import { ReadQuery, idParam } from './shapes'
+import { ListQuery, ReadQuery, idParam, pageAsked } from './shapes'
 
 const ExtensionSummary = once(() =>
   described(
@@ -50,9 +52,9 @@ const ToolSummary = once(() =>
 const extensionList = defineRoute('get', '/api/extensions', () => ({
   tags: ['extensions'],
   summary: 'The prompt extensions',
-  request: { query: ReadQuery() },
+  request: { query: ListQuery() },
   responses: {
-    200: json('Every prompt extension, by id', successOf('ExtensionList', z.array(ExtensionSummary()))),
+    200: json('A page of the prompt extensions, by key', pageOf('ExtensionList', z.array(ExtensionSummary()))),
     ...errorsOf(...API_ERRORS),
   },
 }))
@@ -73,9 +75,9 @@ const extension = defineRoute('get', '/api/extensions/{extension_id}', () => ({
 const toolList = defineRoute('get', '/api/tools', () => ({
   tags: ['tools'],
   summary: 'The tools templates can call',
-  request: { query: ReadQuery() },
+  request: { query: ListQuery() },
   responses: {
-    200: json('Every tool, by function name', successOf('ToolList', z.array(ToolSummary()))),
+    200: json('A page of the tools, by key', pageOf('ToolList', z.array(ToolSummary()))),
     ...errorsOf(...API_ERRORS),
   },
 }))
@@ -96,20 +98,21 @@ const tool = defineRoute('get', '/api/tools/{tool_id}', () => ({
 /**
  * The published records read as they are: GET /api/extensions and
  * /api/extensions/{extension_id}, GET /api/tools and /api/tools/{tool_id}
- * (the template function name). A list answers each record's summary.
+ * (the template function name). A list answers a page of the records'
+ * summaries (?limit, ?cursor: lib/catalog/paging.ts).
  */
 export const published = new Routes()
   .openapi(extensionList, async (c) => {
-    const { items, skipped } = await listExtensions(storeOf(c))
-    return success(c, items.map(extensionSummary), skipped)
+    const { items, skipped, next } = await listExtensions(storeOf(c), pageAsked(c.req.valid('query')))
+    return paged(c, items.map(extensionSummary), skipped, next)
   })
   .openapi(extension, async (c) => {
     const { record } = await getExtension(storeOf(c), c.req.valid('param').extension_id)
     return success(c, record)
   })
   .openapi(toolList, async (c) => {
-    const { items, skipped } = await listTools(storeOf(c))
-    return success(c, items.map(toolSummary), skipped)
+    const { items, skipped, next } = await listTools(storeOf(c), pageAsked(c.req.valid('query')))
+    return paged(c, items.map(toolSummary), skipped, next)
   })
   .openapi(tool, async (c) => {
     const { record } = await getTool(storeOf(c), c.req.valid('param').tool_id)

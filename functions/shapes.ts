@@ -1,6 +1,14 @@
 import * as z from 'zod/mini'
-import { ID_RULES, MAX_ID_LENGTH, MESSAGE_ROLES, TOO_LONG } from '../lib/catalog'
-import type { IdKind, Message as MessageType } from '../lib/catalog'
+import {
+  DEFAULT_PAGE,
+  ID_RULES,
+  MAX_CURSOR_CHARS,
+  MAX_ID_LENGTH,
+  MAX_PAGE,
+  MESSAGE_ROLES,
+  TOO_LONG,
+} from '../lib/catalog'
+import type { IdKind, Message as MessageType, PageRequest } from '../lib/catalog'
 import type { ErrorCode } from '../lib/errors'
 import { described, once } from '../lib/http'
 import { MAX_JSON_DEPTH } from '../lib/json'
@@ -92,6 +100,43 @@ export const ExplainQuery = once(() =>
 
 /** The query of every other reading route. */
 export const ReadQuery = once(() => z.object({ label: LabelQuery() }))
+
+const LIMIT_RULE = `must be an integer from 1 to ${MAX_PAGE}`
+
+/** The query of a listing: its label, and which page (lib/catalog/paging.ts). */
+export const ListQuery = once(() =>
+  z.object({
+    label: LabelQuery(),
+    limit: described(
+      z.optional(
+        z.string().check(
+          z.regex(/^[1-9][0-9]{0,3}$/, LIMIT_RULE),
+          z.refine((limit) => Number(limit) <= MAX_PAGE, LIMIT_RULE),
+        ),
+      ),
+      { description: `Items per page at most, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} when unset.`, example: '100' },
+    ),
+    cursor: described(
+      z.optional(
+        z
+          .string()
+          .check(
+            z.maxLength(MAX_CURSOR_CHARS, { error: 'is not one this listing gave', abort: true }),
+            z.regex(/^[A-Za-z0-9_-]+$/, 'is not one this listing gave'),
+          ),
+      ),
+      {
+        description:
+          'Where the page starts: the `next_cursor` of the page before, as answered (opaque). Walking them lists every record once, in the byte order of its key.',
+      },
+    ),
+  }),
+)
+
+/** The page a listing's query asks for. */
+export function pageAsked(query: { limit?: string | undefined; cursor?: string | undefined }): PageRequest {
+  return { cursor: query.cursor, limit: query.limit === undefined ? undefined : Number(query.limit) }
+}
 
 /** The headers of an answer made from a prompt (servedHeaders), as OpenAPI shows them. */
 export const ServedHeaders = once(() =>

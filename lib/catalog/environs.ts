@@ -1,24 +1,30 @@
 import { ServiceError, notFound } from '../errors'
 import { isObject, ownValue, setOwn } from '../json'
 import type { JsonObject } from '../json'
-import { allKeys, keyToPath, kindPrefix, pathToKey } from '../store'
+import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
 import { checkId, unnamable } from './ids'
 import { addressable, decodeAll, environValue, skip, unusable } from './records'
 import type { KeyedRecord } from './records'
-import type { Listing, Skip } from './types'
+import { nextAfter, startOf } from './paging'
+import type { PageRequest, Paged } from './paging'
+import type { Skip } from './types'
 
 /** Bytes one environ read loads by default (ENVIRON_MAX_BYTES): its keys' names and values, everything below it. */
 export const DEFAULT_ENVIRON_MAX_BYTES = 1024 * 1024
+const ENVIRONS = kindPrefix('environs')
 
 /**
- * Every shared-variable path (`vscode.frameworks` for
- * shenma:environs:vscode:frameworks). Only keys are read: values can be
- * large (conversation history), and a corrupt one is reported when it is read.
+ * A page of the shared-variable paths (`vscode.frameworks` for
+ * shenma:environs:vscode:frameworks), in key order (paging.ts). Only keys
+ * are read: values can be large (conversation history), and a corrupt one
+ * is reported when it is read.
  */
-export async function listEnvironPaths(store: Store): Promise<Listing<string>> {
-  const { keys, skipped } = addressable('environs', await allKeys(store, kindPrefix('environs')))
-  return { items: keys.map((key) => keyToPath('environs', key)), skipped }
+export async function listEnvironPaths(store: Store, request: PageRequest = {}): Promise<Paged<string>> {
+  const { from, limit } = startOf(request, [ENVIRONS])
+  const read = await store.page(ENVIRONS, from?.key ?? '', limit)
+  const { keys, skipped } = addressable('environs', read.keys)
+  return { items: keys.map((key) => keyToPath('environs', key)), skipped, next: nextAfter(read) }
 }
 
 /**

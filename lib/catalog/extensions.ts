@@ -1,15 +1,20 @@
 import { notFound } from '../errors'
-import { keyToPath, pathToKey } from '../store'
+import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
 import { checkId } from './ids'
 import { unsafeSchemas } from './record-schemas'
 import { jsonRecord, readKind, unusable } from './records'
-import type { ExtensionRecord, Listing } from './types'
+import { nextAfter, startOf } from './paging'
+import type { PageRequest, Paged } from './paging'
+import type { ExtensionRecord } from './types'
 import { validateExtension } from './validators.generated'
 
 /** The only extension type this service serves; others belong to other services. */
-const PROMPT_EXTENSION = 'prompt'
-const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension, (record) => unsafeSchemas('extensions', record))
+export const PROMPT_EXTENSION = 'prompt'
+const EXTENSIONS = kindPrefix('extensions')
+export const decodeExtension = jsonRecord<ExtensionRecord>(validateExtension, (record) =>
+  unsafeSchemas('extensions', record),
+)
 
 export interface Extension {
   /** The key without its prefix, `:` as `.`; the name prompt ids start with. */
@@ -18,13 +23,14 @@ export interface Extension {
   record: ExtensionRecord
 }
 
-/** Every prompt extension, in key order. */
-export async function listExtensions(store: Store): Promise<Listing<Extension>> {
-  const { records, skipped } = await readKind(store, 'extensions', decodeExtension)
+/** A page of the prompt extensions, in key order (paging.ts): extensions of other types are left out. */
+export async function listExtensions(store: Store, request: PageRequest = {}): Promise<Paged<Extension>> {
+  const { from, limit } = startOf(request, [EXTENSIONS])
+  const { records, skipped, read } = await readKind(store, 'extensions', decodeExtension, from?.key ?? '', limit)
   const items = records
     .filter(({ value }) => value.extensionType === PROMPT_EXTENSION)
     .map(({ key, value }) => ({ id: keyToPath('extensions', key), key, record: value }))
-  return { items, skipped }
+  return { items, skipped, next: nextAfter(read) }
 }
 
 export async function getExtension(store: Store, id: string): Promise<Extension> {

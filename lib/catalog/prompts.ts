@@ -1,18 +1,18 @@
 import { ServiceError, notFound } from '../errors'
 import { keyToPath, kindPrefix, pathToKey } from '../store'
 import type { Store } from '../store'
-import { asPromptExtension, listExtensions } from './extensions'
+import { asPromptExtension } from './extensions'
 import type { Extension } from './extensions'
 import { checkId, idProblem } from './ids'
-import { jsonRecord, readKind, skip, unusable } from './records'
+import { jsonRecord, skip, unusable } from './records'
 import { normalizeParameters, regexIn } from './parameters'
 import { unsafeSchemas } from './record-schemas'
 import { describeHazard, safeSchema } from './schema-safety'
 import { schemaProblems } from './validate'
-import type { Listing, PromptRecord, Skip } from './types'
+import type { PromptRecord, Skip } from './types'
 import { validatePrompt } from './validators.generated'
 
-const decodePrompt = jsonRecord<PromptRecord>(validatePrompt, (record) => unsafeSchemas('templates', record))
+export const decodePrompt = jsonRecord<PromptRecord>(validatePrompt, (record) => unsafeSchemas('templates', record))
 
 export interface Prompt {
   /** `{extension}.{prompt}`, or `{a}.{b}` for one stored at shenma:templates:{a}:{b}. */
@@ -34,33 +34,6 @@ export function promptDescription(prompt: Prompt): string | undefined {
 
 export function promptKind(prompt: Prompt): PromptKind {
   return prompt.record.messages === undefined ? 'prompt' : 'messages'
-}
-
-/**
- * Every prompt: those contributed by prompt extensions, then those stored
- * directly under shenma:templates:, which override an extension's prompt of
- * the same id. A direct record that fails validation overrides nothing.
- * Two extensions can contribute one id (extension `a`'s prompt `b.c` and
- * extension `a.b`'s prompt `c`): the shorter extension id keeps it, as in
- * getPrompt, and the other is skipped.
- */
-export async function listPrompts(store: Store): Promise<Listing<Prompt>> {
-  const [extensions, direct] = await Promise.all([listExtensions(store), readKind(store, 'templates', decodePrompt)])
-  const byId = new Map<string, Prompt>()
-  const skipped: Skip[] = [...extensions.skipped, ...direct.skipped]
-  for (const extension of extensions.items) {
-    for (const prompt of contributedPrompts(extension, skipped)) {
-      const holder = byId.get(prompt.id)
-      if (holder) skipped.push(skip(prompt.key, `contributes prompt id '${prompt.id}', already taken by ${holder.key}`))
-      else byId.set(prompt.id, prompt)
-    }
-  }
-  for (const { key, value } of direct.records) {
-    const id = keyToPath('templates', key)
-    byId.set(id, { id, origin: 'direct', key, record: value })
-  }
-  const items = [...byId.keys()].sort().map((id) => byId.get(id) as Prompt)
-  return { items, skipped }
 }
 
 /**
@@ -167,24 +140,29 @@ export function promptIn(id: string, key: string, raw: string): Prompt | string 
 
 /** The prompts an extension contributes; a second prompt of the same name is skipped. */
 function contributedPrompts(extension: Extension, skipped: Skip[]): Prompt[] {
-  const prompts: Prompt[] = []
-  for (const [i, record] of (extension.record.contributes.prompts ?? []).entries()) {
+  return contributions(extension).flatMap((entry) => {
+    if ('record' in entry) return [entry]
+    skipped.push(skip(extension.key, entry.reason))
+    return []
+  })
+}
+
+/**
+ * Each of an extension's `contributes.prompts`, by index: its prompt, or why
+ * none is served (not logged here): an id no request can name, or a name
+ * given twice (the first is served).
+ */
+export function contributions(extension: Extension): (Prompt | { reason: string })[] {
+  const ids = new Set<string>()
+  return (extension.record.contributes.prompts ?? []).map((record, i) => {
     const id = `${extension.id}.${record.name}`
     const problem = idProblem('prompt', id)
-    if (problem) {
-      // Not quoted: the name is what is wrong, and may be long.
-      skipped.push(
-        skip(extension.key, `contributes prompts[${i}], whose id no request can name (a prompt id ${problem})`),
-      )
-      continue
-    }
-    if (prompts.some((p) => p.id === id)) {
-      skipped.push(skip(extension.key, `contributes prompt '${record.name}' twice; the first is served`))
-      continue
-    }
-    prompts.push({ id, origin: 'extension', key: extension.key, record, extension })
-  }
-  return prompts
+    // Not quoted: the name is what is wrong, and may be long.
+    if (problem) return { reason: `contributes prompts[${i}], whose id no request can name (a prompt id ${problem})` }
+    if (ids.has(id)) return { reason: `contributes prompt '${record.name}' twice; the first is served` }
+    ids.add(id)
+    return { id, origin: 'extension', key: extension.key, record, extension }
+  })
 }
 
 function extensionSplits(id: string): { extensionId: string; key: string }[] {

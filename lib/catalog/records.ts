@@ -2,8 +2,8 @@ import type { ValidateFunction } from 'ajv'
 import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan } from '../json'
 import { describeError, log } from '../log'
 import { Lru } from '../lru'
-import { allKeys, kindPrefix } from '../store'
-import type { Kind, Store } from '../store'
+import { kindPrefix } from '../store'
+import type { Kind, Page, Store } from '../store'
 import { unnamable } from './ids'
 import { explainInvalid } from './validate'
 import type { Skip } from './types'
@@ -117,17 +117,21 @@ export interface KeyedRecord<T> {
 }
 
 /**
- * Every record of a kind: its keys from the record index, page by page,
- * then batched reads of the values. Records that do not decode are skipped and logged.
+ * A page of the records of a kind: up to `limit` of its keys after `after`,
+ * from the record index, and their values in one read. Records that do not decode are skipped and logged.
+ * `read` is the page of keys, for the cursor after it.
  */
 export async function readKind<T>(
   store: Store,
   kind: Kind,
   decoder: Decoder<T>,
-): Promise<{ records: KeyedRecord<T>[]; skipped: Skip[] }> {
-  const { keys, skipped } = addressable(kind, await allKeys(store, kindPrefix(kind)))
+  after: string,
+  limit: number,
+): Promise<{ records: KeyedRecord<T>[]; skipped: Skip[]; read: Page }> {
+  const read = await store.page(kindPrefix(kind), after, limit)
+  const { keys, skipped } = addressable(kind, read.keys)
   const decoded = decodeAll(keys, await store.values(keys), decoder)
-  return { records: decoded.records, skipped: [...skipped, ...decoded.skipped] }
+  return { records: decoded.records, skipped: [...skipped, ...decoded.skipped], read }
 }
 
 export function decodeAll<T>(

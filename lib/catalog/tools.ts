@@ -4,11 +4,14 @@ import type { Store } from '../store'
 import { grpcProblems } from './grpc'
 import { checkId, idProblem } from './ids'
 import { unsafeSchemas } from './record-schemas'
-import { decodeAll, jsonRecord, readKind, skip, storedBut } from './records'
+import { addressable, decodeAll, jsonRecord, skip, storedBut } from './records'
 import type { KeyedRecord } from './records'
+import { encodeCursor, startOf } from './paging'
+import type { PageRequest, Paged } from './paging'
 import type { Listing, Skip, ToolRecord } from './types'
 import { validateTool } from './validators.generated'
 
+const TOOLS = kindPrefix('tools')
 const decodeTool = jsonRecord<ToolRecord>(validateTool, (record) => unsafeSchemas('tools', record))
 
 export interface Tool {
@@ -26,13 +29,72 @@ export interface Tool {
 export const MAX_TOOL_KEYS = 256
 
 /**
- * Every valid tool. keyToFunc is not one-to-one (`a:b_c` and `a_b:c` are
- * both `a_b_c`): the first key in sorted order keeps the name and the other
- * is skipped, so a template function always means one tool.
+ * A page of the valid tools, in key order (paging.ts). keyToFunc is not
+ * one-to-one (`a:b_c` and `a_b:c` are both `a_b_c`): the first valid key in
+ * sorted order keeps the name and the others are skipped, so a template
+ * function always means one tool. That holds across pages: the page's
+ * batch also reads the keys of its names that sort before it (earlierKeys),
+ * those of a name of more than MAX_TOOL_KEYS keys through findTools.
  */
-export async function listTools(store: Store): Promise<Listing<Tool>> {
-  const { records, skipped } = await readKind(store, 'tools', decodeTool)
-  return { items: holders(await callable(records, skipped), skipped), skipped }
+export async function listTools(store: Store, request: PageRequest = {}): Promise<Paged<Tool>> {
+  const { from, limit } = startOf(request, [TOOLS])
+  const read = await store.page(TOOLS, from?.key ?? '', limit)
+  const first = read.keys[0]
+  if (first === undefined) return { items: [], skipped: [], next: null }
+  const { taken, earlier, many } = earlierKeys(read.keys, limit)
+  const { keys, skipped } = addressable('tools', taken)
+  const [raws, found] = await Promise.all([
+    store.values([...keys, ...earlier]),
+    many.length === 0 ? undefined : findTools(store, many),
+  ])
+  const own = decodeAll(keys, raws.slice(0, keys.length), decodeTool)
+  skipped.push(...own.skipped)
+  // The keys before the page are another page's records: whatever is wrong with them is reported there.
+  const before = new Map<string, string>()
+  const others = earlier.flatMap((key, i) => {
+    const decoded = decodeTool(raws[keys.length + i] ?? null)
+    return decoded.ok ? [{ key, value: decoded.value }] : []
+  })
+  for (const { key } of await callable(others, [])) if (!before.has(keyToFunc(key))) before.set(keyToFunc(key), key)
+  for (const tool of found?.items ?? []) if (tool.key < first) before.set(tool.id, tool.key)
+  const records = (await callable(own.records, skipped)).filter(({ key }) => {
+    const holder = before.get(keyToFunc(key))
+    if (holder !== undefined) skipped.push(skip(key, takenBy(keyToFunc(key), holder)))
+    return holder === undefined
+  })
+  const last = taken.at(-1) as string
+  const next = taken.length < read.keys.length || read.more ? encodeCursor({ key: last, at: 0 }) : null
+  return { items: holders(records, skipped), skipped, next }
+}
+
+/**
+ * The keys a page of tool `keys` lists (`taken`, its first ones), and the
+ * keys of their names that sort before the page (`earlier`), to be read in
+ * the page's batch: at most max(MAX_TOOL_KEYS, 4 x limit) of them, the page
+ * ending before the key whose name would pass that (never before its first).
+ * Names of more keys than MAX_TOOL_KEYS are `many`, for findTools.
+ */
+function earlierKeys(keys: readonly string[], limit: number): { taken: string[]; earlier: string[]; many: string[] } {
+  const first = keys[0] as string
+  const budget = Math.max(MAX_TOOL_KEYS, 4 * limit)
+  const seen = new Set<string>()
+  const earlier: string[] = []
+  const many: string[] = []
+  let taken = 0
+  for (const key of keys) {
+    const id = keyToFunc(key)
+    if (!seen.has(id) && idProblem('tool', id) === undefined) {
+      if (keyCount(id) > MAX_TOOL_KEYS) many.push(id)
+      else {
+        const before = funcToKeys(id).filter((k) => k < first)
+        if (taken > 0 && earlier.length + before.length > budget) break
+        earlier.push(...before)
+      }
+      seen.add(id)
+    }
+    taken++
+  }
+  return { taken: keys.slice(0, taken), earlier, many }
 }
 
 /**
@@ -105,10 +167,14 @@ function holders(records: readonly KeyedRecord<ToolRecord>[], skipped: Skip[]): 
   for (const { key, value } of records) {
     const id = keyToFunc(key)
     const holder = byId.get(id)
-    if (holder) skipped.push(skip(key, `its function name '${id}' is already taken by ${holder.key}`))
+    if (holder) skipped.push(skip(key, takenBy(id, holder.key)))
     else byId.set(id, { id, key, record: value })
   }
   return [...byId.values()]
+}
+
+function takenBy(id: string, holder: string): string {
+  return `its function name '${id}' is already taken by ${holder}`
 }
 
 /** One tool by function name (findTools); NOT_FOUND saying why when a record of it is stored but unusable. */

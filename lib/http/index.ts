@@ -30,3 +30,14 @@ export function success<T>(c: Context, data: T, skipped: readonly Skip[] = []) {
   if (skipped.length > 0) body.skipped = [...skipped]
   return c.json(body, 200)
 }
+
+/** A listing's page: success's body, and `next_cursor` (null on the last page). */
+export function paged<T>(c: Context, data: T, skipped: readonly Skip[], next: string | null) {
+  const body: { status: 'success'; data: T; skipped?: Skip[]; next_cursor: string | null } = {
+    status: 'success',
+    data,
+    next_cursor: next,
+  }
+  if (skipped.length > 0) body.skipped = [...skipped]
+  return c.json(body, 200)
+}

@@ -54,6 +54,18 @@ export function successOf<T extends z.ZodMiniType>(name: string, data: T) {
   return described(z.object({ status: z.literal('success'), data, skipped: z.optional(z.array(Skip())) }), { id: name })
 }
 
+/** A listing's page (paged): successOf's, and `next_cursor`. */
+export function pageOf<T extends z.ZodMiniType>(name: string, data: T) {
+  const next = described(z.nullable(z.string()), {
+    description: 'The `cursor` of the next page; null on the last.',
+    example: 'WyJzaGVubWE6dG9vbHM6Y29kZWJhc2U6bG9va3VwX3JlZiJd',
+  })
+  return described(
+    z.object({ status: z.literal('success'), data, skipped: z.optional(z.array(Skip())), next_cursor: next }),
+    { id: name },
+  )
+}
+
 /** A JSON answer, as a route's `responses` entry. */
 export function json<T extends z.ZodMiniType>(description: string, schema: T) {
   return { description, content: { 'application/json': { schema } } }

@@ -38,9 +38,23 @@ const JSON_TYPE = 'application/json'
 /** The characters of a URI an error quotes. */
 const QUOTED_URI = 256
 
-export async function listPromptsMethod({ store }: McpContext) {
-  const { items } = await listPrompts(store)
-  return { prompts: items.map(promptEntry) }
+/** A page of the prompts: MCP's `cursor` is the listing's (lib/catalog/paging.ts), its `nextCursor` the next page's. */
+export async function listPromptsMethod({ store }: McpContext, params: Record<string, unknown>) {
+  const { items, next } = await listPrompts(store, { cursor: cursorParam(params) })
+  return { prompts: items.map(promptEntry), ...nextCursor(next) }
+}
+
+/** MCP's `cursor` of a list method: a string when given. */
+function cursorParam(params: Record<string, unknown>): string | undefined {
+  const { cursor } = params
+  if (cursor === undefined || cursor === null) return undefined
+  if (typeof cursor !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'params.cursor must be a string')
+  return cursor
+}
+
+/** MCP's `nextCursor`: absent on the last page. */
+function nextCursor(next: string | null): { nextCursor?: string } {
+  return next === null ? {} : { nextCursor: next }
 }
 
 function promptEntry(prompt: Prompt) {
@@ -78,9 +92,9 @@ export async function getPromptMethod({ store, options }: McpContext, params: Re
   }
 }
 
-export async function listToolsMethod({ store }: McpContext) {
-  const { items } = await listTools(store)
-  return { tools: items.map(toolEntry) }
+export async function listToolsMethod({ store }: McpContext, params: Record<string, unknown>) {
+  const { items, next } = await listTools(store, { cursor: cursorParam(params) })
+  return { tools: items.map(toolEntry), ...nextCursor(next) }
 }
 
 function toolEntry(tool: Tool) {
@@ -132,10 +146,11 @@ function staleMeta(store: Store): { _meta?: { warnings: unknown[] } } {
   return warning ? { _meta: { warnings: [warning] } } : {}
 }
 
-export async function listResourcesMethod({ store }: McpContext) {
-  const { items } = await listEnvironPaths(store)
+export async function listResourcesMethod({ store }: McpContext, params: Record<string, unknown>) {
+  const { items, next } = await listEnvironPaths(store, { cursor: cursorParam(params) })
   return {
     resources: items.map((path) => ({ uri: environUri(path), name: path, mimeType: JSON_TYPE })),
+    ...nextCursor(next),
   }
 }
 

@@ -26,11 +26,28 @@ const argsEditor = $('args-editor')
 
 // ---- the prompt list
 
+/** `/playground?limit=20`: the prompt list is read in pages of that many (the API's default when unset). */
+const PAGE_LIMIT = new URLSearchParams(location.search).get('limit')
+/** Pages of prompts the list reads at most. */
+const MAX_PAGES = 1000
+
+/** Every prompt, page after page, following each page's next_cursor. */
 async function loadPrompts() {
-  const res = await api('/api/prompts')
-  const body = await readJson(res)
-  if (!res.ok) return fill($('list-note'), errorView(body))
-  state.prompts = body.data
+  const prompts = []
+  let cursor = null
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const query = new URLSearchParams()
+    if (PAGE_LIMIT) query.set('limit', PAGE_LIMIT)
+    if (cursor) query.set('cursor', cursor)
+    const res = await api(`/api/prompts${query.size > 0 ? `?${query}` : ''}`)
+    const body = await readJson(res)
+    if (!res.ok) return fill($('list-note'), errorView(body))
+    prompts.push(...body.data)
+    cursor = body.next_cursor
+    if (!cursor) break
+  }
+  // The API pages in key order (extensions' prompts, then the direct ones): a picker reads best by id.
+  state.prompts = prompts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const supports = [...new Set(state.prompts.flatMap((p) => p.supports ?? []))].sort()
   fill(
     $('supports'),

@@ -132,6 +132,37 @@ describe('validate --strict against Upstash', () => {
     expect(out).toBe('2 files: 0 errors, 0 warnings')
   })
 
+  it('reads every page of the tool list: a tool past the first thousand is known', async () => {
+    const res = await fetch(`${bridge.url}/__bridge/databases`, { method: 'POST' })
+    const own = ((await res.json()) as { token: string }).token
+    const tool = JSON.stringify({
+      name: 't',
+      module: 'm',
+      type: 'restful',
+      restful: { url: '/t' },
+      description: 'd',
+      parameters: {},
+    })
+    const keys = [
+      ...Array.from({ length: 1000 }, (_, i) => `shenma:tools:filler:t${String(i).padStart(4, '0')}`),
+      'shenma:tools:zzz:last',
+    ]
+    const set = await fetch(bridge.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${own}`, 'content-type': 'application/json' },
+      body: JSON.stringify(['MSET', ...keys.flatMap((key) => [key, tool])]),
+    })
+    expect(set.status).toBe(200)
+    const files = await folder({ 'templates/t/p.json': prompt('{{zzz_last}} {{filler_t0000}}') })
+    const env = { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: own }
+    const { code, out, err } = await cli(['validate', '--strict', files], env)
+    expect(err).toBe('')
+    expect(code).toBe(0)
+    expect(out).toBe('1 file: 0 errors, 0 warnings')
+    const missing = await folder({ 'templates/t/p.json': prompt('{{zzz_lost}}') })
+    expect((await cli(['validate', '--strict', missing], env)).err).toMatch(/calls zzz_lost, which is not a builtin/)
+  })
+
   it("reads a label's catalogue with --label", async () => {
     const env = await folder({ 'environs/nope.json': JSON.stringify({ x: 1 }) })
     const published = await cli(['publish', env, '--label', 'feat-nope', '--url', bridge.url, '--token', token], {})

@@ -254,6 +254,31 @@ describe('the playground', () => {
   })
 })
 
+describe('the playground with a page size', () => {
+  it('follows next_cursor until the last page of prompts, and lists them all', async () => {
+    const { context, page, problems, requests } = await newPage()
+    try {
+      await page.goto(`${open.url}/playground?limit=1`)
+      await textOf(page, 'prompt-list', [PROMPT])
+      const items = page.getByTestId('prompt-item')
+      expect(await items.evaluateAll((all) => all.map((item) => item.getAttribute('data-id')))).toEqual([
+        'evaluator.evaluate_quality',
+        'evaluator.quick_review',
+        'evaluator.review_symbol',
+      ])
+      const lists = requests
+        .filter((r) => new URL(r.split(' ')[1] as string).pathname === '/api/prompts')
+        .map((r) => new URL(r.split(' ')[1] as string).searchParams)
+      // One page per prompt, each after the first with the cursor the one before answered.
+      expect(lists.map((q) => q.get('limit'))).toEqual(['1', '1', '1'])
+      expect(lists.map((q) => q.has('cursor'))).toEqual([false, true, true])
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
+
 describe('the playground of a label', () => {
   it('reads and renders as /playground?label= names', async () => {
     const { context, page, problems, requests } = await newPage()

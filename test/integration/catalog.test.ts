@@ -37,6 +37,7 @@ describe('extensions', () => {
           prompts: ['evaluator.evaluate_quality', 'evaluator.review_symbol'],
         },
       ],
+      next_cursor: null,
     })
   })
 
@@ -116,7 +117,11 @@ describe('prompts', () => {
 describe('environs', () => {
   it('lists the paths', async () => {
     const { body } = await get(db.env, '/api/environs')
-    expect(body).toEqual({ status: 'success', data: ['vscode.frameworks', 'vscode.programming_language'] })
+    expect(body).toEqual({
+      status: 'success',
+      data: ['vscode.frameworks', 'vscode.programming_language'],
+      next_cursor: null,
+    })
   })
 
   it('answers a variable, and the subtree for a prefix of paths', async () => {

@@ -745,3 +745,50 @@ describe('labels', () => {
     expect(await view(await connect({}, '?label=other'))).toEqual(BASE)
   })
 })
+
+describe('list pages', () => {
+  it("follow MCP's cursor: prompts/list, tools/list and resources/list answer nextCursor until the last page", async () => {
+    const paged = await freshRedis()
+    const records: Record<string, unknown> = {}
+    for (let i = 0; i < 130; i++) {
+      const n = String(i).padStart(3, '0')
+      records[`shenma:templates:paged:p${n}`] = { prompt: `p${n}` }
+      records[`shenma:tools:paged:t${n}`] = restTool('paged', `t${n}`, '/t')
+      records[`shenma:environs:paged:v${n}`] = i
+    }
+    await paged.redis.mset(records)
+    const client = await connect(paged.env)
+    const walk = async (list: (cursor: string | undefined) => Promise<{ names: string[]; next?: string }>) => {
+      const names: string[] = []
+      const sizes: number[] = []
+      let cursor: string | undefined
+      do {
+        const page = await list(cursor)
+        names.push(...page.names)
+        sizes.push(page.names.length)
+        cursor = page.next
+      } while (cursor !== undefined)
+      return { names, sizes }
+    }
+    const prompts = await walk(async (cursor) => {
+      const { prompts: items, nextCursor } = await client.listPrompts(cursor === undefined ? {} : { cursor })
+      return { names: items.map((p) => p.name), ...(nextCursor === undefined ? {} : { next: nextCursor }) }
+    })
+    const tools = await walk(async (cursor) => {
+      const { tools: items, nextCursor } = await client.listTools(cursor === undefined ? {} : { cursor })
+      return { names: items.map((t) => t.name), ...(nextCursor === undefined ? {} : { next: nextCursor }) }
+    })
+    const resources = await walk(async (cursor) => {
+      const { resources: items, nextCursor } = await client.listResources(cursor === undefined ? {} : { cursor })
+      return { names: items.map((r) => r.name), ...(nextCursor === undefined ? {} : { next: nextCursor }) }
+    })
+    const all = (kind: string) => Array.from({ length: 130 }, (_, i) => `paged${kind}${String(i).padStart(3, '0')}`)
+    expect(prompts).toEqual({ names: all('.p'), sizes: [100, 30] })
+    expect(tools).toEqual({ names: all('_t'), sizes: [100, 30] })
+    expect(resources).toEqual({ names: all('.v'), sizes: [100, 30] })
+    const refused = await rpcError(client.listPrompts({ cursor: 'not a cursor' }))
+    expect(refused.code).toBe(-32602)
+    expect(refused.message).toMatch(/the cursor is not one this listing gave/)
+    await paged.release()
+  })
+})

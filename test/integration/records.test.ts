@@ -110,7 +110,9 @@ describe('a prompt stored directly', () => {
       'shenma:templates:team:standup': { messages: [{ role: 'user', content: 'Standup notes' }] },
     })
     const list = await get(db.env, '/api/prompts')
+    // In the order of their keys: the extension's prompts, then the direct ones.
     expect(list.body.data).toEqual([
+      expect.objectContaining({ id: 'evaluator.review_symbol', origin: 'extension' }),
       {
         id: 'evaluator.evaluate_quality',
         origin: 'direct',
@@ -118,7 +120,6 @@ describe('a prompt stored directly', () => {
         description: null,
         supports: ['completion'],
       },
-      expect.objectContaining({ id: 'evaluator.review_symbol', origin: 'extension' }),
       { id: 'team.standup', origin: 'direct', kind: 'messages', description: null, supports: [] },
     ])
     const one = await get(db.env, '/api/prompts/evaluator.evaluate_quality')
@@ -157,7 +158,7 @@ describe('extensions of other types', () => {
       extensionType: 'tool',
       contributes: {},
     })
-    expect((await get(db.env, '/api/extensions')).body).toEqual({ status: 'success', data: [] })
+    expect((await get(db.env, '/api/extensions')).body).toEqual({ status: 'success', data: [], next_cursor: null })
     const { status, body } = await get(db.env, '/api/extensions/linter')
     expect(status).toBe(404)
     expect(body.message).toBe("extension 'linter' is not a prompt extension (extensionType 'tool')")
@@ -197,6 +198,7 @@ describe('skips', () => {
       status: 'success',
       data: ['a.b'],
       skipped: [{ key: 'shenma:environs:a.b:c', reason: "has a '.' inside a key segment, so no id can name it" }],
+      next_cursor: null,
     })
     expect((await get(db.env, '/api/extensions')).body.skipped).toEqual([
       { key: 'shenma:extensions:x.y', reason: "has a '.' inside a key segment, so no id can name it" },

@@ -23,7 +23,7 @@ describe('Redis requests', () => {
 
   it(`lists ${COUNT} environs cold in at most 10 HTTP requests`, async () => {
     await db.resetRequests()
-    const { status, body } = await get(db.env, '/api/environs')
+    const { status, body } = await get(db.env, `/api/environs?limit=${COUNT}`)
     expect(status).toBe(200)
     expect(body.data).toHaveLength(COUNT)
     const requests = await db.requests()
@@ -89,7 +89,7 @@ describe('listing costs', () => {
       records[`shenma:extensions:e${i}`] = { name: `e${i}`, version: '1', extensionType: 'prompt', contributes: {} }
     }
     await db.redis.mset(records)
-    for (const path of ['/api/tools', '/api/extensions']) {
+    for (const path of ['/api/tools?limit=300', '/api/extensions?limit=300']) {
       await db.resetRequests()
       const { body } = await get(db.env, path)
       expect(body.data).toHaveLength(300)
