@@ -1,4 +1,5 @@
 import { basePaths, findTools, listPrompts, loadVariables } from '../catalog'
+import type { Paged, Prompt } from '../catalog'
 import type { Env } from '../env'
 import { ServiceError } from '../errors'
 import { describeError, log } from '../log'
@@ -32,7 +33,7 @@ const MAX_KV_KEY_BYTES = 512
 const MIN_KV_TTL_S = 60
 /**
  * The runs' own state, beside the records (no record kind: never indexed or
- * listed): `cursor`, the last prompt id read by the run before; per prompt,
+ * listed): `cursor`, where the prompts' listing goes on next run; per prompt,
  * `p:{id}`, the digest of its snapshot in KV and when that was written.
  */
 const STATE_KEY = 'shenma:snapshots:state'
@@ -47,7 +48,7 @@ export interface SnapshotRun {
   unchanged: number
   /** Prompts with no snapshot written: past MAX_SNAPSHOT_BYTES, not plannable (a bad record), or refused by KV. */
   skipped: number
-  /** The id to go on after next run; '' when this run reached the end of the prompts. */
+  /** The listing's cursor the next run starts at; '' when this run reached the end of the prompts. */
   cursor: string
 }
 
@@ -66,18 +67,21 @@ export async function writeSnapshots(env: Env): Promise<SnapshotRun> {
   const started = Date.now()
   try {
     const namespace = await namespaceFor(store)
-    const [after] = await readState(store, ['cursor'])
-    const { items } = await listPrompts(store)
-    let next = items.filter((p) => p.id > (after ?? '')).slice(0, PROMPTS_PER_RUN)
-    if (next.length === 0) next = items.slice(0, PROMPTS_PER_RUN)
+    const [at] = await readState(store, ['cursor'])
+    const page = await promptsFrom(store, at || undefined)
+    const next = page.items
     const held = await readState(
       store,
       next.map((p) => `p:${p.id}`),
     )
     const changed: string[] = []
+    // Past the last page, the next run starts again from the first; a run cut short does its page again.
+    run.cursor = page.next ?? ''
     for (const [i, { id }] of next.entries()) {
-      if (Date.now() - started > RUN_BUDGET_MS) break
-      run.cursor = id
+      if (Date.now() - started > RUN_BUDGET_MS) {
+        run.cursor = at ?? ''
+        break
+      }
       const snapshot = await snapshotOf(store, id, settings)
       const key = snapshotKey(namespace, id)
       const text = snapshot && JSON.stringify(snapshot.reads)
@@ -103,14 +107,26 @@ export async function writeSnapshots(env: Env): Promise<SnapshotRun> {
       changed.push(`p:${id}`, `${digest} ${snapshot.at}`)
       run.written++
     }
-    // Past the last prompt, the next run starts again from the first.
-    if (run.cursor === items.at(-1)?.id) run.cursor = ''
     await store.transaction([['EVAL', WRITE_STATE, '1', STATE_KEY, 'cursor', run.cursor, ...changed]], true)
   } catch (e) {
     if (!(e instanceof ServiceError && e.code === 'STORE_UNAVAILABLE')) throw e
     log.warn('snapshots not written: Redis failed', { reason: e.message, ...run })
   }
   return run
+}
+
+/**
+ * The page of PROMPTS_PER_RUN prompts at the listing's cursor `at`; the
+ * first page when there is none, or when it is one the listing no longer
+ * takes (a cursor kept by an earlier version).
+ */
+async function promptsFrom(store: UpstashStore, at: string | undefined): Promise<Paged<Prompt>> {
+  try {
+    return await listPrompts(store, { cursor: at, limit: PROMPTS_PER_RUN })
+  } catch (e) {
+    if (!(e instanceof ServiceError && e.code === 'BAD_REQUEST')) throw e
+    return listPrompts(store, { limit: PROMPTS_PER_RUN })
+  }
 }
 
 /** The reads a render and a chat of prompt `id` make, as Redis answers them now; undefined when it cannot be planned. */
