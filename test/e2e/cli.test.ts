@@ -87,6 +87,14 @@ function rows(stdout: string): [number, string, string][] {
   })
 }
 
+/**
+ * The lines of `stderr` but the one warning a promotion may give on a database whose record index no service
+ * has built yet (its keys are then read by SCAN): what a command should not have printed.
+ */
+function unexpected(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line !== '' && !line.includes('the record index is not ready'))
+}
+
 /** Every key of a database with its value: what "writes nothing" is checked against. */
 async function snapshot(store: UpstashStore): Promise<Record<string, string | null>> {
   const keys = await store.scan('shenma:')
@@ -253,7 +261,7 @@ describe('versions, rollback and promote, directly against Upstash', () => {
     const before = await snapshot(direct)
 
     const dry = await cli(['promote', '--from', 'feat-promo', '--dry-run', ...upstash()])
-    expect(dry.stderr).toBe('')
+    expect(unexpected(dry.stderr)).toEqual([])
     expect(dry.code).toBe(0)
     expect(dry.stdout).toBe(
       [
@@ -285,7 +293,7 @@ describe('versions, rollback and promote, directly against Upstash', () => {
 
   it("promotes a label's records onto the base and removes the label's keys", async () => {
     const promoted = await cli(['promote', '--from', 'feat-promo', '--message', 'merged', ...upstash()])
-    expect(promoted.stderr).toBe('')
+    expect(unexpected(promoted.stderr)).toEqual([])
     expect(promoted.code).toBe(0)
     expect(promoted.stdout).toMatch(/^~ prompts team\.promo \(shenma:templates:team:promo\)$/m)
     expect(promoted.stdout).toMatch(/promoted label feat-promo onto the base: 3 records changed, and the label removed/)
