@@ -236,13 +236,15 @@ export class CachedStore implements Store, Generational {
 
   /**
    * The reads, settled; with last good copies to fall back on, those Redis
-   * has not answered within StaleOptions.waitMs are LATE instead, so that a
-   * Redis that hangs is answered from a copy before the render's deadline.
+   * has not answered within what is left of the request's StaleOptions.waitMs
+   * are LATE instead, so that a Redis that hangs is answered from a copy
+   * before the render's deadline.
    * A late read goes on, and is cached when it answers.
    */
   async #settle<T>(pending: readonly Promise<T>[]): Promise<PromiseSettledResult<T>[]> {
-    const waitMs = this.options.stale?.options.waitMs
-    if (waitMs === undefined) return Promise.allSettled(pending)
+    const stale = this.options.stale
+    if (stale === undefined) return Promise.allSettled(pending)
+    const waitMs = stale.waitLeftMs()
     const results: (PromiseSettledResult<T> | undefined)[] = pending.map(() => undefined)
     const all = Promise.all(
       pending.map((p, i) =>

@@ -51,10 +51,22 @@ export class StaleReads {
   #prompt: string | undefined
   #snapshot: Promise<Snapshot | undefined> | undefined
 
+  /** When the request began to read (performance.now()), from which its reads wait StaleOptions.waitMs in all. */
+  readonly #startedAt = performance.now()
+
   constructor(
     readonly options: StaleOptions,
     readonly namespace: string,
   ) {}
+
+  /**
+   * How long a read that has a copy may still wait for Redis: what is left
+   * of the request's waitMs, so that reads one after the other (a prompt,
+   * then its variables) do not each wait it.
+   */
+  waitLeftMs(): number {
+    return Math.max(0, this.options.waitMs - (performance.now() - this.#startedAt))
+  }
 
   /** The age of the oldest copy this request was answered from, in ms; undefined while every answer was fresh. */
   get ageMs(): number | undefined {

@@ -54,6 +54,7 @@ const paths: [string, (env: Env) => Promise<{ status: number; body: Record<strin
   ],
   ['MCP prompts/get', (env) => mcp(env, 'prompts/get', { name: 'evaluator.evaluate_quality' })],
   ['MCP tools/call', (env) => mcp(env, 'tools/call', { name: 'scale_echo', arguments: { x: 'z' } })],
+  ['MCP resources/read', (env) => mcp(env, 'resources/read', { uri: 'environ://vscode/lang' })],
   ['GET a prompt', (env) => call(env, 'GET', '/api/prompts/scale.p')],
   ['GET a tool', (env) => call(env, 'GET', '/api/tools/scale_echo')],
   ['GET an extension', (env) => call(env, 'GET', '/api/extensions/evaluator')],

@@ -5,6 +5,7 @@ import { env as bindings } from 'cloudflare:test'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Env } from '../../lib/env'
 import { writeSnapshots } from '../../lib/render/snapshots'
+import { reconciled } from '../support/reconciled'
 import { ADMIN, call, chatEnv, fetchWorker, freshRedis, logged } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
@@ -134,9 +135,10 @@ describe('while Redis fails', () => {
     try {
       await seed(own)
       later(0)
-      expect(await writeSnapshots(ownEnv)).toEqual({ written: 2, unchanged: 0, skipped: 0, cursor: '' })
-      // Nothing changed: nothing written. A variable both read changed: both written again.
+      // What the Cron Trigger runs: the record index's reconcile, then, with the index ready, the snapshots.
+      await reconciled(own, ownEnv)
       expect(await writeSnapshots(ownEnv)).toEqual({ written: 0, unchanged: 2, skipped: 0, cursor: '' })
+      // A variable both read changed: both written again.
       await own.redis.set('shenma:environs:team:lang', 'zig')
       expect(await writeSnapshots(ownEnv)).toEqual({ written: 2, unchanged: 0, skipped: 0, cursor: '' })
       await own.redis.set('shenma:templates:team:after', { prompt: 'after in {{.team.lang}}' })
@@ -154,6 +156,28 @@ describe('while Redis fails', () => {
       expectFresh(await renderOwn('team.after'), 'after in zig')
     } finally {
       await own.stall(false)
+      await own.release()
+    }
+  })
+
+  it('answers from the copy with the default timeouts too, whether Redis hangs or is gone', async () => {
+    // REDIS_TIMEOUT_MS (2000) is past the render's deadline (500): the reads with a copy wait half the deadline in all.
+    const own = await freshRedis()
+    const defaults = { ...environment(own), REDIS_TIMEOUT_MS: undefined, RENDER_TIMEOUT_MS: undefined }
+    try {
+      await seed(own)
+      expectFresh(await render('team.seen', {}, '', defaults), 'seen in go')
+      later(30)
+      await own.stall(true)
+      expectStale(await render('team.seen', {}, '', defaults), 'seen in go', 30)
+      await own.stall(false)
+      await own.down(true)
+      expectStale(await render('team.seen', {}, '', defaults), 'seen in go', 30)
+      await own.down(false)
+      expectFresh(await render('team.seen', {}, '', defaults), 'seen in go')
+    } finally {
+      await own.stall(false)
+      await own.down(false)
       await own.release()
     }
   })
