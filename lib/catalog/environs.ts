@@ -42,7 +42,7 @@ export async function getEnviron(
 ): Promise<{ value: unknown; skipped: Skip[] }> {
   checkId('environ', path)
   const key = pathToKey('environs', path)
-  const read = await store.tree([key], [`${key}:`], [], maxBytes)
+  const read = await store.tree({ keys: [key], prefixes: [`${key}:`], probes: [], maxBytes })
   if (!read.within) {
     throw environsTooLarge(
       `environ '${path}' holds more than ${maxBytes} bytes with the variables below it (ENVIRON_MAX_BYTES): read the paths below it one by one`,

@@ -56,7 +56,7 @@ export async function loadVariables(
 
   const above = [...new Set(wanted.flatMap((p) => p.map((_, i) => keyOf(p.slice(0, i + 1)))))]
   const probes = [...new Set(wanted.flatMap((p) => p.slice(0, -1).map((_, i) => prefixOf(p.slice(0, i + 1)))))]
-  const read = await store.tree(above, [...new Set(wanted.map(prefixOf))], probes, maxBytes)
+  const read = await store.tree({ keys: above, prefixes: [...new Set(wanted.map(prefixOf))], probes, maxBytes })
   if (!read.within) {
     const variable = reader(wanted, read.passed).join('.')
     throw environsTooLarge(

@@ -3,7 +3,7 @@ import { requestLog } from '../log'
 import { AbandonedFlight, fly, inFlight, join } from './flights'
 import { hexDigest } from './history'
 import type { Copy, StaleReads } from './stale'
-import type { Generational, Page, Store, StoreKind, Tree, Within } from './types'
+import type { Generational, Page, Store, StoreKind, Tree, TreeRequest, Within } from './types'
 
 /** How long a read stays fresh: the spec's 5-second variable cache. */
 export const FRESH_MS = 5000
@@ -92,13 +92,7 @@ export const readIds = {
   // A digest, as keys may be many and long: an id is also a URL of the shared cache.
   within: async (keys: readonly string[], maxBytes: number) =>
     `within/${await hexDigest('SHA-256', `${maxBytes}\n${keys.join('\n')}`)}`,
-  tree: async (
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ) =>
+  tree: async ({ keys, prefixes, probes, maxBytes, label }: TreeRequest) =>
     `tree/${await hexDigest('SHA-256', [label ?? '', maxBytes, keys.join('\n'), prefixes.join('\n'), probes.join('\n')].join('\n\n'))}`,
 }
 
@@ -175,17 +169,9 @@ export class CachedStore implements Store, Generational {
   }
 
   /** A tree read is kept whole, as a read within a budget is, named by a digest of what it asked. */
-  async tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree> {
-    const id = `${this.options.namespace}/${await readIds.tree(keys, prefixes, probes, maxBytes, label)}`
-    const [answer] = await this.#read<Tree>([id], async () => [
-      await this.inner.tree(keys, prefixes, probes, maxBytes, label),
-    ])
+  async tree(request: TreeRequest): Promise<Tree> {
+    const id = `${this.options.namespace}/${await readIds.tree(request)}`
+    const [answer] = await this.#read<Tree>([id], async () => [await this.inner.tree(request)])
     return answer as Tree
   }
 

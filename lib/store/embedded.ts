@@ -1,6 +1,6 @@
 import { LabeledStore } from './labeled'
 import { listedSource, pageOf, treeOf } from './tree'
-import type { Generational, Page, Store, Tree, Within } from './types'
+import type { Generational, Page, Store, Tree, TreeRequest, Within } from './types'
 import { measured } from './within'
 
 /**
@@ -35,15 +35,9 @@ export class EmbeddedStore implements Store, Generational {
     return measured(await this.values(keys), maxBytes)
   }
 
-  tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree> {
-    const source = label === undefined ? this : new LabeledStore(this, label)
-    return treeOf(listedSource(source), keys, prefixes, probes, maxBytes)
+  tree(request: TreeRequest): Promise<Tree> {
+    const source = request.label === undefined ? this : new LabeledStore(this, request.label)
+    return treeOf(listedSource(source), request)
   }
 
   #under(prefix: string): string[] {

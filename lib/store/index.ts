@@ -13,7 +13,18 @@ import type { UpstashConfig } from './upstash'
 import { runsCommands } from './types'
 import type { CommandStore, Store } from './types'
 
-export type { Command, CommandStore, Generational, Page, Reply, Store, StoreKind, Tree, Within } from './types'
+export type {
+  Command,
+  CommandStore,
+  Generational,
+  Page,
+  Reply,
+  Store,
+  StoreKind,
+  Tree,
+  TreeRequest,
+  Within,
+} from './types'
 export { isGenerational, runsCommands } from './types'
 export { EmbeddedStore } from './embedded'
 export { CachedStore, FRESH_MS, readIds } from './cached'

@@ -1,6 +1,6 @@
 import { KINDS, TOMBSTONE, baseKeyOf, kindPrefix, overlayKey } from './keys'
 import { isGenerational } from './types'
-import type { Page, Store, StoreKind, Tree, Within } from './types'
+import type { Page, Store, StoreKind, Tree, TreeRequest, Within } from './types'
 import { NONE, passedAt } from './within'
 
 /**
@@ -71,13 +71,8 @@ export class LabeledStore implements Store {
   }
 
   /** The inner store reads the tree as the label sees it: a store on Redis, in one request. */
-  tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-  ): Promise<Tree> {
-    return this.inner.tree(keys, prefixes, probes, maxBytes, this.label)
+  tree(request: TreeRequest): Promise<Tree> {
+    return this.inner.tree({ ...request, label: this.label })
   }
 
   async values(keys: readonly string[]): Promise<(string | null)[]> {

@@ -1,6 +1,6 @@
 import type { Guard } from './commit-script'
 import { hexDigest } from './history'
-import type { Page, Store, Tree, Within } from './types'
+import type { Page, Store, Tree, TreeRequest, Within } from './types'
 
 /** Not a SHA-1: the guard of a key read twice with two texts, which no text holds. */
 const UNSTEADY = 'read twice, two texts'
@@ -23,17 +23,11 @@ export class Observed implements Store {
   }
 
   /** What a tree read within its budget is read as values are: each key, and each key below, with its text. */
-  async tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree> {
-    const answer = await this.inner.tree(keys, prefixes, probes, maxBytes, label)
+  async tree(request: TreeRequest): Promise<Tree> {
+    const answer = await this.inner.tree(request)
     // As a label sees them, the texts are not those of the keys asked: nothing to guard.
-    if (answer.within && label === undefined)
-      await this.#note([...keys, ...answer.below], [...answer.values, ...answer.belowValues])
+    if (answer.within && request.label === undefined)
+      await this.#note([...request.keys, ...answer.below], [...answer.values, ...answer.belowValues])
     return answer
   }
 

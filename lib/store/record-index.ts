@@ -1,7 +1,7 @@
 import { log } from '../log'
 import { utf8Length } from '../template'
 import { KINDS, LABEL_PATTERN, ROOT, TOMBSTONE, kindPrefix, overlayKey } from './keys'
-import type { Page, Tree } from './types'
+import type { Page, Tree, TreeRequest } from './types'
 import { passedAt } from './within'
 
 /**
@@ -204,14 +204,8 @@ end
 return {1, read(at, asked), names, read(keysBelow, #names), occupied}
 `
 
-/** KEYS and ARGV of TREE_SCRIPT for Store.tree's arguments. */
-export function treeCall(
-  keys: readonly string[],
-  prefixes: readonly string[],
-  probes: readonly string[],
-  maxBytes: number,
-  label: string | undefined,
-): { keys: string[]; args: string[] } {
+/** KEYS and ARGV of TREE_SCRIPT for what Store.tree is asked. */
+export function treeCall({ keys, prefixes, probes, maxBytes, label }: TreeRequest): { keys: string[]; args: string[] } {
   const own = (key: string) => (label !== undefined && isRecordKey(key) ? overlayKey(label, key) : '')
   const pairs = (list: readonly string[]) => list.flatMap((prefix) => [prefix, own(prefix)])
   return {
@@ -233,7 +227,7 @@ export function treeCall(
  * there is no index. Past the budget, the key named is the first with which
  * treeOf's order (values asked, names below, values below) passes it.
  */
-export function treeAnswer(result: unknown, keys: readonly string[], maxBytes: number): Tree | undefined {
+export function treeAnswer(result: unknown, { keys, maxBytes }: TreeRequest): Tree | undefined {
   const [state, asked, listed, below, last] = result as [number, unknown[], unknown[], unknown[], unknown]
   if (state === -1) return undefined
   const names = listed.map(String)

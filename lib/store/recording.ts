@@ -1,5 +1,5 @@
 import { readIds } from './cached'
-import type { Page, Store, StoreKind, Tree, Within } from './types'
+import type { Page, Store, StoreKind, Tree, TreeRequest, Within } from './types'
 
 /**
  * A store that records every answer it passes on, each under the id a
@@ -39,15 +39,9 @@ export class Recording implements Store {
     return answer
   }
 
-  async tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree> {
-    const answer = await this.inner.tree(keys, prefixes, probes, maxBytes, label)
-    this.#reads.set(await readIds.tree(keys, prefixes, probes, maxBytes, label), answer)
+  async tree(request: TreeRequest): Promise<Tree> {
+    const answer = await this.inner.tree(request)
+    this.#reads.set(await readIds.tree(request), answer)
     return answer
   }
 }

@@ -1,5 +1,5 @@
 import { utf8Length } from '../template'
-import type { Page, Store, Tree, Within } from './types'
+import type { Page, Store, Tree, TreeRequest, Within } from './types'
 import { passedAt } from './within'
 
 /** What a store lists and reads a tree with, when it answers Store.tree in several steps (treeOf). */
@@ -17,13 +17,7 @@ export interface TreeSource {
  * key as the one that passed the budget: the values of `keys`, then the
  * names below, then their values.
  */
-export async function treeOf(
-  source: TreeSource,
-  keys: readonly string[],
-  prefixes: readonly string[],
-  probes: readonly string[],
-  maxBytes: number,
-): Promise<Tree> {
+export async function treeOf(source: TreeSource, { keys, prefixes, probes, maxBytes }: TreeRequest): Promise<Tree> {
   const [listed, probed] = await Promise.all([
     Promise.all(prefixes.map((prefix) => source.under(prefix))),
     Promise.all(probes.map((prefix) => source.under(prefix))),

@@ -21,21 +21,24 @@ export interface Store {
    * read, in the same one request a read of the values would be.
    */
   valuesWithin(keys: readonly string[], maxBytes: number): Promise<Within>
-  /**
-   * The values of `keys`, every key starting with one of `prefixes` (and
-   * not among `keys`) with its value, and whether any key starts with each
-   * of `probes`: what a variable tree is built from, in one read. Past
-   * `maxBytes` (the values and the names of the keys below, UTF-8), which
-   * key passed it, and no value read. With a `label`, all of it as that
-   * label sees it (labeled.ts), measured so: what it hides does not count.
-   */
-  tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree>
+  /** What a variable tree is built from, in one read (see TreeRequest). */
+  tree(request: TreeRequest): Promise<Tree>
+}
+
+/**
+ * What Store.tree reads: the values of `keys`, every key starting with one
+ * of `prefixes` (and not among `keys`) with its value, and whether any key
+ * starts with each of `probes`. Past `maxBytes` (the values and the names of
+ * the keys below, UTF-8), which key passed it, and no value read. With a
+ * `label`, all of it as that label sees it (labeled.ts), measured so: what
+ * it hides does not count.
+ */
+export interface TreeRequest {
+  keys: readonly string[]
+  prefixes: readonly string[]
+  probes: readonly string[]
+  maxBytes: number
+  label?: string | undefined
 }
 
 /** A page of keys under a prefix (Store.page). */

@@ -15,7 +15,7 @@ import {
   treeCall,
 } from './record-index'
 import { listedSource, pageOf, treeOf } from './tree'
-import type { Command, CommandStore, Page, Reply, Store, Tree, Within } from './types'
+import type { Command, CommandStore, Page, Reply, Store, Tree, TreeRequest, Within } from './types'
 import { WITHIN_SCRIPT, withinAnswer } from './within'
 
 /**
@@ -111,20 +111,14 @@ export class UpstashStore implements Store, CommandStore {
   }
 
   /** One EVAL on the record index (record-index.ts TREE_SCRIPT); before its first reconcile, a walk of the keyspace. */
-  async tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree> {
-    const call = treeCall(keys, prefixes, probes, maxBytes, label)
+  async tree(request: TreeRequest): Promise<Tree> {
+    const call = treeCall(request)
     const answer = await this.#call('EVAL', async () =>
-      treeAnswer(await this.#read.eval(TREE_SCRIPT, call.keys, call.args), keys, maxBytes),
+      treeAnswer(await this.#read.eval(TREE_SCRIPT, call.keys, call.args), request),
     )
     if (answer) return answer
     noIndex('tree')
-    return this.#walked.tree(keys, prefixes, probes, maxBytes, label)
+    return this.#walked.tree(request)
   }
 
   /** Every key starting with `prefix`, sorted, each once: a walk of the whole keyspace. */
@@ -237,17 +231,11 @@ class Walked implements Store {
     return this.upstash.valuesWithin(keys, maxBytes)
   }
 
-  tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-    label?: string,
-  ): Promise<Tree> {
+  tree(request: TreeRequest): Promise<Tree> {
     const source =
-      label === undefined
+      request.label === undefined
         ? { under: (prefix: string) => this.upstash.scan(prefix), valuesWithin: this.valuesWithin.bind(this) }
-        : listedSource(new LabeledStore(this, label))
-    return treeOf(source, keys, prefixes, probes, maxBytes)
+        : listedSource(new LabeledStore(this, request.label))
+    return treeOf(source, request)
   }
 }

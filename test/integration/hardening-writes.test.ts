@@ -7,7 +7,7 @@ import type { Env } from '../../lib/env'
 import { ServiceError } from '../../lib/errors'
 import { promote } from '../../lib/publish'
 import { UpstashStore } from '../../lib/store'
-import type { Command, CommandStore, Page, Reply, Store, Tree, Within } from '../../lib/store'
+import type { Command, CommandStore, Page, Reply, Store, Tree, TreeRequest, Within } from '../../lib/store'
 import { ADMIN, fetchWorker, get, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
@@ -59,13 +59,8 @@ class Meddling implements Store, CommandStore {
     return this.real.page(prefix, after, limit)
   }
 
-  tree(
-    keys: readonly string[],
-    prefixes: readonly string[],
-    probes: readonly string[],
-    maxBytes: number,
-  ): Promise<Tree> {
-    return this.real.tree(keys, prefixes, probes, maxBytes)
+  tree(request: TreeRequest): Promise<Tree> {
+    return this.real.tree(request)
   }
 
   values(keys: readonly string[]): Promise<(string | null)[]> {

@@ -7,31 +7,19 @@ import type { Env } from '../../lib/env'
 import { ADMIN, fetchWorker, get } from '../support/harness'
 import { writableRedis } from '../support/harness'
 import type { TestRedis } from '../support/harness'
+import { promptExtension, restTool } from '../support/records'
 
 let db: TestRedis
 let env: Env
 
-const tool = (name: string) => ({
-  name,
-  module: 'm',
-  type: 'restful',
-  restful: { url: '/t' },
-  description: 'd',
-  parameters: {},
-})
-const extension = (name: string, prompts: string[]) => ({
-  name,
-  version: '1',
-  extensionType: 'prompt',
-  contributes: { prompts: prompts.map((p) => ({ name: p, prompt: `${name} ${p}` })) },
-})
+const tool = (name: string) => restTool('m', name, '/t', { parameters: {} })
 
 beforeAll(async () => {
   ;({ db, env } = await writableRedis())
   await db.redis.mset({
-    'shenma:extensions:a': extension('a', ['b.c', 'x', 'y']),
-    'shenma:extensions:a:b': extension('a.b', ['c', 'd', 'e']),
-    'shenma:extensions:many': extension('many', ['p1', 'p2', 'p3', 'p4', 'p5']),
+    'shenma:extensions:a': promptExtension('a', ['b.c', 'x', 'y']),
+    'shenma:extensions:a:b': promptExtension('a.b', ['c', 'd', 'e']),
+    'shenma:extensions:many': promptExtension('many', ['p1', 'p2', 'p3', 'p4', 'p5']),
     'shenma:extensions:broken': { name: 'broken' },
     'shenma:templates:a:x': { prompt: 'direct a.x', supports: ['chat'] },
     'shenma:templates:m:one': { prompt: 'one', supports: ['chat'] },
@@ -132,9 +120,9 @@ describe('a walk of the cursor', () => {
     const walked = await walk('/api/prompts', 2, async (n) => {
       if (n !== 3) return
       // Past page 3 the walk is inside extension `many`: extension `0` is behind it; extension `zz` and every direct prompt ahead.
-      await put('/api/extensions/0', extension('0', ['behind']))
+      await put('/api/extensions/0', promptExtension('0', ['behind']))
       await put('/api/prompts/a.b.zz', { prompt: 'ahead' })
-      await put('/api/extensions/zz', extension('zz', ['ahead']))
+      await put('/api/extensions/zz', promptExtension('zz', ['ahead']))
       await put('/api/prompts/m.zz', { prompt: 'ahead' })
     })
     const listed = ids(walked.data)

@@ -109,8 +109,8 @@ describe('the record index, against the in-memory store', () => {
   for (const [name, keys, prefixes, probes, maxBytes, label] of trees) {
     it(`reads a tree in one EVAL as the in-memory store does: ${name}`, async () => {
       await db.resetRequests()
-      const answer = await upstash.tree(keys, prefixes, probes, maxBytes, label)
-      expect(answer).toEqual(await embedded.tree(keys, prefixes, probes, maxBytes, label))
+      const request = { keys, prefixes, probes, maxBytes, label }
+      expect(await upstash.tree(request)).toEqual(await embedded.tree(request))
       expect(await db.counts()).toEqual({ EVAL: 1 })
     })
   }

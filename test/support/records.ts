@@ -1,5 +1,5 @@
-// Tool records as publishers write them, for tests and benches to store in
-// Redis: the shape lives here once, each caller names its module and target.
+// Tool and extension records as publishers write them, for tests and benches to
+// store in Redis: the shape lives here once, each caller names its module and target.
 
 /** A REST tool `{module}_{name}`; `url` may be absolute or relative, `parameters` in any of the three shapes. */
 export function restTool(
@@ -19,4 +19,14 @@ export function mcpTool(
   { tool = name, parameters = {} }: { tool?: string; parameters?: unknown } = {},
 ) {
   return { name, module, type: 'mcp', mcp: { url, tool }, description: name, parameters }
+}
+
+/** A prompt extension `name` contributing a prompt of each name in `prompts` (whose text names both). */
+export function promptExtension(name: string, prompts: readonly string[], extensionType = 'prompt') {
+  return {
+    name,
+    version: '1',
+    extensionType,
+    contributes: { prompts: prompts.map((p) => ({ name: p, prompt: `${name} ${p}` })) },
+  }
 }

@@ -8,31 +8,19 @@ import type { PageRequest, Paged } from '../../lib/catalog'
 import { ServiceError } from '../../lib/errors'
 import { EmbeddedStore } from '../../lib/store'
 import type { Store } from '../../lib/store'
+import { promptExtension, restTool } from '../support/records'
 
-const tool = (name: string) => ({
-  name,
-  module: 'm',
-  type: 'restful',
-  restful: { url: '/t' },
-  description: 'd',
-  parameters: {},
-})
-const extension = (name: string, prompts: string[], extensionType = 'prompt') => ({
-  name,
-  version: '1',
-  extensionType,
-  contributes: { prompts: prompts.map((p) => ({ name: p, prompt: `${name} ${p}` })) },
-})
+const tool = (name: string) => restTool('m', name, '/t', { parameters: {} })
 
 const RECORDS: [string, unknown][] = [
   // Extension `a` keeps `a.b.c` from `a.b`; the direct a:x overrides its `x`; the direct a:b:d is invalid and overrides nothing.
-  ['shenma:extensions:a', extension('a', ['b.c', 'x', 'y', 'z'])],
-  ['shenma:extensions:a:b', extension('a.b', ['c', 'd', 'd', 'e'])],
-  ['shenma:extensions:big', extension('big', ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'])],
+  ['shenma:extensions:a', promptExtension('a', ['b.c', 'x', 'y', 'z'])],
+  ['shenma:extensions:a:b', promptExtension('a.b', ['c', 'd', 'd', 'e'])],
+  ['shenma:extensions:big', promptExtension('big', ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'])],
   ['shenma:extensions:broken', { name: 'broken' }],
-  ['shenma:extensions:linter', extension('linter', [], 'tool')],
-  ['shenma:extensions:odd', extension('odd', ['ok', 'bad:name', 'ok2'])],
-  ['shenma:extensions:x.y', extension('xy', ['p'])],
+  ['shenma:extensions:linter', promptExtension('linter', [], 'tool')],
+  ['shenma:extensions:odd', promptExtension('odd', ['ok', 'bad:name', 'ok2'])],
+  ['shenma:extensions:x.y', promptExtension('xy', ['p'])],
   ['shenma:templates:a:x', { prompt: 'direct a.x' }],
   ['shenma:templates:a:b:d', { supports: ['chat'] }],
   ['shenma:templates:team:one', { prompt: 'one' }],
@@ -158,10 +146,10 @@ describe('walking the cursor', () => {
 
   it('meets a record added ahead of it once, and not one added behind it', async () => {
     const ahead: [string, unknown][] = [
-      ['shenma:extensions:zed', extension('zed', ['q'])],
+      ['shenma:extensions:zed', promptExtension('zed', ['q'])],
       ['shenma:templates:team:zzz', { prompt: 'late' }],
     ]
-    const behind: [string, unknown][] = [['shenma:extensions:0', extension('0', ['early'])]]
+    const behind: [string, unknown][] = [['shenma:extensions:0', promptExtension('0', ['early'])]]
     const grown = new EmbeddedStore([...RECORDS, ...ahead, ...behind])
     for (const limit of [1, 2, 3]) {
       // The records are added once three pages are read: behind the walk, and ahead of it.
@@ -181,7 +169,7 @@ describe('walking the cursor', () => {
       ...RECORDS,
       ...Array.from({ length: 50 }, (_, i): [string, unknown] => [
         `shenma:extensions:e${i}`,
-        extension(`e${i}`, ['p', 'q']),
+        promptExtension(`e${i}`, ['p', 'q']),
       ]),
     ])
     const pages = vi.spyOn(many, 'page')

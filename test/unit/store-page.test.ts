@@ -53,7 +53,12 @@ describe('a label', () => {
   })
 
   it('reads a tree as it sees it, and measures only that', async () => {
-    const tree = await label.tree([base(1)], ['shenma:environs:t:k0'], ['shenma:environs:t:'], 1000)
+    const tree = await label.tree({
+      keys: [base(1)],
+      prefixes: ['shenma:environs:t:k0'],
+      probes: ['shenma:environs:t:'],
+      maxBytes: 1000,
+    })
     expect(tree).toEqual({
       within: true,
       values: ['"base 1"'],
@@ -63,8 +68,9 @@ describe('a label', () => {
     })
     // The values it sees (8 + 3 * 7 bytes) and the names below (3 * 19): the base's hidden values do not count.
     const seen = 8 + 3 * 7 + 3 * base(5).length
-    expect(await label.tree([base(1)], ['shenma:environs:t:k0'], [], seen)).toMatchObject({ within: true })
-    expect(await label.tree([base(1)], ['shenma:environs:t:k0'], [], seen - 1)).toEqual({
+    const read = { keys: [base(1)], prefixes: ['shenma:environs:t:k0'], probes: [] }
+    expect(await label.tree({ ...read, maxBytes: seen })).toMatchObject({ within: true })
+    expect(await label.tree({ ...read, maxBytes: seen - 1 })).toEqual({
       within: false,
       passed: base(7),
     })

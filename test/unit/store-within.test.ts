@@ -23,7 +23,7 @@ function counting(records: [string, unknown][]) {
   const store: Store = {
     kind: 'upstash',
     page: (prefix, after, limit) => inner.page(prefix, after, limit),
-    tree: (keys, prefixes, probes, maxBytes) => inner.tree(keys, prefixes, probes, maxBytes),
+    tree: (request) => inner.tree(request),
     values: (keys) => inner.values(keys),
     valuesWithin: (keys, maxBytes) => {
       asked.push([...keys])
