@@ -6,7 +6,8 @@
 //   npm run bench [-- --budget 300 --runs 5 --only templates,endpoints,fan-out,hostile,startup,size]
 //
 // --budget and --runs are the template engine's (ms per run, timed runs).
-// --only runs those sections and prints them, but leaves RESULTS.md alone.
+// --only runs those sections and prints them, but leaves RESULTS.md alone; an opt-in section run alone
+// (--only soak) writes its own bench/RESULTS-soak.md.
 // --profile-dir DIR keeps the endpoints section's CPU profiles there (.cpuprofile, for Chrome DevTools).
 // --soak-minutes 2 runs the soak section (only run with --only soak) for 2 minutes instead of 10, Redis gone
 // for a tenth of it; --soak-keys 100000 with that many filler keys instead of 1,000,000 (both for trying it out).
@@ -179,7 +180,25 @@ async function main() {
       '',
       ...parts,
     ].join('\n')
-    if (ONLY) {
+    const optIn = SECTIONS.filter((s) => s.optIn && ONLY?.includes(s.key))
+    if (ONLY && optIn.length === ONLY.length) {
+      // A section too long for the whole run keeps its own record beside RESULTS.md.
+      for (const section of optIn) {
+        const file = `RESULTS-${section.key}.md`
+        const own = parts.find((part) => part.startsWith(`## ${section.title}\n`)) ?? ''
+        const text = [
+          `# ${section.title}`,
+          '',
+          `Written by \`npm run bench -- --only ${section.key}\`; run it again rather than edit.`,
+          '',
+          machine.markdown,
+          '',
+          own.replace(/^## .*\n\n/, ''),
+        ]
+        writeFileSync(join(benchDir, file), text.join('\n').trimEnd() + '\n')
+        console.log(`\nWrote bench/${file}. Total time: ${seconds.toFixed(1)} s.`)
+      }
+    } else if (ONLY) {
       console.log(`\nLeft bench/RESULTS.md alone (--only). Total time: ${seconds.toFixed(1)} s.`)
     } else {
       writeFileSync(join(benchDir, 'RESULTS.md'), results.trimEnd() + '\n')
