@@ -27,6 +27,14 @@ let isolateChars = 0
 const epochs = new Map<string, number>()
 /** Per namespace, when this isolate last wrote to its store: what was read before is no longer fresh here. */
 const writtenAt = new Map<string, number>()
+/**
+ * The namespaces whose last read of Redis failed or was late: until one
+ * answers again, a read with a last good copy is answered from it at once
+ * (see #settle), rather than each request waiting on a Redis that is down.
+ * Reads still go to Redis, one per set of ids at a time (flights.ts), and
+ * the first that answers ends it.
+ */
+const failing = new Set<string>()
 
 /**
  * Says that this isolate just wrote to the store of `namespace`: its reads
@@ -223,14 +231,16 @@ export class CachedStore implements Store, Generational {
   /**
    * The reads, settled; with last good copies to fall back on, those Redis
    * has not answered within what is left of the request's StaleOptions.waitMs
-   * are LATE instead, so that a Redis that hangs is answered from a copy
-   * before the render's deadline.
+   * (none while it is `failing`) are LATE instead, so that a Redis that hangs
+   * is answered from a copy before the render's deadline, and one that is
+   * down costs a request no wait.
    * A late read goes on, and is cached when it answers.
    */
   async #settle<T>(pending: readonly Promise<T>[]): Promise<PromiseSettledResult<T>[]> {
     const stale = this.options.stale
     if (stale === undefined) return Promise.allSettled(pending)
-    const waitMs = stale.waitLeftMs()
+    const namespace = this.options.namespace
+    const waitMs = failing.has(namespace) ? 0 : stale.waitLeftMs()
     const results: (PromiseSettledResult<T> | undefined)[] = pending.map(() => undefined)
     const all = Promise.all(
       pending.map((p, i) =>
@@ -243,6 +253,7 @@ export class CachedStore implements Store, Generational {
     let timer: ReturnType<typeof setTimeout> | undefined
     await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
     clearTimeout(timer)
+    if (results.some((r) => r === undefined)) failing.add(namespace)
     return results.map((r) => r ?? { status: 'rejected', reason: late(waitMs) })
   }
 
@@ -296,8 +307,16 @@ export class CachedStore implements Store, Generational {
     if (ids.length === 0) return []
     // Fresh from when Redis was asked, not from when it answered.
     const asked = Date.now()
+    const namespace = this.options.namespace
     const answers = fly(ids, this.options.flightLimitMs, async () => {
-      const values = (await read(ids)).map((value) => (value ?? null) as T)
+      let values: T[]
+      try {
+        values = (await read(ids)).map((value) => (value ?? null) as T)
+      } catch (e) {
+        if (e instanceof ServiceError && e.code === 'STORE_UNAVAILABLE') failing.add(namespace)
+        throw e
+      }
+      failing.delete(namespace)
       ids.forEach((id, i) => this.#store(id, values[i], asked))
       return values
     })

@@ -218,6 +218,34 @@ describe('last good copies, while the inner store fails', () => {
     expect(fresh.options.stale?.warning()).toBeUndefined()
   })
 
+  it('once a read failed, answers the next ones with a copy at once, until Redis answers again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    let state: 'up' | 'down' | 'hanging' = 'up'
+    const { store, asked } = innerStore((keys) => {
+      if (state === 'down') return down()
+      if (state === 'hanging') return new Promise(() => undefined)
+      return Promise.resolve(keys.map((k) => `v:${k}`))
+    })
+    const namespace = `stale-${++namespaces}`
+    await request(store, namespace).values(['a'])
+    vi.setSystemTime(Date.now() + 10_000)
+    state = 'down'
+    expect(await request(store, namespace).values(['a'])).toEqual(['v:a'])
+    // Redis now hangs, and the request would wait a minute for it: it is not waited for.
+    state = 'hanging'
+    const next = request(store, namespace, HOUR_MS, {}, 60_000)
+    expect(await next.values(['a'])).toEqual(['v:a'])
+    expect(next.options.stale?.ageMs).toBe(10_000)
+    // Each request still asked Redis: the first answer ends the failing.
+    expect(asked).toHaveLength(3)
+    state = 'up'
+    vi.setSystemTime(Date.now() + 10_000)
+    const fresh = request(store, namespace)
+    expect(await fresh.values(['b'])).toEqual(['v:b'])
+    expect(await fresh.values(['a'])).toEqual(['v:a'])
+    expect(fresh.options.stale?.ageMs).toBeUndefined()
+  })
+
   it('fails as before when a copy is too old, when there is none, or when the failure is no Redis failure', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     let failure: () => Promise<never> = () => Promise.reject(new Error('a bug'))
