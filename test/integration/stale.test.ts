@@ -56,6 +56,15 @@ function expectFresh(answer: Answer, text: string): void {
   expect(answer.body.warnings).toBeUndefined()
 }
 
+/**
+ * Redis is back: the first answer may still come from the copies (this isolate saw Redis fail last, and its read
+ * of Redis, done by the time the answer is, ends that); the next is fresh.
+ */
+async function expectFreshAgain(answer: () => Promise<Answer>, text: string): Promise<void> {
+  const first = await answer()
+  expectFresh(first.headers.get('x-prompt-stale') === null ? first : await answer(), text)
+}
+
 function expectStale(answer: Answer, text: string, ageS: number): void {
   expect(answer.status).toBe(200)
   expect(answer.body.rendered_prompt).toBe(text)
@@ -88,8 +97,10 @@ describe('while Redis fails', () => {
     const none = await render('team.seen', { STORE_STALE_MAX_S: '0' })
     expect({ status: none.status, code: none.body.code }).toEqual(unavailable)
 
+    // Back to the real clock: what the recovery reads is stored as read now, not a minute ahead, for the tests after.
+    vi.useRealTimers()
     await db.stall(false)
-    expectFresh(await render('team.seen'), 'seen in go')
+    await expectFreshAgain(() => render('team.seen'), 'seen in go')
   })
 
   it('answers a draft, a chat and MCP prompts/get and resources/read from the copies too, each saying so', async () => {
@@ -153,7 +164,7 @@ describe('while Redis fails', () => {
       expect({ status: labeled.status, code: labeled.body.code }).toEqual(unavailable)
 
       await own.stall(false)
-      expectFresh(await renderOwn('team.after'), 'after in zig')
+      await expectFreshAgain(() => renderOwn('team.after'), 'after in zig')
     } finally {
       await own.stall(false)
       await own.release()
@@ -174,7 +185,7 @@ describe('while Redis fails', () => {
       await own.down(true)
       expectStale(await render('team.seen', {}, '', defaults), 'seen in go', 30)
       await own.down(false)
-      expectFresh(await render('team.seen', {}, '', defaults), 'seen in go')
+      await expectFreshAgain(() => render('team.seen', {}, '', defaults), 'seen in go')
     } finally {
       await own.stall(false)
       await own.down(false)
