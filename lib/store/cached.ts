@@ -28,13 +28,32 @@ const epochs = new Map<string, number>()
 /** Per namespace, when this isolate last wrote to its store: what was read before is no longer fresh here. */
 const writtenAt = new Map<string, number>()
 /**
- * The namespaces whose last read of Redis failed or was late: until one
- * answers again, a read with a last good copy is answered from it at once
- * (see #settle), rather than each request waiting on a Redis that is down.
- * Reads still go to Redis, one per set of ids at a time (flights.ts), and
- * the first that answers ends it.
+ * The namespaces whose last read of Redis failed or was late, each with
+ * when Redis was last asked: until a read answers again, a read with a last
+ * good copy is answered from it at once (see #read and #settle), rather than
+ * each request waiting on a Redis that is down, and Redis is asked again at
+ * most once per PROBE_MS, so that an isolate does not hammer it either. The
+ * first read that Redis answers ends it.
  */
-const failing = new Set<string>()
+const failing = new Map<string, number>()
+/** While Redis is failing, how often an isolate asks it again (for a read that has a copy). */
+const PROBE_MS = 1000
+
+/** Notes that a read of `namespace` failed or was late: the first such starts a probe period. */
+function failed(namespace: string): void {
+  if (!failing.has(namespace)) failing.set(namespace, Date.now())
+}
+
+/** Whether reads of `namespace` should not ask Redis now: it is failing, and it was asked less than PROBE_MS ago. */
+function resting(namespace: string): boolean {
+  const asked = failing.get(namespace)
+  if (asked === undefined) return false
+  const since = Date.now() - asked
+  // A clock that went back is no reason to wait longer.
+  if (since >= 0 && since < PROBE_MS) return true
+  failing.set(namespace, Date.now())
+  return false
+}
 
 /**
  * Says that this isolate just wrote to the store of `namespace`: its reads
@@ -221,11 +240,20 @@ export class CachedStore implements Store, Generational {
     record?.count('cache', 'joined', joined)
     record?.count('cache', 'misses', unflown.length)
     if (misses.length === 0) return hits.map((hit) => (hit as Entry<T>).value)
+    // Redis is failing and was asked a moment ago: the copies answer, and only a miss without one asks it.
+    const waitFor = (id: string) => answers.get(id) ?? (this.#fly([id], read)[0] as Promise<T>)
+    if (this.options.stale && resting(this.options.namespace)) {
+      const settled = ids.map((_, i): PromiseSettledResult<T> => {
+        const hit = hits[i]
+        return hit ? { status: 'fulfilled', value: hit.value } : { status: 'rejected', reason: late(0) }
+      })
+      return this.#lastGood(ids, settled, waitFor, since)
+    }
     this.#fly(unflown, read).forEach((answer, i) => answers.set(unflown[i] as string, answer))
-    const pending = ids.map((id, i) => (hits[i] ? Promise.resolve(hits[i].value) : (answers.get(id) as Promise<T>)))
+    const pending = ids.map((id, i) => (hits[i] ? Promise.resolve(hits[i].value) : waitFor(id)))
     const settled = await this.#settle(pending)
     if (settled.every((s) => s.status === 'fulfilled')) return settled.map((s) => s.value)
-    return this.#lastGood(ids, settled, pending, since)
+    return this.#lastGood(ids, settled, waitFor, since)
   }
 
   /**
@@ -253,7 +281,7 @@ export class CachedStore implements Store, Generational {
     let timer: ReturnType<typeof setTimeout> | undefined
     await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
     clearTimeout(timer)
-    if (results.some((r) => r === undefined)) failing.add(namespace)
+    if (results.some((r) => r === undefined)) failed(namespace)
     return results.map((r) => r ?? { status: 'rejected', reason: late(waitMs) })
   }
 
@@ -266,7 +294,7 @@ export class CachedStore implements Store, Generational {
   async #lastGood<T>(
     ids: readonly string[],
     settled: readonly PromiseSettledResult<T>[],
-    pending: readonly Promise<T>[],
+    waitFor: (id: string) => Promise<T>,
     since: number,
   ): Promise<T[]> {
     const stale = this.options.stale
@@ -290,7 +318,7 @@ export class CachedStore implements Store, Generational {
         oldest = Math.max(oldest ?? 0, now - copy.fetchedAt)
       } else if (s.reason instanceof Late) {
         // No copy to answer a late read: it is waited for, as it would have been.
-        answers.push(await (pending[i] as Promise<T>))
+        answers.push(await waitFor(id))
       } else {
         throw s.reason
       }
@@ -313,7 +341,7 @@ export class CachedStore implements Store, Generational {
       try {
         values = (await read(ids)).map((value) => (value ?? null) as T)
       } catch (e) {
-        if (e instanceof ServiceError && e.code === 'STORE_UNAVAILABLE') failing.add(namespace)
+        if (e instanceof ServiceError && e.code === 'STORE_UNAVAILABLE') failed(namespace)
         throw e
       }
       failing.delete(namespace)
