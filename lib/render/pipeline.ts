@@ -118,7 +118,15 @@ type ArgsCheck = (compiled: CompiledPrompt) => Args
  * Plans kept, one per store generation and prompt: a catalogue's worth, in
  * one isolate, weighed by the variables they hold, as the trees are.
  */
-const plans = new Lru<string, { plan: Plan; until: number }>(200, TREE_BYTES)
+const plans = new Lru<string, KeptPlan>(200, TREE_BYTES)
+
+/** A plan kept: until when, since when, and, when made of last good copies, when those were read. */
+interface KeptPlan {
+  plan: Plan
+  until: number
+  madeAt: number
+  copiedAt: number | undefined
+}
 
 /**
  * Renders a prompt: find it, parse it (once), check and complete its args,
@@ -141,7 +149,10 @@ export function renderPrompt(store: Store, id: string, given: Args, options: Ren
       options.version === undefined ? getServedPrompt(store, id) : promptAt(store, id, options.version)
     const made = await makePlan(store, find, (compiled) => compiled.checkArgs(given), options, signal, timing)
     if (generation !== undefined && isGenerational(store)) {
-      plans.set(`${generation}\n${planId}`, { plan: made.plan, until: store.answersHoldUntil() }, made.plan.bytes)
+      const ageMs = staleOf(store)?.ageMs
+      const copiedAt = ageMs === undefined ? undefined : Date.now() - ageMs
+      const kept = { plan: made.plan, until: store.answersHoldUntil(), madeAt: Date.now(), copiedAt }
+      plans.set(`${generation}\n${planId}`, kept, made.plan.bytes)
     }
     return made
   })
@@ -253,8 +264,17 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
 function keptPlan(store: Store, id: string): Plan | undefined {
   if (!isGenerational(store)) return undefined
   const kept = plans.get(`${store.generation}\n${id}`)
-  if (!kept || Date.now() >= kept.until) return undefined
+  const now = Date.now()
+  // A plan made after now (a clock that went back) is not trusted, as a cache entry from the future is not.
+  if (!kept || now >= kept.until || now < kept.madeAt) return undefined
   const { plan } = kept
+  if (kept.copiedAt !== undefined) {
+    // Made of last good copies while Redis failed: a render from it is as stale as they are, and only where those may.
+    const stale = staleOf(store)
+    const ageMs = now - kept.copiedAt
+    if (!stale || ageMs > stale.options.maxAgeMs) return undefined
+    stale.served(ageMs)
+  }
   if (plan.answered > 0) {
     const record = requestLog()
     record?.count('cache', 'hits', plan.answered)

@@ -325,7 +325,8 @@ export class CachedStore implements Store, Generational {
     }
     if (oldest === undefined) return answers
     stale.served(oldest)
-    this.#holdsUntil = -Infinity
+    // A plan made of copies is kept until Redis is asked again (see keptPlan in lib/render: it says it is stale).
+    this.#holdsUntil = Math.min(this.#holdsUntil, now + PROBE_MS)
     requestLog()?.count('cache', 'stale', settled.filter((s) => s.status === 'rejected').length)
     return answers
   }
