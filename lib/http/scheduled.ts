@@ -17,13 +17,17 @@ export async function scheduled(_controller: ScheduledController, env: Env, _ctx
   const settings = settingsFrom(env)
   if (settings.redis === undefined) return
   const started = Date.now()
+  let ready = false
   try {
     const run = await reconcileIndex(openStore(settings.redis))
+    ready = run?.ready === true
     log.info('record index reconciled', { ...run, duration_ms: Date.now() - started })
   } catch (e) {
     log.warn('record index reconcile failed', { reason: describeError(e), duration_ms: Date.now() - started })
   }
-  // After the reconcile, so that its reads go through the index just brought up to date.
+  // After the reconcile, so that the snapshots' reads go through the index just brought up to date; not before it
+  // is ready, when listing the prompts would walk the keyspace.
+  if (!ready) return
   try {
     const run = await writeSnapshots(env)
     log.info('prompt snapshots written', { ...run, duration_ms: Date.now() - started })
