@@ -56,7 +56,7 @@ export const KIND_ROUTES = {
  * (put, then deleted, it leaves the examples as they were), valid as the
  * catalogue reads its kind (test/unit/openapi-examples.test.ts).
  */
-export const WRITE_EXAMPLES = {
+const WRITE_EXAMPLES = {
   extensions: {
     id: 'team',
     body: {
