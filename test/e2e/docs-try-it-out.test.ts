@@ -108,6 +108,7 @@ describe('/docs, "Try it out" then "Execute"', () => {
     expect(Object.keys(EXECUTED).filter((op) => !operations.includes(op))).toEqual([])
   })
 
+  // Expanding an operation costs Swagger UI about 3 s of a loaded 2-core machine's CPU (it renders every answer's schema and example).
   it('answers each as documented with the pre-filled values: 2xx, chat 503 MISCONFIGURED without an LLM', async () => {
     const { page, problems } = await docsPage()
     const answered: Record<string, { status: number; code?: string }> = {}
@@ -120,12 +121,12 @@ describe('/docs, "Try it out" then "Execute"', () => {
       answered[operation] = status < 300 ? { status } : { status, code: bodies[operation].code as string }
     }
     expect(answered).toEqual(EXECUTED)
-    // The render is the example prompt's, with the example args.
-    expect(bodies['POST /api/prompts/{prompt_id}/render']?.rendered_prompt).toBe(
-      'Review this go code (frameworks: gin, gorm, gin-swagger) in one paragraph:\nfunc main() {}',
-    )
+    // The example prompt, rendered with the example args (its exact words are examples/' to change).
+    const rendered = bodies['POST /api/prompts/{prompt_id}/render']?.rendered_prompt
+    expect(rendered).toContain('func main() {}')
+    expect(rendered).not.toMatch(/<no value>|map\[/)
     expect(problems).toEqual([])
-  }, 180_000)
+  }, 240_000)
 })
 
 describe('/docs and the playground', () => {
