@@ -137,7 +137,15 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
   request: {
     params: z.object({ prompt_id: PromptId() }),
     query: PromptQuery(),
-    body: { content: { 'application/json': { schema: ChatBody() } } },
+    // Without an LLM (LLM_BASE_URL unset, as under `npm run dev`), 503 MISCONFIGURED says so.
+    body: {
+      content: {
+        'application/json': {
+          schema: ChatBody(),
+          example: { model: 'gpt-4o-mini', args: { code: 'func main() {}' } },
+        },
+      },
+    },
   },
   responses: {
     200: {

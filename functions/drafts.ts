@@ -29,11 +29,7 @@ const DraftBody = once(() =>
       }),
       args: z.optional(Args()),
     }),
-    {
-      id: 'DraftRenderRequest',
-      description: `A prompt not stored, with its args. ${BODY_LIMITS}`,
-      example: { prompt: '{{toJson .vscode}} {{fence "go" .args.code}}', args: { code: 'package main' } },
-    },
+    { id: 'DraftRenderRequest', description: `A prompt not stored, with its args. ${BODY_LIMITS}` },
   ),
 )
 
@@ -41,7 +37,21 @@ const draft = defineRoute('post', '/api/render', () => ({
   tags: ['prompts'],
   summary: 'Renders a draft: a template given in the body, exactly as a stored prompt renders, storing nothing',
   middleware: jsonBody,
-  request: { query: ReadQuery(), body: { content: { 'application/json': { schema: DraftBody() } } } },
+  request: {
+    query: ReadQuery(),
+    body: {
+      content: {
+        'application/json': {
+          schema: DraftBody(),
+          example: {
+            prompt: 'Review this {{.vscode.programming_language}} code:\n{{fence "go" .args.code}}',
+            parameters: { code: { type: 'string' } },
+            args: { code: 'package main' },
+          },
+        },
+      },
+    },
+  },
   responses: {
     200: { ...json('The rendered draft, explained', RenderAnswer()), headers: z.object(RenderHeaders()) },
     ...errorsOf(...API_ERRORS, ...RENDER_ERRORS),

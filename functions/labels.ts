@@ -19,7 +19,8 @@ import {
 import { requestLog } from '../lib/log'
 import { promote } from '../lib/publish'
 
-const Label = once(() => described(z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE)), { example: 'feat-login' }))
+/** A label, made for each use: the path's has an example, the query's `to` none (/docs would pre-fill it). */
+const Label = () => z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE))
 
 const Promotion = once(() =>
   described(
@@ -45,11 +46,15 @@ const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
     "Needs ADMIN_TOKEN. One transaction: each changed record becomes a new version on the target, a record the label deleted is deleted there, and the label's records and history are removed. `dry_run=true` only answers what would change.",
   middleware: [adminAuth],
   request: {
-    params: z.object({ label: Label() }),
+    params: z.object({ label: described(Label(), { example: 'feat-login' }) }),
     query: z.object({
-      to: described(z.optional(Label()), { description: 'The target label; unset, the base.' }),
-      dry_run: z.optional(z.enum(['true', 'false'])),
-      message: z.optional(z.string().check(z.maxLength(500))),
+      to: described(z.optional(Label()), { description: 'The target label, such as `release`; unset, the base.' }),
+      dry_run: described(z.optional(z.enum(['true', 'false'])), {
+        description: '`true`: only answer what would change.',
+      }),
+      message: described(z.optional(z.string().check(z.maxLength(500))), {
+        description: 'Kept with each version written (at most 500 characters); unset, `promoted from label {label}`.',
+      }),
     }),
   },
   responses: {

@@ -37,7 +37,12 @@ const route = defineRoute('post', '/mcp', () => ({
   request: {
     query: z.object({ label: LabelQuery() }),
     body: {
-      content: { 'application/json': { schema: z.union([JsonRpc(), z.array(JsonRpc())]) } },
+      content: {
+        'application/json': {
+          schema: z.union([JsonRpc(), z.array(JsonRpc())]),
+          example: { jsonrpc: '2.0', id: 1, method: 'prompts/list' },
+        },
+      },
       description: BODY_LIMITS,
     },
   },

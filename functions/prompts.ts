@@ -83,12 +83,11 @@ const list = defineRoute('get', '/api/prompts', () => ({
   request: {
     query: z.extend(ListQuery(), {
       supports: described(z.optional(z.union([z.string(), z.array(z.string())])), {
-        description: 'Only prompts supporting all of these (repeatable, or comma-separated).',
-        example: 'chat',
+        description: 'Only prompts supporting all of these, such as `chat` (repeatable, or comma-separated).',
       }),
       extension: described(z.optional(z.string()), {
         description:
-          'Only the prompts whose id starts with it and a dot: those of this extension, and the direct ones under it.',
+          'Only the prompts whose id starts with it and a dot, such as `evaluator`: those of this extension, and the direct ones under it.',
       }),
     }),
   },
@@ -122,7 +121,9 @@ const render = defineRoute('post', '/api/prompts/{prompt_id}/render', () => ({
   request: {
     params: z.object({ prompt_id: PromptId() }),
     query: z.extend(PromptQuery(), { explain: ExplainQuery() }),
-    body: { content: { 'application/json': { schema: RenderBody() } } },
+    body: {
+      content: { 'application/json': { schema: RenderBody(), example: { args: { code: 'func main() {}' } } } },
+    },
   },
   responses: {
     200: {

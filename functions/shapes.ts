@@ -31,7 +31,7 @@ export const PromptId = once(() =>
   idParam(
     'prompt',
     '`{extension}.{prompt}`, or the path of a prompt stored directly under shenma:templates:',
-    'evaluator.evaluate_quality',
+    'evaluator.quick_review',
   ),
 )
 
@@ -67,12 +67,17 @@ export const RENDER_ERRORS = [
   'RENDER_TIMEOUT',
 ] as const satisfies readonly ErrorCode[]
 
+/*
+ * No query parameter has an `example`: Swagger UI would pre-fill it, and
+ * "Try it out" would ask for a label or a version the example catalogue does
+ * not have (test/unit/openapi-examples.test.ts). Their descriptions show one.
+ */
+
 /** `?label=`: every route reads (and writes) as a label sees the records (lib/http/context.ts checks it). */
 export const LabelQuery = once(() =>
   described(z.optional(z.string()), {
     description:
-      "The label (branch) to read or write: its own records over the base's. Unset, the deployment's PROMPT_LABEL; empty, the base. 1 to 63 of a-z, 0-9 and '-', not starting with '-'.",
-    example: 'feat-login',
+      "The label (branch) to read or write, such as `feat-login`: its own records over the base's. Unset, the deployment's PROMPT_LABEL; empty, the base. 1 to 63 of a-z, 0-9 and '-', not starting with '-'.",
   }),
 )
 
@@ -82,8 +87,8 @@ export const versionNumber = () => z.string().check(z.regex(/^[1-9][0-9]{0,8}$/,
 /** `?version=N`: exactly that version of the prompt's record. */
 export const VersionQuery = once(() =>
   described(z.optional(versionNumber()), {
-    description: "Serve exactly this version of the prompt's record (404 VERSION_NOT_FOUND when it is not kept).",
-    example: '3',
+    description:
+      "Serve exactly this version of the prompt's record, such as `3` (404 VERSION_NOT_FOUND when it is not kept; the embedded store keeps none).",
   }),
 )
 
@@ -93,8 +98,7 @@ export const PromptQuery = once(() => z.object({ label: LabelQuery(), version: V
 /** `?explain=true`: the answer says what the templates read and call, and where the time went. */
 export const ExplainQuery = once(() =>
   described(z.optional(z.enum(['true', 'false'])), {
-    description: 'Also answer with `analysis` and `timing`.',
-    example: 'true',
+    description: '`true`: also answer with `analysis` and `timing`.',
   }),
 )
 
@@ -114,7 +118,7 @@ export const ListQuery = once(() =>
           z.refine((limit) => Number(limit) <= MAX_PAGE, LIMIT_RULE),
         ),
       ),
-      { description: `Items per page at most, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} when unset.`, example: '100' },
+      { description: `Items per page at most, 1 to ${MAX_PAGE}; ${DEFAULT_PAGE} when unset.` },
     ),
     cursor: described(
       z.optional(

@@ -50,10 +50,9 @@ const VersionAnswer = once(() => successOf('VersionAnswer', VersionWithValue()))
 
 /** The declaration of a kind's version list: `GET /api/{kind}/{id}/versions`. */
 function listDeclaration(kind: RecordKind) {
-  const singular = ID_KIND[kind]
   return () => ({
     tags: ['versions'],
-    summary: `The versions kept of a ${singular}, newest first`,
+    summary: `The versions kept of ${KIND_ROUTES[kind].named}, newest first`,
     description:
       "From the label's own record when the label has one, else the base's. A prompt contributed by an extension has its extension's versions.",
     request: { params: z.object({ [KIND_ROUTES[kind].param]: idOf(kind) }), query: ReadQuery() },
@@ -66,14 +65,17 @@ function listDeclaration(kind: RecordKind) {
 
 /** The declaration of one version of a kind's record: `GET /api/{kind}/{id}/versions/{version}`. */
 function oneDeclaration(kind: RecordKind) {
-  const singular = ID_KIND[kind]
   return () => ({
     tags: ['versions'],
-    summary: `One version of a ${singular}, with the record it stored`,
+    summary: `One version of ${KIND_ROUTES[kind].named}, with the record it stored`,
     request: {
       params: z.object({
         [KIND_ROUTES[kind].param]: idOf(kind),
-        version: described(versionNumber(), { example: '1' }),
+        version: described(versionNumber(), {
+          description:
+            'A version the list answers. The embedded store (`npm run dev`) keeps none: 404 VERSION_NOT_FOUND; `npm run dev:redis` publishes examples/ as version 1.',
+          example: '1',
+        }),
       }),
       query: ReadQuery(),
     },

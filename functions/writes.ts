@@ -24,17 +24,83 @@ import { requestLog } from '../lib/log'
 import { deleteRecord, putRecord } from '../lib/publish'
 import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
 
-/** How each kind's id is named in its path, its body's schema (made on first use), and an example id. */
+/**
+ * How each kind's id is named in its path, its body's schema (made on first
+ * use), how a summary names one, and the id of one in examples/ (what /docs
+ * pre-fills for a read).
+ */
 export const KIND_ROUTES = {
-  extensions: { param: 'extension_id', schema: () => recordSchema('Extension'), example: 'evaluator' },
-  prompts: { param: 'prompt_id', schema: () => recordSchema('Prompt'), example: 'team.review' },
+  extensions: {
+    param: 'extension_id',
+    schema: () => recordSchema('Extension'),
+    named: 'an extension',
+    example: 'evaluator',
+  },
+  prompts: {
+    param: 'prompt_id',
+    schema: () => recordSchema('Prompt'),
+    named: 'a prompt',
+    example: 'evaluator.quick_review',
+  },
   environs: {
     param: 'environ_id',
     schema: () => described(z.unknown(), { description: 'The value: any JSON.' }),
+    named: 'a shared variable (environ)',
     example: 'vscode.rules',
   },
-  tools: { param: 'tool_id', schema: () => recordSchema('Tool'), example: 'codebase_lookup_ref' },
+  tools: { param: 'tool_id', schema: () => recordSchema('Tool'), named: 'a tool', example: 'codebase_lookup_ref' },
 } as const satisfies Record<RecordKind, unknown>
+
+/**
+ * What /docs pre-fills for a write: a record of its own beside examples/
+ * (put, then deleted, it leaves the examples as they were), valid as the
+ * catalogue reads its kind (test/unit/openapi-examples.test.ts).
+ */
+const WRITE_EXAMPLES = {
+  extensions: {
+    id: 'team',
+    body: {
+      name: 'team',
+      version: '1.0.0',
+      extensionType: 'prompt',
+      description: "The team's own prompts",
+      contributes: {
+        prompts: [
+          {
+            name: 'summary',
+            prompt: 'Summarize this change in one sentence:\n{{.args.diff}}',
+            parameters: { diff: { type: 'string', description: 'The change, as a diff' } },
+          },
+        ],
+      },
+    },
+  },
+  prompts: {
+    id: 'team.review',
+    body: {
+      description: "A review against the team's rules",
+      prompt: 'Review this {{.vscode.programming_language}} code for {{join ", " .vscode.rules}}:\n{{.args.code}}',
+      supports: ['chat'],
+      parameters: {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'The code to review' } },
+        required: ['code'],
+      },
+    },
+  },
+  environs: { id: 'team.style', body: { tone: 'direct', max_words: 120 } },
+  tools: {
+    id: 'team_search',
+    body: {
+      name: 'search',
+      module: 'team',
+      type: 'restful',
+      restful: { url: '/team/search/{query}', method: 'GET' },
+      description: "Searches the team's wiki",
+      parameters: { query: { type: 'string', description: 'What to look for' } },
+    },
+  },
+} as const satisfies Record<RecordKind, { id: string; body: unknown }>
 
 /** The longest `?message=` kept with a version. */
 const MAX_MESSAGE_CHARS = 500
@@ -43,8 +109,7 @@ const WriteQuery = once(() =>
   z.object({
     label: LabelQuery(),
     message: described(z.optional(z.string().check(z.maxLength(MAX_MESSAGE_CHARS))), {
-      description: 'Kept with the version (at most 500 characters).',
-      example: 'tighter wording',
+      description: 'Kept with the version, such as `tighter wording` (at most 500 characters).',
     }),
   }),
 )
@@ -67,18 +132,23 @@ const WriteAnswer = once(() => successOf('WriteAnswer', Written()))
 
 const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'] as const
 
+/** The kinds whose records hold templates. */
+const TEMPLATED: ReadonlySet<RecordKind> = new Set(['extensions', 'prompts'])
+
 /** The declaration of a write of a kind's record: `PUT /api/{kind}/{id}`. */
 function putDeclaration(kind: RecordKind) {
-  const singular = ID_KIND[kind]
   return () => ({
     tags: ['writes'],
-    summary: `Writes a ${singular}, as a new version`,
-    description: `Needs ADMIN_TOKEN. The body is checked as the catalogue reads ${kind} (templates parsed); nothing is written when it fails.${kind === 'tools' ? ' Its `{module}_{name}` must be the tool_id.' : ''} ${BODY_LIMITS}`,
+    summary: `Writes ${KIND_ROUTES[kind].named}, as a new version`,
+    description: `Needs ADMIN_TOKEN. The body is checked as the catalogue reads ${kind}${TEMPLATED.has(kind) ? ' (templates parsed)' : ''}; nothing is written when it fails.${kind === 'tools' ? ' Its `{module}_{name}` must be the tool_id.' : ''} ${BODY_LIMITS}`,
     middleware: [adminAuth, ...recordBody],
     request: {
       params: paramsOf(kind),
       query: WriteQuery(),
-      body: { content: { 'application/json': { schema: KIND_ROUTES[kind].schema() } }, required: true },
+      body: {
+        content: { 'application/json': { schema: KIND_ROUTES[kind].schema(), example: WRITE_EXAMPLES[kind].body } },
+        required: true,
+      },
     },
     responses: {
       200: json('Written', WriteAnswer()),
@@ -91,7 +161,7 @@ function putDeclaration(kind: RecordKind) {
 function deleteDeclaration(kind: RecordKind) {
   return () => ({
     tags: ['writes'],
-    summary: `Deletes a ${ID_KIND[kind]}, as a new version (under a label: hides it there)`,
+    summary: `Deletes ${KIND_ROUTES[kind].named}, as a new version (under a label: hides it there)`,
     description: 'Needs ADMIN_TOKEN.',
     middleware: [adminAuth],
     request: { params: paramsOf(kind), query: WriteQuery() },
@@ -103,9 +173,8 @@ function deleteDeclaration(kind: RecordKind) {
 }
 
 function paramsOf(kind: RecordKind) {
-  const { param, example } = KIND_ROUTES[kind]
   const singular = ID_KIND[kind]
-  return z.object({ [param]: idParam(singular, `The ${singular} id.`, example) })
+  return z.object({ [KIND_ROUTES[kind].param]: idParam(singular, `The ${singular} id.`, WRITE_EXAMPLES[kind].id) })
 }
 
 function optionsOf(c: Context<AppEnv>) {

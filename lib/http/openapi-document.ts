@@ -74,7 +74,10 @@ function operation(declaration: RouteDeclaration, schemas: SchemaTable): Json {
       requestBody: {
         ...(body.description && { description: body.description }),
         ...(body.required && { required: true }),
-        content: mapValues(body.content, ({ schema }) => ({ schema: schemas.of(schema) })),
+        content: mapValues(body.content, ({ schema, example }) => ({
+          schema: schemas.of(schema),
+          ...(example !== undefined && { example }),
+        })),
       },
     }),
     responses,

@@ -25,7 +25,12 @@ export interface RouteDeclaration {
   request?: {
     params?: z.ZodMiniObject
     query?: z.ZodMiniObject
-    body?: { description?: string; required?: boolean; content: { 'application/json': { schema: z.ZodMiniType } } }
+    body?: {
+      description?: string
+      required?: boolean
+      /** `example`: what /docs pre-fills, a body the example catalogue answers 2xx (test/unit/openapi-examples.test.ts). */
+      content: { 'application/json': { schema: z.ZodMiniType; example?: unknown } }
+    }
   }
   responses: Record<number, ResponseDeclaration>
 }
