@@ -60,6 +60,7 @@ export async function devRedis(args: readonly string[], root: string): Promise<n
   process.off('exit', orphaned)
   for (const signal of SIGNALS) process.off(signal, stopDev)
   await local.stop()
+  process.stdout.write('npm run dev:redis: stopped redis-server and the bridge; what was written is gone\n')
   return status
 }
 

@@ -4,6 +4,8 @@
 // gets version 1 and its place in the record index).
 import { join } from 'node:path'
 import { main as cli } from '../cli'
+import { upstashStore } from '../cli/direct'
+import { reconcileIndex } from '../lib/store'
 import { startRedis } from './redis-server'
 import { startBridge } from './upstash-bridge'
 import type { Bridge } from './upstash-bridge'
@@ -38,6 +40,7 @@ export async function startLocalRedis(root: string): Promise<LocalRedis> {
     bridge = await startBridge({ redisPort: redis.port })
     const token = await bridge.open(0)
     const seeded = await seed(join(root, 'examples'), bridge.url, token)
+    await indexReady(bridge.url, token)
     return { redisPort: redis.port, url: bridge.url, token, seeded, stop }
   } catch (error) {
     await stop()
@@ -56,4 +59,13 @@ async function seed(folder: string, url: string, token: string): Promise<string>
   })
   if (status !== 0) throw new Error(`publishing ${folder} failed:\n${[...out, ...err].join('\n')}`)
   return out.at(-1) ?? ''
+}
+
+/**
+ * One run of the record index's reconcile, which marks the index ready: wrangler dev runs no Cron
+ * Trigger, and until a first reconcile every read walks the keyspace (docs/redis.md).
+ */
+async function indexReady(url: string, token: string): Promise<void> {
+  const run = await reconcileIndex(upstashStore(url, token))
+  if (!run?.ready) throw new Error('the record index is not ready after one reconcile run')
 }
