@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util'
 import { describeError } from '../lib/log'
 import { startLocalRedis } from './local-redis'
 import type { LocalRedis } from './local-redis'
-import { RedisServerMissing } from './redis-server'
 
 /** The ADMIN_TOKEN of `npm run dev:redis`: fixed, so the README's writes run as pasted. Dev only, on loopback. */
 export const DEV_ADMIN_TOKEN = 'dev-admin-token'
@@ -21,10 +20,8 @@ export async function devRedis(args: readonly string[], root: string): Promise<n
   try {
     local = await startLocalRedis(root)
   } catch (error) {
-    // A missing redis-server is one line; anything else is a failure worth its whole message.
-    process.stderr.write(
-      `npm run dev:redis: ${error instanceof RedisServerMissing ? error.message : describeError(error)}\n`,
-    )
+    // One line when redis-server is missing (RedisServerMissing says how to install it).
+    process.stderr.write(`npm run dev:redis: ${describeError(error)}\n`)
     return 1
   }
   process.stdout.write(`${whatToTry(local, serviceOrigin(args)).join('\n')}\n\n`)
