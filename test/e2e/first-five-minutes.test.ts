@@ -2,7 +2,8 @@
 // configuration): every curl in the repository's Markdown works as pasted,
 // and / leads to a /docs page that renders in a real browser (Debian's
 // chromium, driven by playwright-core) without loading anything from another
-// origin.
+// origin. The blocks written for the local Redis (fenced ```sh dev:redis),
+// their curls and CLI commands, run in order against `npm run dev:redis`.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,9 +18,13 @@ const ROOT = join(import.meta.dirname, '../..')
 /** Folders that hold no documentation of ours. */
 const NOT_DOCS = new Set(['node_modules', 'dist'])
 
+/** The command a block's examples run against: `npm run dev`, or `npm run dev:redis` for a block fenced ```sh dev:redis. */
+type Target = 'dev' | 'dev:redis'
+
 interface CurlExample {
   /** Where it is written: `README.md:139`. */
   place: string
+  target: Target
   /** The command as written, `\` continuations joined. */
   command: string
   /** The `# ...` line right below it: the answer it shows, `...` standing for anything. */
@@ -38,21 +43,31 @@ async function markdownFiles(dir: string): Promise<string[]> {
   return files.sort()
 }
 
-/** Every line of a fenced code block that starts a `curl` command, in every Markdown file. */
+/**
+ * Every line of a fenced code block that starts a `curl` command, in every Markdown file; in a block for the
+ * local Redis, every `npx ai-prompt-shell` command too.
+ */
 async function curlExamples(): Promise<CurlExample[]> {
   const examples: CurlExample[] = []
   for (const file of await markdownFiles(ROOT)) {
     const lines = (await readFile(file, 'utf8')).split('\n')
     let fenced = false
+    let target: Target = 'dev'
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i] as string
-      if (/^\s*```/.test(line)) fenced = !fenced
-      if (!fenced || !/^\s*curl\s/.test(line)) continue
+      const fence = /^\s*```(.*)$/.exec(line)
+      if (fence) {
+        fenced = !fenced
+        target = fenced && /(^|\s)dev:redis(\s|$)/.test(fence[1] as string) ? 'dev:redis' : 'dev'
+        continue
+      }
+      const runs = /^\s*curl\s/.test(line) || (target === 'dev:redis' && /^\s*npx ai-prompt-shell\s/.test(line))
+      if (!fenced || !runs) continue
       const place = `${relative(ROOT, file)}:${i + 1}`
       let command = line.trim()
       while (command.endsWith('\\') && i + 1 < lines.length) command = `${command.slice(0, -1)} ${lines[++i]?.trim()}`
       const shown = /^\s*# (.*)$/.exec(lines[i + 1] ?? '')?.[1]
-      examples.push({ place, command, shown })
+      examples.push({ place, target, command, shown })
     }
   }
   return examples
@@ -71,6 +86,24 @@ let dev: DevServer
 /** A curl config directory: curl reads its .curlrc, so the commands run as written and still tell their status. */
 let curlHome: string
 
+/**
+ * Runs an example as pasted, its `localhost:8787` the server's: a curl must answer 2xx, a CLI command exit 0; and
+ * the answer must be what its `# ...` line shows.
+ */
+async function runExample(server: DevServer, { command, shown }: CurlExample): Promise<void> {
+  const pasted = command.replaceAll(/\b(?:localhost|127\.0\.0\.1):8787\b/g, new URL(server.url).host)
+  const { stdout, stderr } = await run('bash', ['-o', 'pipefail', '-c', pasted], {
+    cwd: ROOT,
+    env: { ...process.env, CURL_HOME: curlHome },
+  })
+  if (command.startsWith('curl')) {
+    const status = Number(/(\d{3})$/.exec(stderr)?.[1])
+    expect(status, `${command}\nanswered:\n${stdout}`).toBeGreaterThanOrEqual(200)
+    expect(status, `${command}\nanswered:\n${stdout}`).toBeLessThan(300)
+  }
+  if (shown !== undefined) expect(stdout.trimEnd()).toMatch(shownPattern(shown))
+}
+
 beforeAll(async () => {
   curlHome = await mkdtemp(join(tmpdir(), 'aps-curl-'))
   // The status goes to stderr, so stdout stays the answer exactly as a reader sees it.
@@ -81,23 +114,37 @@ afterAll(() => dev?.stop())
 
 describe('the curl examples of the Markdown files', () => {
   it('are found: the README shows a read and a render, with the answers they give', () => {
-    const readme = examples.filter((e) => e.place.startsWith('README.md:'))
+    const readme = examples.filter((e) => e.place.startsWith('README.md:') && e.target === 'dev')
     expect(readme.map((e) => e.command)).toEqual(
       expect.arrayContaining([expect.stringContaining('/api/environs/vscode'), expect.stringContaining('/render')]),
     )
     expect(readme.filter((e) => e.shown !== undefined).length).toBeGreaterThanOrEqual(2)
   })
 
-  it.each(examples)('$place: $command', async ({ command, shown }) => {
-    const pasted = command.replaceAll(/\b(?:localhost|127\.0\.0\.1):8787\b/g, new URL(dev.url).host)
-    const { stdout, stderr } = await run('bash', ['-o', 'pipefail', '-c', pasted], {
-      env: { ...process.env, CURL_HOME: curlHome },
-    })
-    const status = Number(/(\d{3})$/.exec(stderr)?.[1])
-    expect(status, `${command}\nanswered:\n${stdout}`).toBeGreaterThanOrEqual(200)
-    expect(status, `${command}\nanswered:\n${stdout}`).toBeLessThan(300)
-    if (shown !== undefined) expect(stdout.trimEnd()).toMatch(shownPattern(shown))
+  it.each(examples.filter((e) => e.target === 'dev'))('$place: $command', (example) => runExample(dev, example))
+})
+
+describe('the examples for the local Redis, in order, against npm run dev:redis', () => {
+  const onRedis = examples.filter((e) => e.target === 'dev:redis')
+  let redisDev: DevServer
+  beforeAll(async () => {
+    redisDev = await startDev({}, 'dev:redis')
+  }, 90_000)
+  afterAll(() => redisDev?.stop())
+
+  it('are found: the README writes a prompt, writes it into a label, promotes it and rolls it back', () => {
+    const readme = onRedis.filter((e) => e.place.startsWith('README.md:')).map((e) => e.command)
+    expect(readme).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^curl -s -X PUT .*\/api\/prompts\//),
+        expect.stringMatching(/^curl .*\?label=/),
+        expect.stringMatching(/^curl .*\/promote/),
+        expect.stringMatching(/^npx ai-prompt-shell rollback /),
+      ]),
+    )
   })
+
+  it.each(onRedis)('$place: $command', (example) => runExample(redisDev, example), 30_000)
 })
 
 describe('/docs in a browser', () => {

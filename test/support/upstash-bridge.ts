@@ -1,19 +1,13 @@
-// A local stand-in for the Upstash REST API, so the real @upstash/redis client
-// can be tested against a real redis-server. Each token owns one logical
-// database, which keeps concurrently running tests apart.
-import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:http'
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createRequire } from 'node:module'
+// The tests' Upstash bridge: the dev tool's (dev/upstash-bridge.ts), with an
+// admin API under /__bridge/databases that hands each test file a database
+// (and a token) of its own, counts what a database was sent, and breaks it on
+// demand: an added latency, a stall, a Redis gone, a failed transaction, a
+// lost answer, a keyspace filled with other applications' keys.
+import type { IncomingMessage } from 'node:http'
 import { setTimeout as delay } from 'node:timers/promises'
-import { closeNow, listenOnLoopback } from './ports'
-import type { Redis as RedisClient } from 'ioredis'
-import { messageOf } from './serving'
-
-// Loaded with Node's own require: under the workerd test project's Vite
-// transform, ioredis's CommonJS exports come through without the Redis class.
-const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
-type Redis = RedisClient
+import { HttpError, LostAnswer, parseJson, readText, startBridge as startUpstashBridge } from '../../dev/upstash-bridge'
+import type { Command, Hooks } from '../../dev/upstash-bridge'
+import { DATABASES } from './redis-server'
 
 export interface Bridge {
   url: string
@@ -28,8 +22,6 @@ export interface BridgeStats {
   /** The commands received, counted by name (upper case; EVALSHA and EVAL apart): `{ MGET: 3, SCAN: 2 }`. */
   byCommand: Record<string, number>
 }
-
-type Command = [string, ...string[]]
 
 /** Commands a database's log keeps at most (later ones are not kept): a log is for tests that send a few. */
 const MAX_LOGGED = 10_000
@@ -63,93 +55,68 @@ const FILLERS = [
   { prefix: 'shenma:environs:chat:history:', kind: 'history' },
 ] as const
 
+// Database 0 is left alone so that a stray client without a db option never lands in a test's data.
+const FIRST_DB = 1
+
 interface Database {
   db: number
   stats: BridgeStats
   /** The commands received since the last reset of the stats, as sent. */
   log: Command[]
-  client?: Redis
   /** While set, Upstash requests with this token wait for it: a Redis that stopped answering. */
   stall?: { until: Promise<void>; release: () => void }
   /** While set, Upstash requests with this token have their connection closed unanswered: a Redis that is gone. */
   down?: boolean
   /** Added to every Upstash request with this token before it runs, in ms: a Redis a region away. */
   latencyMs: number
-  /**
-   * The name of a command that fails in the next transaction holding it: its first one is sent
-   * without arguments, so Redis refuses to queue it and runs none of the transaction (EXECABORT),
-   * as it does with a command refused for memory.
-   */
+  /** The name of a command whose next transaction fails as a whole (EXECABORT): see Hooks.failing. */
   failNext?: string
-  /**
-   * The name of a command whose next request runs in Redis and is never answered: the bridge
-   * closes its connection instead, as when an answer is lost on its way back.
-   */
+  /** The name of a command whose next request runs in Redis and is never answered: see Hooks.loses. */
   loseNext?: string
 }
 
-// redis-server is started with --databases 256; 0 is left alone so that a
-// stray client without a db option never lands in a test's data.
-const FIRST_DB = 1
-const DB_COUNT = 256
-
-// These would change the state of the connection every request for a token
-// shares (or leave it unusable), breaking isolation between tests.
-const REJECTED_COMMANDS = new Set([
-  'SELECT',
-  'SWAPDB',
-  'QUIT',
-  'RESET',
-  'MONITOR',
-  'SUBSCRIBE',
-  'PSUBSCRIBE',
-  'SSUBSCRIBE',
-])
-
-/** Thrown once a request ran whose answer is to be lost: its connection is closed unanswered. */
-class LostAnswer extends Error {}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
+/** The hooks that count a database's requests and break it as its admin routes asked. */
+function hooksOf(database: Database): Hooks {
+  return {
+    async arrived() {
+      database.stats.requests++
+      if (database.latencyMs > 0) await delay(database.latencyMs)
+      if (database.down) throw new LostAnswer()
+      await database.stall?.until
+    },
+    received(commands, bytes) {
+      const { stats } = database
+      stats.bytes += bytes
+      stats.commands += commands.length
+      for (const [name] of commands) stats.byCommand[name] = (stats.byCommand[name] ?? 0) + 1
+      database.log.push(...commands.slice(0, MAX_LOGGED - database.log.length))
+    },
+    failing(commands) {
+      const failing = commands.findIndex(([name]) => name === database.failNext)
+      if (failing !== -1) database.failNext = undefined
+      return failing
+    },
+    loses(commands) {
+      const lose = commands.some(([name]) => name === database.loseNext)
+      if (lose) database.loseNext = undefined
+      return lose
+    },
   }
 }
 
 export async function startBridge(opts: { redisPort: number }): Promise<Bridge> {
   const databases = new Map<string, Database>()
-
-  const clientFor = (database: Database): Redis => {
-    database.client ??= new Redis({
-      host: '127.0.0.1',
-      port: opts.redisPort,
-      db: database.db,
-      // ioredis 6 defaults to RESP3; RESP2 replies are what Upstash serves.
-      protocol: 2,
-    })
-    return database.client
-  }
-
-  const closeClient = async (database: Database): Promise<void> => {
-    const client = database.client
-    database.client = undefined
-    if (client) await client.quit().catch(() => client.disconnect())
-  }
+  /** The database numbers given out, taken before their token exists: two allocations at once get two. */
+  const allocated = new Set<number>()
 
   const allocate = async (): Promise<unknown> => {
-    const used = new Set([...databases.values()].map((d) => d.db))
     let db = FIRST_DB
-    while (used.has(db)) db++
-    if (db >= DB_COUNT) throw new HttpError(503, 'all Redis databases are allocated')
-
-    // Hex, as no real token starts with '-': the CLI's `--token -x...` would read as an option.
-    const token = randomBytes(24).toString('hex')
+    while (allocated.has(db)) db++
+    if (db >= DATABASES) throw new HttpError(503, 'all Redis databases are allocated')
+    allocated.add(db)
     const database: Database = { db, stats: emptyStats(), log: [], latencyMs: 0 }
+    const token = await bridge.open(db, hooksOf(database))
     databases.set(token, database)
-    // A previous user of this number may have left data behind.
-    await clientFor(database).callBuffer('FLUSHDB')
     return { token, db }
   }
 
@@ -163,15 +130,14 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     const database = lookup(token)
     databases.delete(token)
     database.stall?.release()
-    await clientFor(database).callBuffer('FLUSHDB')
-    await closeClient(database)
+    await bridge.close(token)
+    allocated.delete(database.db)
     return { ok: true }
   }
 
   /** Half `otherapp:session:<n>` (short values), half `shenma:environs:chat:history:<n>` (small JSON), n from 0. */
-  const fill = async (database: Database, count: number): Promise<unknown> => {
-    const client = clientFor(database)
-    const batch = client.pipeline()
+  const fill = async (token: string, count: number): Promise<unknown> => {
+    const batch = bridge.client(token).pipeline()
     const [other, history] = FILLERS
     const halves = [
       { ...other, n: Math.floor(count / 2) },
@@ -211,8 +177,8 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
         return { ok: true }
       }
       if (method === 'POST' && sub === 'fill') {
-        const database = lookup(token)
-        return fill(database, bounded(await adminBody(req), 'count', MAX_FILL))
+        lookup(token)
+        return fill(token, bounded(await adminBody(req), 'count', MAX_FILL))
       }
       if (method === 'POST' && sub === 'latency') {
         const database = lookup(token)
@@ -241,107 +207,19 @@ export async function startBridge(opts: { redisPort: number }): Promise<Bridge> 
     throw new HttpError(404, `no admin route ${method} ${path}`)
   }
 
-  const upstash = async (req: IncomingMessage, path: string): Promise<[number, unknown]> => {
-    const database = databases.get(bearerToken(req) ?? '')
-    if (!database) return [401, { error: 'Unauthorized' }]
-    database.stats.requests++
-    if (database.latencyMs > 0) await delay(database.latencyMs)
-    if (database.down) throw new LostAnswer()
-    await database.stall?.until
-
-    if (req.method !== 'POST') throw new HttpError(405, `method ${req.method} is not allowed`)
-    if (path !== '/' && path !== '/pipeline' && path !== '/multi-exec') {
-      throw new HttpError(404, `unsupported path ${path}`)
-    }
-
-    const text = await readText(req)
-    database.stats.bytes += Buffer.byteLength(text)
-    const body = parseJson(text)
-    const commands = path === '/' ? [toCommand(body)] : toCommands(body)
-    database.stats.commands += commands.length
-    for (const [name] of commands) database.stats.byCommand[name] = (database.stats.byCommand[name] ?? 0) + 1
-    database.log.push(...commands.slice(0, MAX_LOGGED - database.log.length))
-
-    const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64'
-    const lose = commands.some(([name]) => name === database.loseNext)
-    if (lose) database.loseNext = undefined
-    const answer = await execute(database, path, commands, base64)
-    if (lose) throw new LostAnswer()
-    return answer
-  }
-
-  const execute = async (
-    database: Database,
-    path: string,
-    commands: Command[],
-    base64: boolean,
-  ): Promise<[number, unknown]> => {
-    const client = clientFor(database)
-
-    if (path === '/') {
-      const [command] = commands as [Command]
-      try {
-        return [200, { result: encode(await client.callBuffer(...command), base64) }]
-      } catch (error) {
-        return [400, { error: messageOf(error) }]
-      }
-    }
-
-    // ioredis sends a whole pipeline (or MULTI..EXEC) in one write: one round trip.
-    const batch = path === '/multi-exec' ? client.multi() : client.pipeline()
-    const failing = path === '/multi-exec' ? commands.findIndex(([name]) => name === database.failNext) : -1
-    if (failing !== -1) database.failNext = undefined
-    commands.forEach((command, i) => (i === failing ? batch.callBuffer(command[0]) : batch.callBuffer(...command)))
-    let replies: [Error | null, unknown][] | null
-    try {
-      replies = await batch.exec()
-    } catch (error) {
-      // EXECABORT: a command could not be queued, so nothing ran at all.
-      return [400, { error: execAbortMessage(error) }]
-    }
-    if (!replies) throw new HttpError(500, 'transaction was aborted')
-    return [
-      200,
-      replies.map(([error, reply]) => (error ? { error: error.message } : { result: encode(reply, base64) })),
-    ]
-  }
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://bridge').pathname
-    let status = 200
-    let payload: unknown
-    try {
-      if (path === '/__bridge/databases' || path.startsWith('/__bridge/databases/')) {
-        payload = await admin(req, path)
-      } else {
-        ;[status, payload] = await upstash(req, path)
-      }
-    } catch (error) {
-      if (error instanceof LostAnswer) return void res.destroy()
-      status = error instanceof HttpError ? error.status : 500
-      payload = { error: messageOf(error) }
-    }
-    res.writeHead(status, { 'Content-Type': 'application/json' })
-    res.end(JSON.stringify(payload))
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      // Only reachable if writing the response itself failed.
-      res.destroy(error instanceof Error ? error : undefined)
-    })
+  const bridge = await startUpstashBridge({
+    redisPort: opts.redisPort,
+    route: (req, path) =>
+      path === '/__bridge/databases' || path.startsWith('/__bridge/databases/') ? admin(req, path) : undefined,
   })
-  const port = await listenOnLoopback(server)
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: bridge.url,
     async stop() {
-      // The client uses keep-alive; idle sockets would otherwise hold close() open.
-      await closeNow(server)
       const all = [...databases.values()]
       databases.clear()
       for (const database of all) database.stall?.release()
-      await Promise.all(all.map(closeClient))
+      await bridge.stop()
     },
   }
 }
@@ -351,14 +229,7 @@ function emptyStats(): BridgeStats {
 }
 
 async function adminBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_ADMIN_BODY) throw new HttpError(413, `admin body over ${MAX_ADMIN_BODY} bytes`)
-    chunks.push(chunk as Buffer)
-  }
-  return parseJson(Buffer.concat(chunks).toString('utf8'))
+  return parseJson(await readText(req, MAX_ADMIN_BODY))
 }
 
 /** `body[field]`, a whole number from 0 to `max`. */
@@ -368,69 +239,4 @@ function bounded(body: unknown, field: string, max: number): number {
     throw new HttpError(400, `expected {"${field}": a whole number from 0 to ${max}}`)
   }
   return value
-}
-
-function bearerToken(req: IncomingMessage): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')
-  return match?.[1]
-}
-
-async function readText(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw new HttpError(400, `malformed JSON body: ${messageOf(error)}`)
-  }
-}
-
-function toCommands(body: unknown): Command[] {
-  if (!Array.isArray(body) || body.length === 0) {
-    throw new HttpError(400, 'expected a non-empty JSON array of commands')
-  }
-  return body.map(toCommand)
-}
-
-function toCommand(body: unknown): Command {
-  if (!Array.isArray(body) || body.length === 0) {
-    throw new HttpError(400, 'expected a command as a non-empty JSON array')
-  }
-  const args = body.map((arg: unknown) => {
-    if (typeof arg === 'string') return arg
-    // The client passes numbers and booleans through unserialised (mset of
-    // `true`); Upstash stores their text.
-    if (typeof arg === 'number' || typeof arg === 'boolean') return String(arg)
-    throw new HttpError(400, `command arguments must be strings, numbers or booleans, got ${JSON.stringify(arg)}`)
-  })
-  // Upper case keeps ioredis's reply transformers (keyed by lower-case names,
-  // e.g. hgetall -> object) out of the way, so replies keep Redis's shape.
-  const name = (args[0] ?? '').toUpperCase()
-  if (REJECTED_COMMANDS.has(name)) {
-    throw new HttpError(400, `ERR ${name} is not supported by the Upstash test bridge`)
-  }
-  // FLUSHALL would wipe every other test's database too.
-  return [name === 'FLUSHALL' ? 'FLUSHDB' : name, ...args.slice(1)]
-}
-
-// Mirrors Upstash: with base64 encoding every string, however deeply nested,
-// is encoded; numbers and nil pass through.
-function encode(reply: unknown, base64: boolean): unknown {
-  if (reply === null || reply === undefined) return null
-  if (typeof reply === 'number') return reply
-  if (Array.isArray(reply)) return reply.map((item: unknown) => encode(item, base64))
-  if (Buffer.isBuffer(reply)) return base64 ? reply.toString('base64') : reply.toString('utf8')
-  // Errors nested in an array reply (e.g. from EVAL) have no other JSON form.
-  const text = reply instanceof Error ? reply.message : String(reply)
-  return base64 ? Buffer.from(text, 'utf8').toString('base64') : text
-}
-
-function execAbortMessage(error: unknown): string {
-  const previous = (error as { previousErrors?: unknown }).previousErrors
-  const causes = Array.isArray(previous) ? previous.map(messageOf) : []
-  return causes.length > 0 ? `${messageOf(error)} ${causes.join('; ')}` : messageOf(error)
 }

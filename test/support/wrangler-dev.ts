@@ -15,8 +15,11 @@ export interface DevServer {
   stop(): Promise<void>
 }
 
-/** Starts `npm run dev` with `vars` as Worker variables, and no Redis configuration from this process's environment. */
-export async function startDev(vars: Record<string, string> = {}): Promise<DevServer> {
+/**
+ * Starts `npm run dev` (or `script`, which forwards its arguments to it) with `vars` as Worker variables, and no
+ * Redis configuration from this process's environment.
+ */
+export async function startDev(vars: Record<string, string> = {}, script = 'dev'): Promise<DevServer> {
   const port = await freePort()
   // Its own devtools port too: two dev servers starting at once would otherwise both take 9229's neighbour.
   const inspectorPort = await freePort()
@@ -32,7 +35,7 @@ export async function startDev(vars: Record<string, string> = {}): Promise<DevSe
     'npm',
     [
       'run',
-      'dev',
+      script,
       '--',
       '--port',
       String(port),
@@ -62,14 +65,14 @@ export async function startDev(vars: Record<string, string> = {}): Promise<DevSe
     pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ pattern, resolve }))
   await new Promise<void>((resolve, reject) => {
     outputMatching(/Ready on/).then(resolve)
-    dev.once('exit', (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)))
+    dev.once('exit', (code) => reject(new Error(`npm run ${script} exited with ${code}:\n${output}`)))
   })
   return {
     url: `http://127.0.0.1:${port}`,
     outputMatching,
     output: () => output,
     async stop() {
-      if (dev.exitCode !== null || dev.pid === undefined) return
+      if (dev.exitCode !== null || dev.signalCode !== null || dev.pid === undefined) return
       const exited = new Promise((resolve) => dev.once('exit', resolve))
       process.kill(-dev.pid, 'SIGTERM')
       await exited

@@ -37,6 +37,19 @@ describe('layers', () => {
     expect(importsOf(join(lib, 'tools/mcp-client.ts'))).toContain('lib/mcp/protocol')
   })
 
+  it("keep dev/ (the dev commands' servers) out of the Worker and the CLI, and the tests out of dev/", () => {
+    const edges = (dir: string, target: RegExp) =>
+      sources(join(root, dir)).flatMap((file) =>
+        importsOf(file)
+          .filter((t) => target.test(t))
+          .map((t) => `${relative(root, file)} -> ${t}`),
+      )
+    expect([...edges('functions', /^dev\//), ...edges('lib', /^dev\//), ...edges('cli', /^dev\//)]).toEqual([])
+    expect(edges('dev', /^test\//)).toEqual([])
+    // The tests' bridge is the dev bridge with an admin API over it, not a copy of it.
+    expect(importsOf(join(root, 'test/support/upstash-bridge.ts'))).toContain('dev/upstash-bridge')
+  })
+
   it('see an import of lib/http where there is one', () => {
     expect(importsOf(join(root, 'functions/index.ts'))).toContain('lib/http')
   })
