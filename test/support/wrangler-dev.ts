@@ -47,6 +47,9 @@ export async function startDev(vars: Record<string, string> = {}): Promise<DevSe
       detached: true,
     },
   )
+  // Every process that writes to the output's pipes (npm, scripts/dev.mjs, wrangler) has exited once both close:
+  // npm exits at once on SIGTERM, before what it started has stopped.
+  const closed = new Promise<void>((resolve) => dev.once('close', () => resolve()))
   let output = ''
   const waiters: { pattern: RegExp; resolve: () => void }[] = []
   const onData = (chunk: Buffer) => {
@@ -68,11 +71,11 @@ export async function startDev(vars: Record<string, string> = {}): Promise<DevSe
     url: `http://127.0.0.1:${port}`,
     outputMatching,
     output: () => output,
+    /** Resolves once npm, the example tools and wrangler have all exited. */
     async stop() {
-      if (dev.exitCode !== null || dev.pid === undefined) return
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      process.kill(-dev.pid, 'SIGTERM')
-      await exited
+      if (dev.pid === undefined) return
+      if (dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGTERM')
+      await closed
     },
   }
 }
