@@ -37,6 +37,8 @@ export function greeterHandler(): (req: IncomingMessage, res: ServerResponse) =>
   const service = registry.getService(SERVICE)
   if (!service) throw new Error(`the greeter record's descriptor has no ${SERVICE}`)
   return connectNodeAdapter({
+    // A greeting's request is a name: anything much bigger is refused before it is read.
+    readMaxBytes: 64 * 1024,
     routes: (router) =>
       router.service(service as unknown as GreetService, {
         greet: ({ name }) => {
