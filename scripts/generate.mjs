@@ -3,11 +3,15 @@
 // generate code at run time and cannot list files, and because a generator
 // left out of the bundle keeps it small:
 //   lib/catalog/validators.generated.js (+ .d.ts): Ajv's standalone validators of jsonschema/'s record schemas
-//   lib/store/embedded-records.generated.ts: the examples/ records, keyed as in Redis
+//   lib/store/embedded-records.generated.ts: the examples/ records, keyed as in Redis; git-ignored,
+//     so that adding an example under `npm run dev` rewrites no committed file (`npm ci` makes it: "prepare")
 //   public/openapi.json: the OpenAPI document GET /openapi.json serves, a static asset (scripts/openapi-document.mjs)
 // and, being wrangler's build step, fills the git-ignored public/swagger-ui/
 // that /docs loads (scripts/swagger-ui-assets.mjs).
-// `--check` writes nothing and exits 1 when a committed file is stale.
+// `--check` writes no committed file and exits 1 when one is stale (the
+// git-ignored records module is written as ever: the document is made from it).
+// `--records` writes the records module alone (npm's "prepare": a fresh clone's
+// typecheck and tests need it, and rewriting a committed file there would hide it being stale).
 import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -168,13 +172,16 @@ function recordsModule() {
 const check = process.argv.includes('--check')
 let stale = 0
 
-/** Writes each output that changed; with --check, counts them instead. */
-function emit(outputs) {
+/**
+ * Writes each output that changed; with --check, counts the committed ones instead
+ * (a git-ignored output is written either way: nothing to check it against).
+ */
+function emit(outputs, { committed = true } = {}) {
   for (const [file, text] of Object.entries(outputs)) {
     const path = join(root, file)
     const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined
     if (current === text) continue
-    if (check) {
+    if (check && committed) {
       console.error(`${file} is stale: run npm run generate`)
       stale++
     } else {
@@ -184,11 +191,12 @@ function emit(outputs) {
   }
 }
 
+emit({ 'lib/store/embedded-records.generated.ts': recordsModule() }, { committed: false })
+if (process.argv.includes('--records')) process.exit(0)
 const validators = validatorsModule()
 emit({
   'lib/catalog/validators.generated.js': validators.js,
   'lib/catalog/validators.generated.d.ts': validators.dts,
-  'lib/store/embedded-records.generated.ts': recordsModule(),
 })
 // The document is made by running the app, which imports what was just written.
 emit({ [OPENAPI_DOCUMENT_FILE]: await openapiDocumentText() })

@@ -104,7 +104,7 @@ describe('validate --strict against a deployment', () => {
     const { code, stdout, stderr } = await npx(['validate', '--strict', 'examples', '--url', dev.url])
     expect(stderr).toBe('')
     expect(code).toBe(0)
-    expect(stdout).toBe('9 files: 0 errors, 0 warnings\n')
+    expect(stdout).toBe('11 files: 0 errors, 0 warnings\n')
   })
 
   it('checks nothing against the catalogue in a file that failed validation', async () => {

@@ -132,12 +132,17 @@ describe('npx ai-prompt-shell', () => {
     expect(published.stderr).not.toMatch(/error/)
     expect(published.code).toBe(0)
     expect(published.stdout).toMatch(/^SET shenma:extensions:evaluator +version 1 +from examples\/extensions/m)
-    expect(published.stdout).toMatch(/published 9 records/)
+    expect(published.stdout).toMatch(/published 11 records/)
 
     const after = (await (await fetch(`${dev.url}/api/extensions`)).json()) as { data: { id: string }[] }
     expect(after.data.map((e) => e.id)).toEqual(['evaluator'])
     const tools = (await (await fetch(`${dev.url}/api/tools`)).json()) as { data: { id: string }[] }
-    expect(tools.data.map((t) => t.id).sort()).toEqual(['codebase_lookup_ref', 'greeter_greet', 'translate_zh_en'])
+    expect(tools.data.map((t) => t.id).sort()).toEqual([
+      'codebase_lookup_ref',
+      'greeter_greet',
+      'tickets_lookup',
+      'translate_zh_en',
+    ])
     const prompt = await fetch(`${dev.url}/api/prompts/evaluator.quick_review`)
     expect(prompt.headers.get('x-prompt-version')).toBe('1')
   })

@@ -39,6 +39,7 @@ describe('POST /mcp on npm run dev', () => {
       'evaluator.evaluate_quality',
       'evaluator.quick_review',
       'evaluator.review_symbol',
+      'tickets.triage',
     ])
     expect(prompts.find((p) => p.name === 'evaluator.quick_review')?.arguments).toEqual([
       { name: 'code', description: 'The code to review', required: true },

@@ -148,13 +148,14 @@ describe('the playground', () => {
       'evaluator.evaluate_quality',
       'evaluator.quick_review',
       'evaluator.review_symbol',
+      'tickets.triage',
     ])
     // The text filter narrows the list.
     await page.getByPlaceholder('Filter prompts').fill('one-paragraph')
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 1)
     expect(await items.getAttribute('data-id')).toBe(PROMPT)
     await page.getByPlaceholder('Filter prompts').fill('')
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 3)
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="prompt-item"]').length === 4)
   })
 
   it('renders the selected prompt with the args typed, with what it reads and how long it took', async () => {
@@ -265,13 +266,14 @@ describe('the playground with a page size', () => {
         'evaluator.evaluate_quality',
         'evaluator.quick_review',
         'evaluator.review_symbol',
+        'tickets.triage',
       ])
       const lists = requests
         .filter((r) => new URL(r.split(' ')[1] as string).pathname === '/api/prompts')
         .map((r) => new URL(r.split(' ')[1] as string).searchParams)
       // One page per prompt, each after the first with the cursor the one before answered.
-      expect(lists.map((q) => q.get('limit'))).toEqual(['1', '1', '1'])
-      expect(lists.map((q) => q.has('cursor'))).toEqual([false, true, true])
+      expect(lists.map((q) => q.get('limit'))).toEqual(['1', '1', '1', '1'])
+      expect(lists.map((q) => q.has('cursor'))).toEqual([false, true, true, true])
       expect(problems).toEqual([])
     } finally {
       await context.close()

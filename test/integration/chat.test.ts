@@ -57,7 +57,7 @@ describe('chat', () => {
     })
     expect(status).toBe(200)
     const userContent =
-      'Evaluate the project code from the following dimensions and give a quality assessment report.\nEvaluation dimensions:\n[readability]\nCode context:\nmap[name:shop-api]'
+      'Evaluate the project code from the following dimensions and give a quality assessment report.\nEvaluation dimensions: readability\nRepository: (not given)\nCode context:\n{"name":"shop-api"}'
     expect(body).toEqual({
       id: 'chatcmpl-test',
       object: 'chat.completion',

@@ -15,6 +15,7 @@ describe('the embedded store', () => {
     expect((tools.body.data as { id: string }[]).map((t) => t.id)).toEqual([
       'codebase_lookup_ref',
       'greeter_greet',
+      'tickets_lookup',
       'translate_zh_en',
     ])
     const announcements = logged.mock.calls.filter(([line]) => String(line).includes('embedded'))
@@ -24,7 +25,7 @@ describe('the embedded store', () => {
 
   it('answers every kind of record', async () => {
     expect((await get({}, '/api/extensions/evaluator')).body.data).toEqual(evaluator)
-    expect((await get({}, '/api/prompts')).body.data).toHaveLength(3)
+    expect((await get({}, '/api/prompts')).body.data).toHaveLength(4)
     expect((await get({}, '/api/prompts/evaluator.quick_review')).body.data).toMatchObject({
       origin: 'direct',
       kind: 'prompt',

@@ -61,7 +61,7 @@ describe('rendering', () => {
           role: 'user',
           content:
             'Evaluate the project code from the following dimensions and give a quality assessment report.\n' +
-            'Evaluation dimensions:\n[readability error handling]\nCode context:\nmap[files:[main.go] name:shop-api]',
+            'Evaluation dimensions: readability, error handling\nRepository: (not given)\nCode context:\n{"files":["main.go"],"name":"shop-api"}',
         },
       ],
     })

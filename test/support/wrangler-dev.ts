@@ -50,6 +50,9 @@ export async function startDev(vars: Record<string, string> = {}, script = 'dev'
       detached: true,
     },
   )
+  // Every process that writes to the output's pipes (npm, scripts/dev.mjs, wrangler) has exited once both close:
+  // npm exits at once on SIGTERM, before what it started has stopped.
+  const closed = new Promise<void>((resolve) => dev.once('close', () => resolve()))
   let output = ''
   const waiters: { pattern: RegExp; resolve: () => void }[] = []
   const onData = (chunk: Buffer) => {
@@ -71,11 +74,11 @@ export async function startDev(vars: Record<string, string> = {}, script = 'dev'
     url: `http://127.0.0.1:${port}`,
     outputMatching,
     output: () => output,
+    /** Resolves once npm, the example tools and wrangler have all exited. */
     async stop() {
-      if (dev.exitCode !== null || dev.signalCode !== null || dev.pid === undefined) return
-      const exited = new Promise((resolve) => dev.once('exit', resolve))
-      process.kill(-dev.pid, 'SIGTERM')
-      await exited
+      if (dev.pid === undefined) return
+      if (dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGTERM')
+      await closed
     },
   }
 }

@@ -20,7 +20,7 @@ async function validate(...paths: string[]) {
 describe('validate', () => {
   it('passes the examples, through npx as authors run it', async () => {
     const { stdout } = await promisify(execFile)('npx', ['ai-prompt-shell', 'validate', 'examples'])
-    expect(stdout).toBe('9 files: 0 errors, 0 warnings\n')
+    expect(stdout).toBe('11 files: 0 errors, 0 warnings\n')
   })
 
   it('names the file and JSON path of a schema error, and exits 1', async () => {
