@@ -49,10 +49,12 @@ export function stoppedEarly(
  */
 function stepBudget(deadlineMs: number, timing: Timing, cause: unknown): ServiceError {
   const maxSteps = deadlineMs * STEPS_PER_MS
+  // Deployed, the clock stands still during CPU work: no time to tell then.
   const elapsed = timing.report().total_ms
+  const after = elapsed > 0 ? ` after ${elapsed} ms` : ''
   return new ServiceError(
     'RENDER_TIMEOUT',
-    `rendering stopped at its step budget after ${elapsed} ms: more than ${maxSteps} steps ` +
+    `rendering stopped at its step budget${after}: more than ${maxSteps} steps ` +
       `(${STEPS_PER_MS} a ms of RENDER_TIMEOUT_MS, ${deadlineMs} ms); the template's loops, calls or strings do too much work`,
     { cause, extra: { budget: 'steps', limit: maxSteps } },
   )

@@ -36,10 +36,14 @@ describe('a render stopped early', () => {
     expect({ code: e?.code, message: e?.message, extra: e?.extra }).toEqual({
       code: 'RENDER_TIMEOUT',
       message:
-        'rendering stopped at its step budget after 0 ms: more than 500000 steps (5000 a ms of RENDER_TIMEOUT_MS, 100 ms); ' +
+        'rendering stopped at its step budget: more than 500000 steps (5000 a ms of RENDER_TIMEOUT_MS, 100 ms); ' +
         "the template's loops, calls or strings do too much work",
       extra: { budget: 'steps', limit: 500000 },
     })
+    // Where the clock moves (locally), how long it took, which is not the deadline.
+    const timing = await spent({ redis: 16, render: 250 })
+    const local = stoppedEarly(await budgetError(10), undefined, 500, { timing, toolsMs: 0, store })
+    expect(local?.message).toMatch(/^rendering stopped at its step budget after 266 ms: more than 2500000 steps /)
   })
 
   it('by the deadline says which phase took the time, the longest first', async () => {
