@@ -210,7 +210,7 @@ export const RenderAnswer = once(() =>
         z.optional(z.array(z.catchall(z.object({ code: z.string(), message: z.string() }), z.unknown()))),
         {
           description:
-            'What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED).',
+            "What degraded the render without failing it: a failed tool call (TOOL_FAILED), calls refused past TOOL_MAX_CALLS (TOOL_CALLS_REFUSED), a skipped record (RECORD_SKIPPED), an action that printed Go's `<no value>` (NO_VALUE: `template`, `line`, `column`, `expression`).",
         },
       ),
       analysis: z.optional(Explanation().analysis),

@@ -61,6 +61,19 @@ export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}...` : text
 }
 
+/**
+ * A write where there is nothing to write to: the embedded store (no Redis
+ * configured), which serves examples/ read-only. Said before anything about
+ * tokens, which would not help.
+ */
+export function writesNeedRedis(): ServiceError {
+  return new ServiceError(
+    'WRITES_DISABLED',
+    'the embedded store is read-only: writes need Redis. Locally, `npm run dev:redis` starts one with writes enabled; ' +
+      'deployed, set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, and the secret ADMIN_TOKEN',
+  )
+}
+
 export function notFound(what: string, id: string, why?: string): ServiceError {
   return new ServiceError('NOT_FOUND', `${what} '${id}' ${why ?? 'does not exist'}`)
 }

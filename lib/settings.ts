@@ -2,7 +2,7 @@ import { DEFAULT_ENVIRON_MAX_BYTES } from './catalog/environs'
 import type { ChatOptions } from './chat/options'
 import type { Env } from './env'
 import { clip, misconfigured } from './errors'
-import { parseRoutes } from './llm/config'
+import { noLlm, parseRoutes } from './llm/config'
 import type { LlmRoute } from './llm/config'
 import type { LlmOptions } from './llm/options'
 import type { RenderOptions } from './render/pipeline'
@@ -249,7 +249,13 @@ class EnvSettings implements Settings {
       const { api = 'openai', baseURL, apiKeyVar, maxTokens } = spec
       return { api, baseURL, apiKey: this.#routeSecret(apiKeyVar, model), maxTokens }
     }
-    if (!env.LLM_BASE_URL) throw misconfigured('LLM_BASE_URL', 'is not set: no provider to send the chat to')
+    if (!env.LLM_BASE_URL && !env.LLM_ROUTES) throw noLlm()
+    if (!env.LLM_BASE_URL) {
+      throw misconfigured(
+        'LLM_BASE_URL',
+        `is not set, and LLM_ROUTES has no route for model ${clip(JSON.stringify(model), 80)}`,
+      )
+    }
     return { api: 'openai', baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
   }
 

@@ -32,13 +32,13 @@ export async function answerChat(
   body: ChatBody,
   context: {
     store: Store
-    settings: Pick<Settings, 'defaultModel' | 'llm' | 'chat' | 'llmRoute'>
+    settings: Pick<Settings, 'defaultModel' | 'llmConfigured' | 'llm' | 'chat' | 'llmRoute'>
     renderOptions: RenderOptions
   },
 ): Promise<ChatAnswer> {
   const { model: requested, stream: streamed = false, ...fields } = body
   const { store, settings, renderOptions } = context
-  const model = modelFor(requested, settings.defaultModel)
+  const model = modelFor(requested, settings)
   requestLog()?.set('model', model)
   const llmOptions = settings.llm
   const client = clientFor(settings.llmRoute(model), llmOptions)

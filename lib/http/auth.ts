@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { ServiceError } from '../errors'
+import { ServiceError, writesNeedRedis } from '../errors'
 import { log } from '../log'
 import { settingsOf } from './context'
 import type { AppEnv } from './context'
@@ -30,12 +30,14 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 }
 
 /**
- * Writes: enabled only when the secret ADMIN_TOKEN is set (else 403
- * WRITES_DISABLED), and then only with `Authorization: Bearer <ADMIN_TOKEN>`
- * (else 401, whatever API_TOKEN says).
+ * Writes: enabled only on Redis (the embedded store is read-only: 403
+ * WRITES_DISABLED saying so, whatever the token) and when the secret
+ * ADMIN_TOKEN is set (else 403 WRITES_DISABLED), and then only with
+ * `Authorization: Bearer <ADMIN_TOKEN>` (else 401, whatever API_TOKEN says).
  */
 export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { adminToken } = settingsOf(c)
+  const { adminToken, redis } = settingsOf(c)
+  if (!redis) throw writesNeedRedis()
   if (!adminToken) {
     throw new ServiceError('WRITES_DISABLED', 'writes are disabled on this deployment: set the secret ADMIN_TOKEN')
   }

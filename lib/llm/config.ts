@@ -24,11 +24,27 @@ export interface RouteSpec {
   maxTokens?: number
 }
 
-/** The model to ask: the body's, else LLM_DEFAULT_MODEL. */
-export function modelFor(requested: string | undefined, defaultModel: string | undefined): string {
-  const model = requested ?? defaultModel
-  if (!model) throw new ServiceError('BAD_REQUEST', 'the body names no model, and LLM_DEFAULT_MODEL is not set')
-  return model
+/**
+ * The model to ask: the body's, else LLM_DEFAULT_MODEL. With neither, the
+ * request's fault only where an LLM is configured; where none is, that is
+ * what the operator must hear first.
+ */
+export function modelFor(
+  requested: string | undefined,
+  settings: { defaultModel: string | undefined; llmConfigured: boolean },
+): string {
+  const model = requested ?? settings.defaultModel
+  if (model) return model
+  if (!settings.llmConfigured) throw noLlm()
+  throw new ServiceError('BAD_REQUEST', 'the body names no model, and LLM_DEFAULT_MODEL is not set')
+}
+
+/** No provider for chats: LLM_BASE_URL and LLM_ROUTES are both unset. */
+export function noLlm(): ServiceError {
+  return misconfigured(
+    'LLM_BASE_URL',
+    'is not set, nor LLM_ROUTES: no LLM is configured for chats (set LLM_BASE_URL and LLM_API_KEY, or LLM_ROUTES, and LLM_DEFAULT_MODEL or a model in the body)',
+  )
 }
 
 /**

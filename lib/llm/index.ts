@@ -8,6 +8,6 @@ export type { ChatMessage, ChatRequest, Choice, Completion, ContentPart, Functio
 export { CHAT_ROLES } from './types'
 export { clientFor } from './client'
 export type { LlmClient } from './client'
-export { modelFor } from './config'
+export { modelFor, noLlm } from './config'
 export type { Deadline } from './retry'
 export type { LlmOptions } from './options'

@@ -1,6 +1,6 @@
 import { ID_KIND, STORED_AS, checkId, checkRecords, recordKey } from '../catalog'
 import type { Problem, RecordKind } from '../catalog'
-import { ServiceError } from '../errors'
+import { ServiceError, writesNeedRedis } from '../errors'
 import { isObject } from '../json'
 import {
   LabeledStore,
@@ -122,10 +122,7 @@ async function write(
 export function writable(store: Store): Store & CommandStore {
   const commands = commandsOf(store)
   if (!commands) {
-    throw new ServiceError(
-      'WRITES_DISABLED',
-      'the embedded store is read-only: writes need Redis (set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN)',
-    )
+    throw writesNeedRedis()
   }
   return commands
 }

@@ -27,16 +27,10 @@ import type { InvokeOptions } from '../tools'
 import type { Args } from './args'
 import { compile, functionNames } from './compile'
 import type { CompiledPrompt } from './compile'
+import { NoValues } from './no-value'
+import { STEPS_PER_MS, renderTimeout, stoppedEarly } from './stopped'
+import type { Spent } from './stopped'
 import { Timing } from './timing'
-
-/**
- * Steps of execution a render may take per millisecond of its deadline:
- * about what this engine walks in that time (4,000 to 5,000 a ms in workerd
- * on the bench's machine). Where the clock stands still during CPU work
- * (deployed Workers), the budget is what ends a runaway template, near its
- * deadline (issue 27's row 4 ends in 550 ms of a 500 ms deadline).
- */
-const STEPS_PER_MS = 5000
 
 /**
  * How long, in steps, a render walks before letting the isolate's other
@@ -182,10 +176,11 @@ export async function readForRender(store: Store, id: string, options: RenderOpt
   const deadline = AbortSignal.timeout(options.deadlineMs)
   const find = () => getServedPrompt(store, id)
   const noArgs: ArgsCheck = () => ({})
+  const timing = new Timing()
   try {
-    return (await makePlan(store, find, noArgs, options, () => deadline, new Timing())).plan.record
+    return (await makePlan(store, find, noArgs, options, () => deadline, timing)).plan.record
   } catch (e) {
-    throw asServiceError(e, deadline, options.deadlineMs)
+    throw asServiceError(e, deadline, options.deadlineMs, { timing, toolsMs: 0, store })
   }
 }
 
@@ -215,6 +210,7 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
       session = new ToolSession({ ...options.tools, signal: signal(), moduleBaseUrl: (m) => baseUrlOf(vars, m) })
     }
     const funcs = functionsFor(session, called)
+    const noValues = new NoValues()
     const executeOptions: ExecuteOptions = {
       funcs,
       missingKey: 'error',
@@ -223,6 +219,7 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
       maxSteps: options.deadlineMs * STEPS_PER_MS,
       turnSteps: TURN_STEPS,
       maxDataDepth: MAX_DATA_DEPTH,
+      onNoValue: noValues.add,
     }
     const rendering = timing.measureSync('render', () => renderAll(compiled.templates, data, executeOptions))
     const outputs = rendering.every((o) => typeof o === 'string')
@@ -233,6 +230,7 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
     const warnings: Warning[] = [
       ...plan.skipped.map((s) => ({ code: 'RECORD_SKIPPED', message: `${s.key} ${s.reason}`, ...s })),
       ...(session?.warnings ?? []),
+      ...noValues.warnings,
       ...(stale ? [stale] : []),
     ]
     const roles = compiled.roles
@@ -249,7 +247,7 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
       record: plan.record,
     }
   } catch (e) {
-    throw asServiceError(e, deadline, options.deadlineMs)
+    throw asServiceError(e, deadline, options.deadlineMs, { timing, toolsMs: session?.busyMs ?? 0, store })
   } finally {
     // MCP connections end with the render; closing them is no reason to fail it.
     await session?.close().catch(() => undefined)
@@ -294,7 +292,7 @@ async function makePlan(
   signal: () => AbortSignal,
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
-  const read = <T>(work: () => Promise<T>) => readStore(work, signal, options.deadlineMs, timing)
+  const read = <T>(work: () => Promise<T>) => readStore(work, signal, options.deadlineMs, { timing, toolsMs: 0, store })
   const { prompt, served } = await read(find)
   // Only the tools the templates name are read: the catalogue's size costs a render nothing.
   const names = timing.measureSync('render', () => functionNames(prompt))
@@ -343,24 +341,20 @@ function renderAll(
 /**
  * A read of the store, waited for until the render's deadline: when that
  * comes first (REDIS_TIMEOUT_MS is longer than what was left), the
- * RENDER_TIMEOUT says the time went to Redis.
+ * RENDER_TIMEOUT says the time went to the store.
  */
 async function readStore<T>(
   work: () => Promise<T>,
   signal: () => AbortSignal,
   deadlineMs: number,
-  timing: Timing,
+  spent: Spent,
 ): Promise<T> {
   try {
-    return await timing.measure('redis', () => abortable(work(), signal()))
+    return await spent.timing.measure('redis', () => abortable(work(), signal()))
   } catch (e) {
-    throw signal().aborted && !(e instanceof ServiceError) ? renderTimeout(deadlineMs, e, 'Redis') : e
+    if (!signal().aborted || e instanceof ServiceError) throw e
+    throw renderTimeout(deadlineMs, { ...spent, waiting: 'store' }, e)
   }
-}
-
-function renderTimeout(deadlineMs: number, cause: unknown, waitingFor?: string): ServiceError {
-  const waiting = waitingFor === undefined ? '' : `, waiting for ${waitingFor}`
-  return new ServiceError('RENDER_TIMEOUT', `rendering did not finish within ${deadlineMs} ms${waiting}`, { cause })
 }
 
 /** The functions a template may call: the tools it calls, and dict. */
@@ -370,11 +364,9 @@ function functionsFor(session: ToolSession | undefined, tools: readonly Tool[]):
   return funcs
 }
 
-function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number): unknown {
-  const overdue = deadline?.aborted === true || (e instanceof DOMException && e.name === 'TimeoutError')
-  if (overdue && !(e instanceof ServiceError)) {
-    return renderTimeout(deadlineMs, e)
-  }
+function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number, spent: Spent): unknown {
+  const stopped = stoppedEarly(e, deadline, deadlineMs, spent)
+  if (stopped) return stopped
   if (e instanceof LimitError) {
     return new ServiceError('LIMIT_EXCEEDED', e.message, {
       extra: { limit: e.limit, template: e.templateName, line: e.line, column: e.column },

@@ -148,6 +148,7 @@ export interface CacheOptions {
 export class CachedStore implements Store, Generational {
   readonly kind: StoreKind
   answered = 0
+  missed = 0
   /** When the oldest answer given so far is due to be read again (then a render must read, to refresh it). */
   #holdsUntil = Infinity
 
@@ -239,6 +240,7 @@ export class CachedStore implements Store, Generational {
     // A miss joined to another request's read costs this request no Redis request.
     record?.count('cache', 'joined', joined)
     record?.count('cache', 'misses', unflown.length)
+    this.missed += unflown.length
     if (misses.length === 0) return hits.map((hit) => (hit as Entry<T>).value)
     // Redis is failing and was asked a moment ago: the copies answer, and only a miss without one asks it.
     const waitFor = (id: string) => answers.get(id) ?? (this.#fly([id], read)[0] as Promise<T>)

@@ -13,6 +13,7 @@ export class EmbeddedStore implements Store, Generational {
   /** Bundled and immutable: its answers hold for as long as the isolate lives. */
   readonly generation = 'embedded'
   readonly answered = 0
+  readonly missed = 0
   readonly #data: ReadonlyMap<string, string>
   readonly #sortedKeys: readonly string[]
 

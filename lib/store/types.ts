@@ -110,6 +110,8 @@ export interface Generational {
   answersHoldUntil(): number
   /** How many values and listings it answered, for the request's log (`cache.hits` of a kept plan). */
   readonly answered: number
+  /** How many of those it had to read from the store below, no cache holding them (a RENDER_TIMEOUT says so). */
+  readonly missed: number
 }
 
 export function isGenerational(store: Store): store is Store & Generational {

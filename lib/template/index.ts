@@ -20,7 +20,7 @@ import { ExecError, LimitError, Order, firstFailure } from './exec/errors'
 import { State } from './exec/exec'
 import { Output } from './exec/output'
 import { Run, STEPS_PER_CLOCK } from './exec/run'
-import type { MissingKey, TemplateFunction } from './exec/run'
+import type { MissingKey, NoValueSite, TemplateFunction } from './exec/run'
 import { isPromise } from './exec/maybe'
 import type { Maybe } from './exec/maybe'
 import { DOLLAR } from './parse/nodes'
@@ -32,7 +32,8 @@ import { Variables } from './exec/variables'
 
 export { ExecError, LimitError } from './exec/errors'
 export type { Limit } from './errors'
-export type { Meter, MissingKey, TemplateFunction } from './exec/run'
+export type { Meter, MissingKey, NoValueSite, TemplateFunction } from './exec/run'
+export { isStepBudget } from './exec/run'
 export { ParseError } from './parse/parser'
 export { MAX_NESTING } from './parse/expressions'
 export type { Tree } from './parse/parser'
@@ -102,6 +103,13 @@ export interface ExecuteOptions {
    * Default: never (an execution with no pending call stays synchronous).
    */
   turnSteps?: number
+  /**
+   * Called when an action prints Go's `<no value>` (a missing key under
+   * missingkey=default or an `index` of one, a null value), once an action
+   * an execution, with where it is; the output is Go's all the same. Return
+   * false to hear no more of this execution's.
+   */
+  onNoValue?: (site: NoValueSite) => boolean | void
 }
 
 const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
@@ -190,6 +198,7 @@ export class Template {
       deadline: options.deadline,
       maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
       turnSteps: options.turnSteps,
+      onNoValue: options.onNoValue,
     })
     // Go's reflect.ValueOf(nil) is the invalid value.
     const root = (data ?? undefined) as Value

@@ -70,7 +70,7 @@ export type ToolWarning =
  */
 export class ToolSession {
   /** Time during which at least one call was in flight, for Server-Timing's `tools`. */
-  busyMs = 0
+  #busyMs = 0
   /** The distinct calls made, at most maxCalls, in the order they ended (a repeated call is the first one). */
   readonly calls: ToolCall[] = []
 
@@ -276,7 +276,12 @@ export class ToolSession {
 
   #busy(delta: 1 | -1): void {
     if (delta === 1 && this.#inFlight++ === 0) this.#busySince = Date.now()
-    if (delta === -1 && --this.#inFlight === 0) this.busyMs += Date.now() - this.#busySince
+    if (delta === -1 && --this.#inFlight === 0) this.#busyMs += Date.now() - this.#busySince
+  }
+
+  /** Milliseconds during which a call was in flight, the calls still in flight counted to now (a render stopped at its deadline). */
+  get busyMs(): number {
+    return this.#busyMs + (this.#inFlight > 0 ? Date.now() - this.#busySince : 0)
   }
 }
 

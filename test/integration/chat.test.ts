@@ -138,6 +138,21 @@ describe('chat', () => {
     expect((await chat('team.summary', { args: { topic: 'x' } }, { LLM_DEFAULT_MODEL: 'ok' })).status).toBe(200)
     const none = await chat('team.summary', { args: { topic: 'x' } })
     expect({ status: none.status, code: none.body.code }).toEqual({ status: 400, code: 'BAD_REQUEST' })
+    expect(none.body.message).toBe('the body names no model, and LLM_DEFAULT_MODEL is not set')
+  })
+
+  it('says no LLM is configured, naming the settings, when there is neither an LLM nor a model', async () => {
+    const { status, body } = await chat('team.summary', { args: { topic: 'x' } }, { LLM_BASE_URL: undefined } as Env)
+    expect({ status, code: body.code, setting: body.setting }).toEqual({
+      status: 503,
+      code: 'MISCONFIGURED',
+      setting: 'LLM_BASE_URL',
+    })
+    expect(body.message).toMatch(/no LLM is configured/)
+    for (const setting of ['LLM_BASE_URL', 'LLM_ROUTES', 'LLM_DEFAULT_MODEL']) expect(body.message).toContain(setting)
+    // Naming a model changes nothing: there is still nowhere to send it.
+    const named = await chat('team.summary', { model: 'ok', args: { topic: 'x' } }, { LLM_BASE_URL: undefined } as Env)
+    expect({ status: named.status, message: named.body.message }).toEqual({ status: 503, message: body.message })
   })
 })
 

@@ -45,6 +45,26 @@ describe('the embedded store', () => {
     })
   })
 
+  it('answers a write 403 WRITES_DISABLED saying writes need Redis, with or without ADMIN_TOKEN, and writes nothing', async () => {
+    const put = (env: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetchWorker(env, '/api/prompts/tour.hello', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ prompt: 'Hello' }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }))
+    const answers = [
+      await put({}),
+      await put({ ADMIN_TOKEN: 'dev-admin' }),
+      await put({ ADMIN_TOKEN: 'dev-admin' }, { authorization: 'Bearer dev-admin' }),
+    ]
+    for (const { status, body } of answers) {
+      expect({ status, code: body.code }).toEqual({ status: 403, code: 'WRITES_DISABLED' })
+      expect(body.message).toMatch(/^the embedded store is read-only: writes need Redis\. Locally, `npm run dev:redis`/)
+      expect(body.message).toContain('UPSTASH_REDIS_REST_URL')
+    }
+    expect((await get({}, '/api/prompts/tour.hello')).status).toBe(404)
+  })
+
   it('sends GET / to the /docs page', async () => {
     const res = await fetchWorker({}, '/')
     expect(res.status).toBe(302)

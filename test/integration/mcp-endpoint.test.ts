@@ -460,8 +460,10 @@ describe('prompts', () => {
       const client = await connect({ RENDER_TIMEOUT_MS: '200', TOOL_TIMEOUT_MS: '60000' })
       const error = await rpcError(client.getPrompt({ name: 'tooly.forever' }))
       expect(error.code).toBe(-32603)
-      expect(error.message).toBe('MCP error -32603: rendering did not finish within 200 ms')
-      expect(error.data).toEqual({ code: 'RENDER_TIMEOUT' })
+      expect(error.message).toMatch(
+        /^MCP error -32603: rendering did not finish within 200 ms: \d+ ms waiting for tools/,
+      )
+      expect(error.data).toEqual({ code: 'RENDER_TIMEOUT', phase: 'tools' })
       const stats = await tools.idle('mcp-forever')
       expect(stats.calls).toBe(1)
       expect(stats.cutShort).toBe(1)

@@ -79,16 +79,92 @@ describe('rendering', () => {
     expect(body.rendered_prompt).toBe('Summarise {{.vscode.rules}} in go.')
   })
 
-  it('applies defaults and gives omitted optional parameters null', async () => {
+  it("applies defaults and gives omitted optional parameters their type's empty value", async () => {
     const { body } = await renderDirect('defaults', {
-      prompt: '{{.args.lang}} {{if .args.extra}}extra{{else}}none{{end}} {{.args.n}}',
+      prompt: '{{.args.lang}} {{if .args.extra}}extra{{else}}none{{end}} {{.args.n}} [{{.args.extra}}]',
       parameters: {
         lang: { type: 'string', default: 'go' },
         extra: { type: 'string' },
         n: { type: 'integer', default: 3 },
       },
     })
-    expect(body.rendered_prompt).toBe('go none 3')
+    expect(body.rendered_prompt).toBe('go none 3 []')
+    expect(body.warnings).toBeUndefined()
+  })
+
+  const EVERY_TYPE =
+    '{{.args.s}}|{{.args.i}}|{{.args.f}}|{{.args.b}}|{{.args.a}}|{{.args.o}}|{{.args.u}}|{{.args.any}}|' +
+    '{{len .args.a}}{{len .args.o}}|{{toJson .args.a}}{{toJson .args.o}}|{{.args.s | default "d"}}'
+  const EVERY_EMPTY = '|0|0|false|[]|map[]|0||00|[]{}|d'
+
+  it('gives every type its empty value in a JSON Schema object of parameters, not <no value>', async () => {
+    const { body } = await renderDirect('empty_schema', {
+      prompt: EVERY_TYPE,
+      parameters: {
+        type: 'object',
+        properties: {
+          s: { type: 'string' },
+          i: { type: 'integer' },
+          f: { type: 'number' },
+          b: { type: 'boolean' },
+          a: { type: 'array', items: { type: 'string' } },
+          o: { type: 'object' },
+          u: { type: ['integer', 'null'] },
+          any: { description: 'no type' },
+        },
+      },
+    })
+    expect(body.rendered_prompt, JSON.stringify(body)).toBe(EVERY_EMPTY)
+    expect(body.warnings).toBeUndefined()
+  })
+
+  it('gives every type its empty value in the list form of parameters, its type names included', async () => {
+    const { body } = await renderDirect('empty_list', {
+      prompt: EVERY_TYPE,
+      parameters: [
+        { name: 's', type: 'str', required: false },
+        { name: 'i', type: 'int' },
+        { name: 'f', type: 'float' },
+        { name: 'b', type: 'bool' },
+        { name: 'a', type: 'list' },
+        { name: 'o', type: 'dict' },
+        { name: 'u', type: 'integer' },
+        { name: 'any', type: 'whatever' },
+      ],
+    })
+    expect(body.rendered_prompt, JSON.stringify(body)).toBe(EVERY_EMPTY)
+  })
+
+  it('warns of each action that prints <no value>, naming it and its line:col, and prints what Go prints', async () => {
+    const { body } = await renderDirect(
+      'no_value',
+      {
+        prompt: 'a {{.args.gone}}\n{{range 1000}}{{index $.vscode "nope"}}{{end}}',
+        parameters: { gone: { type: 'null' } },
+      },
+      { args: {} },
+    )
+    expect(body.rendered_prompt).toBe(`a <no value>\n${'<no value>'.repeat(1000)}`)
+    // One warning an action, however often it printed.
+    expect(body.warnings).toEqual([
+      {
+        code: 'NO_VALUE',
+        template: 'team.no_value',
+        line: 1,
+        column: 4,
+        expression: '{{.args.gone}}',
+        message: expect.stringMatching(/^team\.no_value:1:4: \{\{\.args\.gone\}\} printed "<no value>"/),
+      },
+      expect.objectContaining({ code: 'NO_VALUE', line: 2, column: 16, expression: '{{index $.vscode "nope"}}' }),
+    ])
+  })
+
+  it('warns of ten <no value> actions at most', async () => {
+    const { body } = await renderDirect('no_values', { prompt: '{{.args.x}}'.repeat(30) }, { args: { x: null } })
+    expect(body.rendered_prompt).toBe('<no value>'.repeat(30))
+    expect((body.warnings as { column: number }[]).map((w) => w.column)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 2 + 11 * i),
+    )
   })
 
   it('shares one template namespace between the messages of a prompt', async () => {
@@ -373,7 +449,10 @@ describe('errors', () => {
     await db.redis.set('shenma:templates:team:forever', record)
     const { status, body } = await render('team.forever', {}, { ...db.env, RENDER_TIMEOUT_MS: '100' })
     expect({ status, code: body.code }).toEqual({ status: 503, code: 'RENDER_TIMEOUT' })
-    expect(body.message).toBe('rendering did not finish within 100 ms')
+    // Where the time went: the reads of the store, then rendering, whichever took longer first.
+    expect(body.message).toMatch(/^rendering did not finish within 100 ms: (.+, )?\d+ ms rendering(, .+)?$/)
+    expect(body.phase).toMatch(/^(store|render)$/)
+    expect(body).not.toHaveProperty('budget')
   })
 
   it('a loop with no end in sight: 503 RENDER_TIMEOUT by its step budget, not the clock', async () => {

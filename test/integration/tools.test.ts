@@ -205,7 +205,10 @@ describe('REST calling convention', () => {
         '{{$p := put_item "x1" .lists.tags}}{{$p.method}} {{$p.path}} {{printf "%v" $p.body}}',
     )
     expect(body, JSON.stringify(body)).toMatchObject({ status: 'success' })
-    expect(body.warnings).toBeUndefined()
+    // The query has no id: Go prints <no value>, and the answer says where.
+    expect(body.warnings).toEqual([
+      expect.objectContaining({ code: 'NO_VALUE', line: 1, column: 61, expression: '{{index $g.query "id"}}' }),
+    ])
     expect(body.rendered_prompt).toBe('/tools/items/a%20b%2Fc 5 <no value>|PUT /tools/items/x1 map[tags:[a b]]')
   })
 

@@ -91,7 +91,10 @@ export class State extends Evaluator {
   }
 
   private format(v: Value, node: Node, seq?: number): string {
-    if (v === undefined) return '<no value>'
+    if (v === undefined) {
+      this.noValue(node)
+      return '<no value>'
+    }
     if (v === EMPTY) return ''
     // Only slices and maps are printed piece by piece, within the limits.
     if (typeof v !== 'object' || v === null) return formatValue(v)
@@ -100,6 +103,12 @@ export class State extends Evaluator {
     } catch (e) {
       throw this.limitReached(e, node, '', seq) ?? e
     }
+  }
+
+  /** Tells the caller, once an action, that it printed `<no value>`; the output stays Go's. */
+  private noValue(node: Node): void {
+    if (!this.run.reportsNoValue(node)) return
+    if (this.run.options.onNoValue?.(this.site(node)) === false) this.run.noValueHeard()
   }
 
   // Walking.

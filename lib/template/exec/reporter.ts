@@ -9,6 +9,7 @@ import type { Limit } from '../errors'
 import { location } from '../parse/locator'
 import { ExecError, LimitError } from './errors'
 import type { Order } from './errors'
+import type { NoValueSite } from './run'
 import { sprintf } from '../fmt'
 import type { Node } from '../parse/nodes'
 import { quotedNode } from '../parse/nodes'
@@ -42,6 +43,12 @@ export class Reporter {
     if (e instanceof LimitReached) return this.limitError(node, e.limit, context + e.message, seq)
     if (isTooLarge(e)) return this.limitError(node, 'maxOutput', `${context}a value grew too large (${e.message})`, seq)
     return undefined
+  }
+
+  /** Where `node` is, as a NoValueSite: Go's place of it, and the node as Go prints it. */
+  site(node: Node): NoValueSite {
+    const { line, column } = location(this.tree.text, node.pos)
+    return { template: this.tree.parseName, line, column, expression: quotedNode(node) }
   }
 
   /** Go's wording of an execution error at `node`: its place, and the node itself. */

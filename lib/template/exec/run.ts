@@ -75,6 +75,17 @@ export interface ExecOptions {
   maxSteps: number
   /** Steps between two turns given to the isolate's other work (ExecuteOptions.turnSteps); undefined: none. */
   turnSteps: number | undefined
+  /** Told where an action printed `<no value>` (ExecuteOptions.onNoValue). */
+  onNoValue: ((site: NoValueSite) => boolean | void) | undefined
+}
+
+/** Where an action printed Go's `<no value>`: the template it was parsed in, Go's line and column, the action. */
+export type NoValueSite = {
+  template: string
+  line: number
+  column: number
+  /** The action as Go prints a node (`{{.args.x}}`), cut as execution errors cut it. */
+  expression: string
 }
 
 /**
@@ -92,8 +103,18 @@ const REMEMBERED_LENGTH = 256
 /** How many long strings' bytes one execution remembers, at most one of each length. */
 const REMEMBERED_STRINGS = 4
 
+/** The step budget's TimeoutErrors, told apart from the deadline's by isStepBudget. */
+const budgetErrors = new WeakSet<object>()
+
 function overBudget(maxSteps: number): DOMException {
-  return new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
+  const e = new DOMException(`the execution took more than ${maxSteps} steps`, 'TimeoutError')
+  budgetErrors.add(e)
+  return e
+}
+
+/** Whether `e` is an execution's step budget running out (a TimeoutError, as past the deadline). */
+export function isStepBudget(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && budgetErrors.has(e)
 }
 
 function overdue(): DOMException {
@@ -151,6 +172,8 @@ export class Run implements Work {
   #sortedKeys: WeakMap<ValueMap, string[]> | undefined
   /** The step count at which the next turn is given (turnSteps). */
   #nextTurn: number
+  /** The actions that printed `<no value>` and were reported; null once the caller heard enough. */
+  #noValueAt: Set<object> | null | undefined
 
   constructor(
     readonly templates: ReadonlyMap<string, Tree>,
@@ -261,6 +284,24 @@ export class Run implements Work {
     inflight.add(value)
     calls.set(thenable, { order, value })
     return value
+  }
+
+  /**
+   * Whether the action `node`'s `<no value>` is to be reported: the first
+   * time it prints one, while the caller wants to hear (onNoValue answered
+   * false to none). A loop printing one a million times is one report.
+   */
+  reportsNoValue(node: object): boolean {
+    if (!this.options.onNoValue || this.#noValueAt === null) return false
+    const seen = (this.#noValueAt ??= new Set())
+    if (seen.has(node)) return false
+    seen.add(node)
+    return true
+  }
+
+  /** The caller heard enough `<no value>`s: none is reported again. */
+  noValueHeard(): void {
+    this.#noValueAt = null
   }
 
   /** The failure of a call met first in execution order, if any failed. */
