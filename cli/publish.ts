@@ -3,7 +3,7 @@ import { PartlyPublished } from './backend'
 import type { Published } from './backend'
 import { connect } from './connect'
 import type { RecordFile } from './files'
-import { DONE, FAILED, MISUSED, describeFailure } from './io'
+import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
 import { plural, validated } from './validate'
@@ -25,8 +25,7 @@ export async function publishCommand(operands: readonly string[], values: Option
   }
   const backend = connect(values, io)
   if ('misuse' in backend) {
-    io.err(`publish: ${backend.misuse}`)
-    return MISUSED
+    return misused(io, 'publish', `publish: ${backend.misuse}`)
   }
   let written: Published[]
   try {

@@ -1,5 +1,5 @@
 import type { Message } from '../lib/catalog'
-import { DONE, FAILED, MISUSED } from './io'
+import { DONE, FAILED, misused } from './io'
 import type { Io, Options } from './io'
 import { describeError } from '../lib/log'
 
@@ -7,15 +7,17 @@ import { describeError } from '../lib/log'
 export async function renderCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
   const [id, ...extra] = operands
   if (id === undefined || extra.length > 0) {
-    io.err('render: name one prompt id, e.g. render evaluator.quick_review --args \'{"code": "..."}\'')
-    return MISUSED
+    return misused(
+      io,
+      'render',
+      'render: name one prompt id, e.g. render evaluator.quick_review --args \'{"code": "..."}\'',
+    )
   }
   let args: unknown = {}
   try {
     if (values.args !== undefined) args = JSON.parse(values.args)
   } catch (e) {
-    io.err(`render: --args is not valid JSON: ${describeError(e)}`)
-    return MISUSED
+    return misused(io, 'render', `render: --args is not valid JSON: ${describeError(e)}`)
   }
   const base = values.url ?? io.env.AI_PROMPT_SHELL_URL ?? 'http://127.0.0.1:8787'
   try {

@@ -4,7 +4,7 @@ import { checkRecords } from '../lib/catalog'
 import type { Findings } from '../lib/catalog'
 import { isRecordFile, readRecordFiles } from './files'
 import type { Problem, RecordFile } from './files'
-import { DONE, FAILED, MISUSED, describeFailure } from './io'
+import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
 import { catalogueReader, strictCheck } from './strict'
@@ -30,8 +30,7 @@ export async function validateCommand(operands: readonly string[], values: Optio
     if (misuse !== undefined) return misuse
     const found = catalogueReader(values, io)
     if ('misuse' in found) {
-      io.err(`validate --strict: ${found.misuse}`)
-      return MISUSED
+      return misused(io, 'validate', `validate --strict: ${found.misuse}`)
     }
     reader = found
   }
