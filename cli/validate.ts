@@ -68,6 +68,18 @@ async function checked(
   return found.errors.length > 0 ? undefined : found.records
 }
 
+/**
+ * The records of the files (folders: every record file under them), checked
+ * as validate checks them, for a command that reads them without
+ * publishing (render --file): their errors printed, and undefined, when any
+ * has one; warnings, which concern publishing, left out.
+ */
+export async function checkedRecords(operands: readonly string[], io: Io): Promise<RecordFile[] | undefined> {
+  const { records, errors } = await checkFiles(operands)
+  for (const problem of errors) io.err(`error: ${format(problem)}`)
+  return errors.length > 0 ? undefined : records
+}
+
 /** What checking the files found: the files, their records, and every problem. */
 interface Checked extends Findings {
   files: string[]
