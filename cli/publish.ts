@@ -35,9 +35,10 @@ export async function publishCommand(operands: readonly string[], values: Option
   } catch (e) {
     if (e instanceof PartlyPublished) {
       for (const line of describeWritten(e.written)) io.out(line)
+      const wrote = e.written.filter((w) => !w.unchanged).length
       io.err(
         `publish failed at ${e.failedAt}: ${describeFailure(e.cause)}\n` +
-          `${plural(e.written.length, 'record')} before it ${e.written.length === 1 ? 'was' : 'were'} written ` +
+          `${plural(wrote, 'record')} before it ${wrote === 1 ? 'was' : 'were'} written ` +
           `(through the API each record is its own write, not one transaction)`,
       )
       return FAILED
