@@ -3,11 +3,15 @@ import type { Promotion } from '../lib/publish'
 import type { VersionEntry } from '../lib/store'
 import type { RecordFile } from './files'
 
-/** One record a publish wrote: the key (the label's own under a label) and its new version. */
+/**
+ * One record a publish wrote: the key (the label's own under a label) and
+ * its new version; or, `unchanged`, the version that stores its text already.
+ */
 export interface Published {
   file: string
   key: string
   version: number
+  unchanged: boolean
 }
 
 /** A record's versions, newest first, and the label whose own record has them (none: the base's). */
@@ -39,6 +43,7 @@ export interface Backend {
   readonly where: string
   /** Whether a publish is one transaction (directly) or one request per record (the API). */
   readonly transactional: boolean
+  /** Writes each record with a new version, but those whose key stores the same text as its newest version already. */
   publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]>
   versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions>
   version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion>

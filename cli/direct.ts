@@ -19,7 +19,8 @@ export function upstashStore(url: string, token: string): UpstashStore {
 
 /**
  * Upstash directly, through lib/'s own store and write code: what the
- * service does on a write, done from here. A publish is one MULTI/EXEC.
+ * service does on a write, done from here. A publish is one Lua script
+ * (lib/store/commit-script.ts), its records found unchanged decided in it.
  */
 export class RedisBackend implements Backend {
   readonly transactional = true
@@ -36,8 +37,9 @@ export class RedisBackend implements Backend {
 
   async publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]> {
     const texts = records.map(({ key, value }) => ({ key, text: JSON.stringify(value) }))
-    const written = await putTexts(this.#store, texts, { ...to, historyLimit: this.#historyLimit })
-    return written.map(({ key, version }, i) => ({ file: (records[i] as RecordFile).file, key, version }))
+    const options = { ...to, historyLimit: this.#historyLimit, skipUnchanged: true }
+    const written = await putTexts(this.#store, texts, options)
+    return written.map((put, i) => ({ file: (records[i] as RecordFile).file, ...put }))
   }
 
   async versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions> {

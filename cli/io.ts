@@ -1,3 +1,6 @@
+import { hint } from './usage'
+import type { Command } from './usage'
+
 /** Where a command writes, and the environment it reads its defaults from. */
 export interface Io {
   out: (line: string) => void
@@ -19,6 +22,9 @@ export interface Options {
   'admin-token'?: string | undefined
   args?: string | undefined
   label?: string | undefined
+  version?: string | undefined
+  file?: string[] | undefined
+  explain?: boolean | undefined
   message?: string | undefined
   from?: string | undefined
   to?: string | undefined
@@ -30,6 +36,12 @@ export interface Options {
 export const DONE = 0
 export const FAILED = 1
 export const MISUSED = 2
+
+/** Says a misuse on one line, `said` and where the rest is said (`command --help`); answers MISUSED. */
+export function misused(io: Io, command: Command | undefined, said: string): number {
+  io.err(`${said} (${hint(command)})`)
+  return MISUSED
+}
 
 /** A failure as one line: `CODE: message` for the service's errors (local or remote), else the message. */
 export function describeFailure(e: unknown): string {

@@ -2,7 +2,7 @@ import type { Promotion } from '../lib/publish'
 import { TOMBSTONE } from '../lib/store'
 import { connect } from './connect'
 import { lineDiff, withContext } from './diff'
-import { DONE, FAILED, MISUSED, describeFailure } from './io'
+import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
 import { plural } from './validate'
@@ -15,23 +15,19 @@ import { plural } from './validate'
  */
 export async function promoteCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
   if (operands.length > 0) {
-    io.err(`promote: takes no operands ('${operands[0]}'): promote --from NAME [--to NAME]`)
-    return MISUSED
+    return misused(io, 'promote', `promote: takes no operands ('${operands[0]}'): promote --from NAME [--to NAME]`)
   }
   if (values.from === undefined) {
-    io.err('promote: give --from NAME, the label to promote')
-    return MISUSED
+    return misused(io, 'promote', 'promote: give --from NAME, the label to promote')
   }
   const misuse = checkLabels('promote', { from: values.from, to: values.to }, io)
   if (misuse !== undefined) return misuse
   if (values.to === values.from) {
-    io.err(`promote: the label ${values.from} cannot be promoted onto itself`)
-    return MISUSED
+    return misused(io, 'promote', `promote: the label ${values.from} cannot be promoted onto itself`)
   }
   const backend = connect(values, io)
   if ('misuse' in backend) {
-    io.err(`promote: ${backend.misuse}`)
-    return MISUSED
+    return misused(io, 'promote', `promote: ${backend.misuse}`)
   }
   const dryRun = values['dry-run'] === true
   let promotions: Promotion[]

@@ -106,15 +106,19 @@ export class ApiBackend implements Backend {
     this.where = `${this.#api.origin} (write API)`
   }
 
-  /** One PUT per record, in order; a failure stops there, and what was written before stays. */
+  /**
+   * One PUT per record, in order, each with `?skip_unchanged=true` (the
+   * service leaves a record stored as it is unchanged); a failure stops
+   * there, and what was written before stays.
+   */
   async publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]> {
     const written: Published[] = []
     for (const { file, kind, key, value } of records) {
       const apiKind = RECORD_KIND[kind]
       const id = keyToId(kind, key)
       try {
-        const answer = await this.put(apiKind, id, value, to)
-        written.push({ file, key: answer.key, version: answer.version })
+        const answer = await this.#put(apiKind, id, value, to, true)
+        written.push({ file, key: answer.key, version: answer.version, unchanged: answer.unchanged === true })
       } catch (e) {
         throw new PartlyPublished(written, key, e)
       }
@@ -139,9 +143,14 @@ export class ApiBackend implements Backend {
     return { entry, value }
   }
 
-  async put(kind: RecordKind, id: string, value: unknown, to: WriteTo) {
-    const query = { label: to.label ?? '', message: to.message }
-    const { data } = await this.#api.call<{ key: string; version: number }>('PUT', recordPath(kind, id), query, value)
+  put(kind: RecordKind, id: string, value: unknown, to: WriteTo) {
+    return this.#put(kind, id, value, to, false)
+  }
+
+  async #put(kind: RecordKind, id: string, value: unknown, to: WriteTo, skipUnchanged: boolean) {
+    const query = { label: to.label ?? '', message: to.message, skip_unchanged: skipUnchanged ? 'true' : undefined }
+    const path = recordPath(kind, id)
+    const { data } = await this.#api.call<{ key: string; version: number; unchanged?: true }>('PUT', path, query, value)
     return data
   }
 

@@ -4,7 +4,7 @@ import { checkRecords } from '../lib/catalog'
 import type { Findings } from '../lib/catalog'
 import { isRecordFile, readRecordFiles } from './files'
 import type { Problem, RecordFile } from './files'
-import { DONE, FAILED, MISUSED, describeFailure } from './io'
+import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
 import { catalogueReader, strictCheck } from './strict'
@@ -30,8 +30,7 @@ export async function validateCommand(operands: readonly string[], values: Optio
     if (misuse !== undefined) return misuse
     const found = catalogueReader(values, io)
     if ('misuse' in found) {
-      io.err(`validate --strict: ${found.misuse}`)
-      return MISUSED
+      return misused(io, 'validate', `validate --strict: ${found.misuse}`)
     }
     reader = found
   }
@@ -67,6 +66,18 @@ async function checked(
   }
   report(found, io)
   return found.errors.length > 0 ? undefined : found.records
+}
+
+/**
+ * The records of the files (folders: every record file under them), checked
+ * as validate checks them, for a command that reads them without
+ * publishing (render --file): their errors printed, and undefined, when any
+ * has one; warnings, which concern publishing, left out.
+ */
+export async function checkedRecords(operands: readonly string[], io: Io): Promise<RecordFile[] | undefined> {
+  const { records, errors } = await checkFiles(operands)
+  for (const problem of errors) io.err(`error: ${format(problem)}`)
+  return errors.length > 0 ? undefined : records
 }
 
 /** What checking the files found: the files, their records, and every problem. */

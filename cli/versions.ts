@@ -5,7 +5,7 @@ import { keyToPath, kindPrefix } from '../lib/store'
 import type { VersionEntry } from '../lib/store'
 import type { Backend } from './backend'
 import { connect } from './connect'
-import { DONE, FAILED, MISUSED, describeFailure } from './io'
+import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
 
@@ -41,8 +41,11 @@ export async function rollbackCommand(operands: readonly string[], values: Optio
   const named = recordNamed('rollback', operands, io)
   if (typeof named === 'number') return named
   if (values.to === undefined || !/^[1-9][0-9]{0,8}$/.test(values.to)) {
-    io.err(`rollback: give --to N, the version to write again (a number, 1 or more; see 'versions')`)
-    return MISUSED
+    return misused(
+      io,
+      'rollback',
+      `rollback: give --to N, the version to write again (a number, 1 or more; see 'versions')`,
+    )
   }
   const backend = connected('rollback', values, io)
   if (typeof backend === 'number') return backend
@@ -94,27 +97,28 @@ function isExtension(value: unknown, baseKey: string | undefined): boolean {
 }
 
 /** `<kind> <id>` of the operands, or the status of a misuse (said on stderr). */
-function recordNamed(command: string, operands: readonly string[], io: Io): [RecordKind, string] | number {
+function recordNamed(
+  command: 'versions' | 'rollback',
+  operands: readonly string[],
+  io: Io,
+): [RecordKind, string] | number {
   const [kind, id, ...extra] = operands
   if (kind === undefined || id === undefined || extra.length > 0) {
-    io.err(`${command}: name one record: ${command} <${RECORD_KINDS.join('|')}> <id>`)
-    return MISUSED
+    return misused(io, command, `${command}: name one record: ${command} <${RECORD_KINDS.join('|')}> <id>`)
   }
   if (!(RECORD_KINDS as readonly string[]).includes(kind)) {
-    io.err(`${command}: '${kind}' is not a kind of record: one of ${RECORD_KINDS.join(', ')}`)
-    return MISUSED
+    return misused(io, command, `${command}: '${kind}' is not a kind of record: one of ${RECORD_KINDS.join(', ')}`)
   }
   return [kind as RecordKind, id]
 }
 
 /** The backend a command goes to, after its label is checked; else the status of the misuse. */
-function connected(command: string, values: Options, io: Io): Backend | number {
+function connected(command: 'versions' | 'rollback', values: Options, io: Io): Backend | number {
   const misuse = checkLabels(command, { label: values.label }, io)
   if (misuse !== undefined) return misuse
   const backend = connect(values, io)
   if ('misuse' in backend) {
-    io.err(`${command}: ${backend.misuse}`)
-    return MISUSED
+    return misused(io, command, `${command}: ${backend.misuse}`)
   }
   return backend
 }

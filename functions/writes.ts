@@ -114,6 +114,16 @@ const WriteQuery = once(() =>
   }),
 )
 
+/** A PUT's query: a write's, and whether to leave a record stored as it is unchanged. */
+const PutQuery = once(() =>
+  z.extend(WriteQuery(), {
+    skip_unchanged: described(z.optional(z.enum(['true', 'false'])), {
+      description:
+        'With `true`, a body whose text the record already stores as its newest version writes nothing: the answer is that version, with `unchanged: true`.',
+    }),
+  }),
+)
+
 const Written = once(() =>
   described(
     z.object({
@@ -124,6 +134,9 @@ const Written = once(() =>
       }),
       version: described(z.int(), { example: 3 }),
       label: z.nullable(z.string()),
+      unchanged: described(z.optional(z.literal(true)), {
+        description: 'Present when `?skip_unchanged=true` found the text stored already: nothing was written.',
+      }),
     }),
     { id: 'Written' },
   ),
@@ -144,7 +157,7 @@ function putDeclaration(kind: RecordKind) {
     middleware: [adminAuth, ...recordBody],
     request: {
       params: paramsOf(kind),
-      query: WriteQuery(),
+      query: PutQuery(),
       body: {
         content: { 'application/json': { schema: KIND_ROUTES[kind].schema(), example: WRITE_EXAMPLES[kind].body } },
         required: true,
@@ -189,7 +202,8 @@ function optionsOf(c: Context<AppEnv>) {
 function put(kind: RecordKind): Handler<AppEnv> {
   return async (c) => {
     const id = c.req.param(KIND_ROUTES[kind].param) as string
-    const written = await putRecord(writerOf(c), kind, id, await c.req.json(), optionsOf(c))
+    const skipUnchanged = c.req.query('skip_unchanged') === 'true'
+    const written = await putRecord(writerOf(c), kind, id, await c.req.json(), { ...optionsOf(c), skipUnchanged })
     requestLog()?.set('written', { key: written.key, version: written.version })
     return success(c, written)
   }

@@ -5,6 +5,6 @@
  * The API's write routes and the CLI share this code.
  */
 export { checkedRecord, deleteRecord, putRecord, putTexts, writable } from './write'
-export type { WriteOptions, Written } from './write'
+export type { PutText, WriteOptions, Written } from './write'
 export { promote } from './promote'
 export type { PromoteOptions, Promotion } from './promote'

@@ -4,14 +4,17 @@ import { ServiceError, writesNeedRedis } from '../errors'
 import { isObject } from '../json'
 import {
   LabeledStore,
+  Observed,
   TOMBSTONE,
   commandsOf,
-  commit,
+  commitIf,
+  historyKeys,
   keyToFunc,
   kindPrefix,
   noteWrite,
   overlayKey,
   pathToKey,
+  versionFrom,
 } from '../store'
 import type { CommandStore, Store } from '../store'
 
@@ -22,6 +25,8 @@ export interface Written {
   key: string
   version: number
   label: string | null
+  /** Present when the text was already stored as its newest version (WriteOptions.skipUnchanged): nothing written. */
+  unchanged?: true
 }
 
 export interface WriteOptions {
@@ -30,7 +35,23 @@ export interface WriteOptions {
   /** Kept with the version. */
   message?: string | undefined
   historyLimit: number
+  /**
+   * Write no version of a record whose key holds this very text as its
+   * newest version already: answer that version, `unchanged`. A publish of
+   * what is published leaves the history as it was.
+   */
+  skipUnchanged?: boolean | undefined
 }
+
+/** One record putTexts handled: the key written (or left as it was) and its version. */
+export interface PutText {
+  key: string
+  version: number
+  unchanged: boolean
+}
+
+/** Reads and writes of a publish skipping unchanged records, before it gives up on records others keep writing. */
+const ATTEMPTS = 5
 
 /**
  * The key and text of a record about to be put, after checking it exactly
@@ -86,19 +107,64 @@ export async function deleteRecord(store: Store, kind: RecordKind, id: string, o
 /**
  * Writes records already checked (the CLI's `publish` checks its files
  * first; null deletes), each with its version, in one transaction: under a
- * label, to the label's own keys. Answers each record's key written and new version.
+ * label, to the label's own keys. Answers each record's key written and new
+ * version. With skipUnchanged, a record whose key already holds its text as
+ * its newest version is left as it is; that decision and the writes are one
+ * step (commitIf guards every key read), read again when another write
+ * lands in between, ATTEMPTS times at most (409 CONFLICT after).
  */
 export async function putTexts(
   store: Store,
   records: readonly { key: string; text: string | null }[],
   options: WriteOptions,
-): Promise<{ key: string; version: number }[]> {
+): Promise<PutText[]> {
   const commands = writable(store)
   const keys = records.map(({ key }) => (options.label === undefined ? key : overlayKey(options.label, key)))
   const changes = records.map(({ text }, i) => ({ key: keys[i] as string, text, message: options.message }))
-  const versions = await commit(commands, changes, options)
-  await noteWrite(commands)
-  return keys.map((key, i) => ({ key, version: versions[i] as number }))
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const observed = new Observed(commands)
+    const stored = options.skipUnchanged ? await storedVersions(observed, changes) : []
+    const writes = changes.filter((_, i) => stored[i] === undefined)
+    // Nothing to write, nothing a guard must hold still for.
+    const versions = writes.length === 0 ? [] : await commitIf(commands, observed.guards(), writes, options)
+    if (versions === undefined) continue
+    if (writes.length > 0) await noteWrite(commands)
+    let written = 0
+    return keys.map((key, i) => {
+      const kept = stored[i]
+      return kept === undefined
+        ? { key, version: versions[written++] as number, unchanged: false }
+        : { key, version: kept, unchanged: true }
+    })
+  }
+  throw new ServiceError(
+    'CONFLICT',
+    `the records were written to while they were published, ${ATTEMPTS} times running: nothing was written; try again`,
+  )
+}
+
+/**
+ * Per change, the version its key already stores its text as, when that is
+ * the newest version (lib/store/history.ts versionFrom); else undefined: a
+ * text to write, or one written by other means since, which gets its version.
+ */
+async function storedVersions(
+  store: Store,
+  changes: readonly { key: string; text: string | null }[],
+): Promise<(number | undefined)[]> {
+  const values = await store.values(
+    changes.flatMap(({ key }) => {
+      const { seq, head } = historyKeys(key)
+      return [key, seq, head]
+    }),
+  )
+  return Promise.all(
+    changes.map(async ({ text }, i) => {
+      const [current = null, seq = null, head = null] = values.slice(3 * i, 3 * i + 3)
+      if (current !== text) return undefined
+      return (await versionFrom(text, seq, head)) ?? undefined
+    }),
+  )
 }
 
 /** One record's putTexts, answered as the write routes answer. */
@@ -109,12 +175,13 @@ async function write(
   text: string | null,
   options: WriteOptions,
 ): Promise<Written> {
-  const [written] = await putTexts(store, [{ key, text }], options)
+  const [written] = (await putTexts(store, [{ key, text }], options)) as [PutText]
   return {
     id,
-    key: (written as { key: string }).key,
-    version: (written as { version: number }).version,
+    key: written.key,
+    version: written.version,
     label: options.label ?? null,
+    ...(written.unchanged ? { unchanged: true as const } : {}),
   }
 }
 

@@ -21,6 +21,8 @@ import type { DevServer } from '../support/wrangler-dev'
 
 const run = promisify(execFile)
 const ADMIN_TOKEN = 'e2e-admin-token'
+/** The timeout of the tests running the CLI several times, each a process of its own (seconds apiece on a loaded machine). */
+const MANY_RUNS = 120_000
 
 let redis: RedisServer
 let bridge: Bridge
@@ -183,7 +185,7 @@ describe('npx ai-prompt-shell', () => {
   })
 })
 
-describe('versions, rollback and promote, directly against Upstash', () => {
+describe('versions, rollback and promote, directly against Upstash', { timeout: MANY_RUNS }, () => {
   const upstash = () => ['--url', bridge.url, '--token', directToken]
 
   it("publishes into a label: the label's own key, whose versions are listed under that label alone", async () => {
@@ -318,6 +320,31 @@ describe('versions, rollback and promote, directly against Upstash', () => {
     expect(under.stdout).toMatch(/\(the base\)/)
   })
 
+  it('publishes the same files twice as one version: the second run writes nothing and says so', async () => {
+    const dir = await promptFiles({ 'team.twice': 'same {{.args.x}}', 'team.other': 'other' })
+    const first = await cli(['publish', dir, ...upstash()])
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toMatch(/^published 2 records to /m)
+    const before = await snapshot(direct)
+
+    const second = await cli(['publish', dir, '--message', 'again', ...upstash()])
+    expect(second.stderr).toBe('')
+    expect(second.code).toBe(0)
+    expect(second.stdout).toMatch(/^unchanged shenma:templates:team:twice +version 1 +from /m)
+    expect(second.stdout).toMatch(/^unchanged shenma:templates:team:other +version 1 +from /m)
+    expect(second.stdout).toMatch(/^published 0 records to .*; 2 records unchanged$/m)
+    expect(await snapshot(direct)).toEqual(before)
+    expect(rows((await cli(['versions', 'prompts', 'team.twice', ...upstash()])).stdout)).toEqual([[1, '', 'no']])
+
+    // One file changed: that record alone gets a version.
+    await writeFile(join(dir, 'templates/team/other.json'), JSON.stringify({ name: 'team.other', prompt: 'changed' }))
+    const third = await cli(['publish', dir, ...upstash()])
+    expect(third.code, third.stderr).toBe(0)
+    expect(third.stdout).toMatch(/^SET +shenma:templates:team:other +version 2 +from /m)
+    expect(third.stdout).toMatch(/^unchanged shenma:templates:team:twice +version 1 /m)
+    expect(third.stdout).toMatch(/^published 1 record to .*; 1 record unchanged$/m)
+  })
+
   it('refuses a label that is not one, a kind that is not one, and a missing --to, before any request', async () => {
     const nowhere = ['--url', 'http://127.0.0.1:1', '--token', 'x']
     const cases: [string[], RegExp][] = [
@@ -341,7 +368,7 @@ describe('versions, rollback and promote, directly against Upstash', () => {
   })
 })
 
-describe("versions, rollback and promote through the Worker's write API", () => {
+describe("versions, rollback and promote through the Worker's write API", { timeout: MANY_RUNS }, () => {
   const api = () => ['--url', dev.url, '--admin-token', ADMIN_TOKEN]
 
   it("publishes into a label with one PUT per record, which the label's reads then serve", async () => {
@@ -411,6 +438,51 @@ describe("versions, rollback and promote through the Worker's write API", () => 
     expect(await served.scan('shenma:labels:feat-api:')).toEqual([])
     // The base now renders what the label rendered.
     expect(await renderOf('')).toEqual({ label: null, body: labelled.body })
+  })
+
+  it('publishes the same files twice as one version through the API: the service answers unchanged', async () => {
+    const dir = await promptFiles({ 'team.apitwice': 'api same' })
+    expect((await cli(['publish', dir, '--label', 'feat-twice', ...api()])).code).toBe(0)
+    const again = await cli(['publish', dir, '--label', 'feat-twice', ...api()])
+    expect(again.stderr).toBe('')
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^unchanged shenma:labels:feat-twice:templates:team:apitwice +version 1 +from /m)
+    expect(again.stdout).toMatch(/^published 0 records in label feat-twice to .*; 1 record unchanged$/m)
+    const listed = await cli(['versions', 'prompts', 'team.apitwice', '--label', 'feat-twice', ...api()])
+    expect(rows(listed.stdout)).toEqual([[1, '', 'no']])
+  })
+
+  it("renders a label's prompt with --label, a version with --version, and explains it with --explain", async () => {
+    for (const text of ['base one {{.args.code}}', 'base two {{.args.code}}']) {
+      expect((await cli(['publish', await promptFiles({ 'team.shown': text }), ...api()])).code).toBe(0)
+    }
+    const label = await promptFiles({ 'team.shown': 'label text {{.args.code}} {{.vscode.programming_language}}' })
+    expect((await cli(['publish', label, '--label', 'feat-shown', ...api()])).code).toBe(0)
+    const render = (...options: string[]) =>
+      cli(['render', 'team.shown', '--args', '{"code": "c"}', '--url', dev.url, ...options])
+
+    expect((await render()).stdout).toBe('base two c\n')
+    const labelled = await render('--label', 'feat-shown')
+    expect(labelled.stderr).toBe('')
+    expect(labelled.code).toBe(0)
+    expect(labelled.stdout).toBe('label text c go\n')
+    const first = await render('--version', '1')
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toBe('base one c\n')
+    const missing = await render('--version', '9')
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^VERSION_NOT_FOUND: /m)
+
+    const explained = await render('--label', 'feat-shown', '--explain')
+    expect(explained.code).toBe(0)
+    expect(explained.stdout).toBe('label text c go\n')
+    const lines = explained.stderr.split('\n')
+    expect(lines[0]).toBe(`explain: version 1 of label feat-shown, rendered by ${dev.url}`)
+    expect(lines).toContain('  reads: args.code, vscode.programming_language')
+    expect(lines).toContain('  tools: (none)')
+    expect(lines.some((line) => /^ {2}time: \d+ ms \(redis \d+ ms, tools \d+ ms, render \d+ ms\)$/.test(line))).toBe(
+      true,
+    )
   })
 
   it('fails with the API error, exit 1, on a wrong admin token, and says which records were written', async () => {

@@ -233,6 +233,31 @@ describe('the write API', () => {
     expect((await render('/api/prompts/direct.p/render')).headers.get('x-prompt-version')).toBe('3')
   })
 
+  it('writes nothing under ?skip_unchanged=true when the newest version stores the same text, and says unchanged', async () => {
+    const body = { prompt: 'same text' }
+    expect((await put('/api/prompts/skip.p', body)).body.data).toMatchObject({ version: 1 })
+    const again = await put('/api/prompts/skip.p?skip_unchanged=true&message=again', body)
+    expect(again.status).toBe(200)
+    expect(again.body.data).toEqual({
+      id: 'skip.p',
+      key: 'shenma:templates:skip:p',
+      version: 1,
+      label: null,
+      unchanged: true,
+    })
+    expect((await get(env, '/api/prompts/skip.p/versions')).body.data).toMatchObject([{ version: 1, message: null }])
+
+    // Another text is written; so is the same text once written by other means, which then gets its version first.
+    const changed = await put('/api/prompts/skip.p?skip_unchanged=true', { prompt: 'new text' })
+    expect(changed.body.data).toEqual({ id: 'skip.p', key: 'shenma:templates:skip:p', version: 2, label: null })
+    await db.redis.set('shenma:templates:skip:p', { prompt: 'direct' })
+    const direct = await put('/api/prompts/skip.p?skip_unchanged=true', { prompt: 'direct' })
+    expect(direct.body.data).toMatchObject({ version: 4 })
+    expect(direct.body.data).not.toHaveProperty('unchanged')
+    // Without the parameter, the same text is a new version, as it always was.
+    expect((await put('/api/prompts/skip.p', { prompt: 'direct' })).body.data).toMatchObject({ version: 5 })
+  })
+
   it('refreshes its own isolate at once: a render right after a write renders the new text', async () => {
     await put('/api/prompts/fresh.p', { prompt: 'before' })
     expect((await render('/api/prompts/fresh.p/render')).body.rendered_prompt).toBe('before')

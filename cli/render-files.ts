@@ -1,0 +1,92 @@
+import type { Args, Rendered } from '../lib/render'
+import { renderPrompt } from '../lib/render'
+import { settingsFrom } from '../lib/settings'
+import type { Env } from '../lib/env'
+import { EmbeddedStore } from '../lib/store'
+import type { Store, TreeRequest } from '../lib/store'
+import { describeFailure } from './io'
+import type { Io } from './io'
+import { renderedResult } from './rendered'
+import type { RenderResult } from './rendered'
+import { checkedRecords } from './validate'
+
+/** The settings a render reads, taken from the CLI's environment as the Worker takes them from its own. */
+const RENDER_SETTINGS = [
+  'RENDER_TIMEOUT_MS',
+  'TOOL_TIMEOUT_MS',
+  'TOOLS_BASE_URL',
+  'TOOL_ALLOWED_HOSTS',
+  'TOOL_MAX_CALLS',
+  'TOOL_MAX_BYTES',
+  'ENVIRON_MAX_BYTES',
+] as const
+
+/**
+ * `render <id> --file ...`: renders prompt `id` with no server, by the
+ * Worker's own pipeline (lib/render), over a store holding only the records
+ * of the files given, read and checked as `publish` reads them: so what
+ * renders here renders alike once those files are published. Tools are
+ * called as the service calls them (a relative URL under TOOLS_BASE_URL, or
+ * the TOOL_FAILED warning the service gives without one).
+ */
+export async function renderFiles(
+  paths: readonly string[],
+  id: string,
+  args: unknown,
+  explain: boolean,
+  io: Io,
+): Promise<RenderResult> {
+  const records = await checkedRecords(paths, io)
+  if (records === undefined)
+    return { ok: false, text: 'render: the files have errors: nothing was rendered', warnings: [] }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return { ok: false, text: 'render: --args must be a JSON object, each arg by its name', warnings: [] }
+  }
+  const store = new FilesStore(new EmbeddedStore(records.map(({ key, value }) => [key, value] as const)))
+  const env = Object.fromEntries(RENDER_SETTINGS.map((name) => [name, io.env[name]])) as Env
+  let rendered: Rendered
+  try {
+    rendered = await renderPrompt(store, id, args as Args, settingsFrom(env).render)
+  } catch (e) {
+    return { ok: false, text: describeFailure(e), warnings: [] }
+  }
+  const { paths: reads, functions } = rendered.analysis
+  const explained = {
+    served: `from ${records.length === 1 ? '1 record file' : `${records.length} record files`}, with no server`,
+    analysis: {
+      reads: reads.map((p) => (p.length === 0 ? '.' : p.join('.'))),
+      tools: rendered.tools,
+      functions: [...functions],
+    },
+    timing: rendered.timing.report(),
+  }
+  return renderedResult(rendered.prompt, rendered.warnings, explain ? explained : undefined)
+}
+
+/**
+ * The records of the files, held as the embedded store holds the examples,
+ * but not Generational: an embedded store's answers hold for ever, so a
+ * render keeps its plan under the generation `embedded`, which another set
+ * of files rendered in the same process (a test, a tool) would then be served.
+ */
+class FilesStore implements Store {
+  readonly kind = 'embedded'
+
+  constructor(readonly records: EmbeddedStore) {}
+
+  page(prefix: string, after: string, limit: number) {
+    return this.records.page(prefix, after, limit)
+  }
+
+  values(keys: readonly string[]) {
+    return this.records.values(keys)
+  }
+
+  valuesWithin(keys: readonly string[], maxBytes: number) {
+    return this.records.valuesWithin(keys, maxBytes)
+  }
+
+  tree(request: TreeRequest) {
+    return this.records.tree(request)
+  }
+}
