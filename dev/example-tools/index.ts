@@ -9,7 +9,7 @@
 // development: nothing the Worker deploys refers to it.
 import { createServer } from 'node:http'
 import type { ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { closeNow, listenOnLoopback } from '../ports'
 import { GRPC_PREFIX, greeterHandler } from './grpc'
 import { MCP_PATH, handleMcp } from './mcp'
 import { restAnswer } from './rest'
@@ -25,8 +25,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body))
 }
 
-/** Starts the server on `port` of 127.0.0.1 (0, the default: a free one). */
-export async function startExampleTools(port = 0): Promise<ExampleTools> {
+/** Starts the server on a free loopback port. */
+export async function startExampleTools(): Promise<ExampleTools> {
   const greeter = greeterHandler()
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://example-tools')
@@ -44,19 +44,11 @@ export async function startExampleTools(port = 0): Promise<ExampleTools> {
     const { status, body } = restAnswer(req.method ?? 'GET', url)
     sendJson(res, status, body)
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => resolve())
-  })
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const url = `http://127.0.0.1:${await listenOnLoopback(server)}`
   await warmUp(url)
   return {
     url,
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      server.closeAllConnections()
-      await closed
-    },
+    stop: () => closeNow(server),
   }
 }
 
