@@ -2,12 +2,14 @@
 // Responses answer and its events, chat completions with a prompt and without (a pass-through), the models listed,
 // and errors in OpenAI's shape. The LLM behind is the local OpenAI-compatible test server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chatEnv, fetchWorker, freshRedis, llmServer } from '../support/harness'
-import type { TestRedis } from '../support/harness'
+import { chatEnv, fetchWorker, freshRedis, llmServer, toolServer } from '../support/harness'
+import type { ScriptedAnswer, TestRedis } from '../support/harness'
+import { restTool } from '../support/records'
 import { readToEnd, sentEvents } from '../support/sse-read'
 import type { Env } from '../../lib/env'
 
 const llm = llmServer()
+const tools = toolServer()
 let db: TestRedis
 let env: Env
 
@@ -19,6 +21,10 @@ beforeAll(async () => {
       prompt: 'Greet {{.args.name}}.',
       parameters: [{ name: 'name', type: 'string', required: true }],
     },
+    'shenma:tools:refs:lookup': restTool('refs', 'lookup', `${tools.url}/tools/refs/{symbol}?group=v1-loop`, {
+      parameters: { symbol: { type: 'string', required: true } },
+    }),
+    'shenma:templates:v1:rate': { prompt: 'Rate it.', tools: ['refs_lookup'] },
   })
 })
 afterAll(() => db.release())
@@ -106,6 +112,84 @@ describe('POST /v1/responses', () => {
     expect(status).toBe(200)
     const [sent] = await llm.requests('default-model')
     expect(sent?.body.messages).toEqual([{ role: 'user', content: 'Greet Bo.' }])
+  })
+})
+
+describe('POST /v1/responses with tools', () => {
+  const lookup: ScriptedAnswer = { tool_calls: [{ id: 'c1', name: 'refs_lookup', arguments: '{"symbol":"Foo"}' }] }
+  const weather = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } }
+
+  it("streamed through the prompt's tool loop: one message, usage summed over both steps", async () => {
+    await tools.reset('v1-loop')
+    await llm.script('resp-loop', [lookup, { content: 'Rated.' }])
+    const { text } = await post('/v1/responses', { model: 'resp-loop', prompt: { id: 'v1.rate' }, stream: true })
+    const data = sentEvents(text).map((e) => JSON.parse(e.data) as Record<string, unknown>)
+    expect(data.filter((d) => d.type === 'response.output_item.added')).toHaveLength(1)
+    expect(data.at(-1)).toMatchObject({
+      type: 'response.completed',
+      response: { output_text: 'Rated.', usage: { input_tokens: 14, output_tokens: 6, total_tokens: 20 } },
+    })
+    expect((await tools.stats('v1-loop')).calls).toBe(1)
+    const [first] = await llm.requests('resp-loop')
+    expect(first?.body.stream_options).toEqual({ include_usage: true })
+  })
+
+  it("returns calls of the caller's tools as function_call items, the prompt's tools offered beside them", async () => {
+    const call = { id: 'w1', name: 'get_weather', arguments: '{}' }
+    await llm.script('resp-theirs', [{ tool_calls: [call] }])
+    const { json } = await post('/v1/responses', { model: 'resp-theirs', prompt: { id: 'v1.rate' }, tools: [weather] })
+    expect(json().output).toEqual([
+      {
+        type: 'function_call',
+        id: expect.stringMatching(/^fc_/),
+        call_id: 'w1',
+        name: 'get_weather',
+        arguments: '{}',
+        status: 'completed',
+      },
+    ])
+    const [sent] = await llm.requests('resp-theirs')
+    const offered = (sent?.body.tools as { function: { name: string } }[]).map((t) => t.function.name)
+    expect(offered).toEqual(['refs_lookup', 'get_weather'])
+  })
+
+  it('takes the output of a call back as a tool message, its call as the assistant turn before it', async () => {
+    await llm.script('resp-back', [{ content: 'Sunny, then.' }])
+    const input = [
+      { role: 'user', content: 'Weather?' },
+      { type: 'function_call', call_id: 'w1', name: 'get_weather', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'w1', output: 'sunny' },
+    ]
+    const { status } = await post('/v1/responses', { model: 'resp-back', prompt: greet, input, tools: [weather] })
+    expect(status).toBe(200)
+    const [sent] = await llm.requests('resp-back')
+    expect((sent?.body.messages as unknown[]).slice(1)).toEqual([
+      { role: 'user', content: 'Weather?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'w1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'w1', content: 'sunny' },
+    ])
+  })
+
+  it('a stream that fails ends with an error event, and no response.completed', async () => {
+    const { status, text } = await post(
+      '/v1/responses',
+      { model: 'big-100000000', prompt: greet, stream: true },
+      { LLM_MAX_BYTES: '200000' },
+    )
+    expect(status).toBe(200)
+    const events = sentEvents(text)
+    expect(events.at(-1)?.event).toBe('error')
+    expect(JSON.parse(events.at(-1)?.data ?? '{}')).toMatchObject({
+      type: 'error',
+      code: 'LLM_FAILED',
+      message: 'the answer passed LLM_MAX_BYTES (200000 bytes)',
+      param: null,
+    })
+    expect(events.map((e) => e.event)).not.toContain('response.completed')
   })
 })
 
