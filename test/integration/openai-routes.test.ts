@@ -223,6 +223,44 @@ describe('POST /v1/chat/completions', () => {
   })
 })
 
+describe('POST /v1/chat/completions, streamed', () => {
+  it("through the prompt's tool loop: only OpenAI's chunks, the usage chunk summed over the steps", async () => {
+    const lookup: ScriptedAnswer = { tool_calls: [{ id: 'c1', name: 'refs_lookup', arguments: '{"symbol":"Foo"}' }] }
+    await llm.script('cc-loop', [lookup, { content: 'Rated.' }])
+    const { status, text } = await post('/v1/chat/completions', {
+      model: 'cc-loop',
+      prompt: { id: 'v1.rate' },
+      messages: [],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    expect(status).toBe(200)
+    const events = sentEvents(text)
+    expect(events.filter((e) => e.event !== undefined)).toEqual([])
+    expect(events.at(-1)?.data).toBe('[DONE]')
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as Record<string, unknown>)
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true)
+    expect(chunks.filter((c) => c.usage).map((c) => c.usage)).toEqual([
+      { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 },
+    ])
+  })
+
+  it("without a prompt: the provider's chunks as they came", async () => {
+    await llm.reset('ok')
+    const messages = [{ role: 'user', content: 'Hi.' }]
+    const { status, text } = await post('/v1/chat/completions', { model: 'ok', messages, stream: true })
+    expect(status).toBe(200)
+    const events = sentEvents(text)
+    expect(events.at(-1)?.data).toBe('[DONE]')
+    const content = events
+      .slice(0, -1)
+      .map(
+        (e) => (JSON.parse(e.data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '',
+      )
+    expect(content.join('')).toBe('echo: Hi.')
+  })
+})
+
 describe('GET /v1/models', () => {
   it("lists LLM_ROUTES' models and LLM_DEFAULT_MODEL, once each", async () => {
     const routes = JSON.stringify({ 'model-a': { baseURL: llm.url }, 'default-model': { baseURL: llm.url } })
