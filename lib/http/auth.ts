@@ -21,7 +21,7 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!apiToken) {
     if (!openNoticeGiven) {
       openNoticeGiven = true
-      log.warn('API_TOKEN is unset: /api/* is open to anyone who can reach the service')
+      log.warn('API_TOKEN is unset: /api/* and /v1/* are open to anyone who can reach the service')
     }
     return next()
   }

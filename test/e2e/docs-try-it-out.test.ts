@@ -33,6 +33,7 @@ const EXECUTED: Record<string, { status: number; code?: string }> = {
   'GET /api/environs/{environ_id}/versions': { status: 200 },
   'GET /api/tools/{tool_id}/versions': { status: 200 },
   'POST /mcp': { status: 200 },
+  'GET /v1/models': { status: 200 },
 }
 
 /**
@@ -46,6 +47,7 @@ const NOT_EXECUTED = [
   /^GET \/api\/\w+\/\{\w+_id\}\/versions\/\{version\}$/, // 404 VERSION_NOT_FOUND: the embedded store keeps no versions
   /^(GET|DELETE) \/mcp$/, // always 405, as documented
   /^GET \/(docs|openapi\.json)?$/, // the page and its document
+  /^POST \/v1\/(responses|chat\/completions)$/, // 503 MISCONFIGURED without an LLM, as chat's; its body is OpenAI's error shape
 ]
 
 const document = JSON.parse(readFileSync(join(ROOT, 'public/openapi.json'), 'utf8')) as {
