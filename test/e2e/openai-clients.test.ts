@@ -60,6 +60,7 @@ beforeAll(async () => {
   await put('team.greet', GREET)
   await put('team.versioned', { prompt: 'First words.' })
   await put('team.versioned', { prompt: 'Second words.' })
+  await put('team.versioned?label=feat', { prompt: 'Label words.' })
 }, 90_000)
 afterAll(async () => {
   await dev?.stop()
@@ -175,6 +176,12 @@ describe('LangChain, ChatOpenAI({ configuration: { baseURL }, apiKey, modelKwarg
     const answer = await chat({ id: 'team.versioned', version: '1' }).invoke('Go.')
     expect(answer.content).toBe('echo: Go.')
     expect(said((await received())[0])).toEqual(['user: First words.', 'user: Go.'])
+  })
+
+  it('a label through the OpenAI client’s defaultQuery: ?label= on every request', async () => {
+    const labelled = chat({ id: 'team.versioned' }, { configuration: { baseURL, defaultQuery: { label: 'feat' } } })
+    expect((await labelled.invoke('Go.')).content).toBe('echo: Go.')
+    expect(said((await received())[0])).toEqual(['user: Label words.', 'user: Go.'])
   })
 
   it('through the Responses API (useResponsesApi): the same prompt, the same answer', async () => {
