@@ -14,20 +14,20 @@ import {
 } from '../lib/http'
 import { CHAT_ROLES } from '../lib/llm'
 import { renderRequested } from './rendering'
-import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, servedHeaders } from './shapes'
+import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, chatHeaders } from './shapes'
 
 /** Messages a body may carry: a long conversation, never an unbounded one. */
-const MAX_MESSAGES = 1000
+export const MAX_MESSAGES = 1000
 /** Tools a body may list, and tool calls an assistant message may carry. */
-const MAX_TOOLS = 128
+export const MAX_TOOLS = 128
 
 /** OpenAI's function names: what a provider takes. */
-const FunctionName = once(() =>
+export const FunctionName = once(() =>
   z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 of A-Z, a-z, 0-9, _ and -')),
 )
 
 /** A string of `min` to `max` characters. */
-const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max))
+export const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max))
 
 const ToolCall = once(() =>
   z.looseObject({
@@ -37,7 +37,7 @@ const ToolCall = once(() =>
   }),
 )
 
-const ChatMessage = once(() =>
+export const ChatMessage = once(() =>
   described(
     z.looseObject({
       role: z.enum(CHAT_ROLES),
@@ -57,7 +57,7 @@ const ChatMessage = once(() =>
   ),
 )
 
-const FunctionTool = once(() =>
+export const FunctionTool = once(() =>
   described(
     z.looseObject({
       type: z.literal('function'),
@@ -192,14 +192,6 @@ export const chat = new Routes().openapi(route, async (c) => {
   // After the render, so that every render error answers exactly as /render's.
   const context = { store: await freshStoreOf(c), settings: settingsOf(c), renderOptions: renderOptionsOf(c) }
   const answer = await answerChat(promptId, rendered, body, context)
-  // Made once the work is done: Server-Timing says what it cost (a stream's, until its first chunk).
-  const headers: Record<string, string> = {
-    'content-type': answer.streamed ? 'text/event-stream; charset=utf-8' : 'application/json',
-    'server-timing': rendered.timing.header(),
-    ...servedHeaders(rendered.served),
-    ...(answer.streamed ? { 'cache-control': 'no-cache' } : {}),
-    // What the provider's API cannot take was left out rather than sent to fail: said, not silent.
-    ...(answer.dropped.length > 0 ? { 'x-llm-dropped-parameters': answer.dropped.join(', ') } : {}),
-  }
+  const headers = chatHeaders({ ...answer, timing: rendered.timing.header(), served: rendered.served })
   return new Response(answer.body, { headers })
 })

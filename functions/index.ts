@@ -18,6 +18,9 @@ import { labels } from './labels'
 import { mcp } from './mcp'
 import { prompts } from './prompts'
 import { published } from './published'
+import { v1ChatCompletions } from './v1-chat-completions'
+import { v1Models } from './v1-models'
+import { v1Responses } from './v1-responses'
 import { versions } from './versions'
 import { writes } from './writes'
 
@@ -32,43 +35,46 @@ import { writes } from './writes'
  *
  * Every route (test/unit/url-map.test.ts holds this table to the app):
  *
- * | method | path                                              | module        | auth        |
- * | ------ | ------------------------------------------------- | ------------- | ----------- |
- * | GET    | /health                                           | health.ts     | open        |
- * | GET    | /api/extensions                                   | published.ts  | API_TOKEN   |
- * | GET    | /api/extensions/{extension_id}                    | published.ts  | API_TOKEN   |
- * | GET    | /api/tools                                        | published.ts  | API_TOKEN   |
- * | GET    | /api/tools/{tool_id}                              | published.ts  | API_TOKEN   |
- * | GET    | /api/prompts                                      | prompts.ts    | API_TOKEN   |
- * | GET    | /api/prompts/{prompt_id}                          | prompts.ts    | API_TOKEN   |
- * | POST   | /api/prompts/{prompt_id}/render                   | prompts.ts    | API_TOKEN   |
- * | POST   | /api/prompts/{prompt_id}/chat                     | chat.ts       | API_TOKEN   |
- * | POST   | /api/render                                       | drafts.ts     | API_TOKEN   |
- * | GET    | /api/environs                                     | environs.ts   | API_TOKEN   |
- * | GET    | /api/environs/{environ_id}                        | environs.ts   | API_TOKEN   |
- * | GET    | /api/extensions/{extension_id}/versions           | versions.ts   | API_TOKEN   |
- * | GET    | /api/extensions/{extension_id}/versions/{version} | versions.ts   | API_TOKEN   |
- * | GET    | /api/prompts/{prompt_id}/versions                 | versions.ts   | API_TOKEN   |
- * | GET    | /api/prompts/{prompt_id}/versions/{version}       | versions.ts   | API_TOKEN   |
- * | GET    | /api/environs/{environ_id}/versions               | versions.ts   | API_TOKEN   |
- * | GET    | /api/environs/{environ_id}/versions/{version}     | versions.ts   | API_TOKEN   |
- * | GET    | /api/tools/{tool_id}/versions                     | versions.ts   | API_TOKEN   |
- * | GET    | /api/tools/{tool_id}/versions/{version}           | versions.ts   | API_TOKEN   |
- * | PUT    | /api/extensions/{extension_id}                    | writes.ts     | ADMIN_TOKEN |
- * | DELETE | /api/extensions/{extension_id}                    | writes.ts     | ADMIN_TOKEN |
- * | PUT    | /api/prompts/{prompt_id}                          | writes.ts     | ADMIN_TOKEN |
- * | DELETE | /api/prompts/{prompt_id}                          | writes.ts     | ADMIN_TOKEN |
- * | PUT    | /api/environs/{environ_id}                        | writes.ts     | ADMIN_TOKEN |
- * | DELETE | /api/environs/{environ_id}                        | writes.ts     | ADMIN_TOKEN |
- * | PUT    | /api/tools/{tool_id}                              | writes.ts     | ADMIN_TOKEN |
- * | DELETE | /api/tools/{tool_id}                              | writes.ts     | ADMIN_TOKEN |
- * | POST   | /api/labels/{label}/promote                       | labels.ts     | ADMIN_TOKEN |
- * | POST   | /mcp                                              | mcp.ts        | API_TOKEN   |
- * | GET    | /mcp                                              | mcp.ts        | API_TOKEN   |
- * | DELETE | /mcp                                              | mcp.ts        | API_TOKEN   |
- * | GET    | /openapi.json                                     | docs.ts       | open        |
- * | GET    | /docs                                             | docs.ts       | open        |
- * | GET    | /                                                 | docs.ts       | open        |
+ * | method | path                                              | module                 | auth        |
+ * | ------ | ------------------------------------------------- | ---------------------- | ----------- |
+ * | GET    | /health                                           | health.ts              | open        |
+ * | GET    | /api/extensions                                   | published.ts           | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}                    | published.ts           | API_TOKEN   |
+ * | GET    | /api/tools                                        | published.ts           | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}                              | published.ts           | API_TOKEN   |
+ * | GET    | /api/prompts                                      | prompts.ts             | API_TOKEN   |
+ * | GET    | /api/prompts/{prompt_id}                          | prompts.ts             | API_TOKEN   |
+ * | POST   | /api/prompts/{prompt_id}/render                   | prompts.ts             | API_TOKEN   |
+ * | POST   | /api/prompts/{prompt_id}/chat                     | chat.ts                | API_TOKEN   |
+ * | POST   | /api/render                                       | drafts.ts              | API_TOKEN   |
+ * | GET    | /api/environs                                     | environs.ts            | API_TOKEN   |
+ * | GET    | /api/environs/{environ_id}                        | environs.ts            | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}/versions           | versions.ts            | API_TOKEN   |
+ * | GET    | /api/extensions/{extension_id}/versions/{version} | versions.ts            | API_TOKEN   |
+ * | GET    | /api/prompts/{prompt_id}/versions                 | versions.ts            | API_TOKEN   |
+ * | GET    | /api/prompts/{prompt_id}/versions/{version}       | versions.ts            | API_TOKEN   |
+ * | GET    | /api/environs/{environ_id}/versions               | versions.ts            | API_TOKEN   |
+ * | GET    | /api/environs/{environ_id}/versions/{version}     | versions.ts            | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}/versions                     | versions.ts            | API_TOKEN   |
+ * | GET    | /api/tools/{tool_id}/versions/{version}           | versions.ts            | API_TOKEN   |
+ * | PUT    | /api/extensions/{extension_id}                    | writes.ts              | ADMIN_TOKEN |
+ * | DELETE | /api/extensions/{extension_id}                    | writes.ts              | ADMIN_TOKEN |
+ * | PUT    | /api/prompts/{prompt_id}                          | writes.ts              | ADMIN_TOKEN |
+ * | DELETE | /api/prompts/{prompt_id}                          | writes.ts              | ADMIN_TOKEN |
+ * | PUT    | /api/environs/{environ_id}                        | writes.ts              | ADMIN_TOKEN |
+ * | DELETE | /api/environs/{environ_id}                        | writes.ts              | ADMIN_TOKEN |
+ * | PUT    | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
+ * | DELETE | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
+ * | POST   | /api/labels/{label}/promote                       | labels.ts              | ADMIN_TOKEN |
+ * | POST   | /mcp                                              | mcp.ts                 | API_TOKEN   |
+ * | GET    | /mcp                                              | mcp.ts                 | API_TOKEN   |
+ * | DELETE | /mcp                                              | mcp.ts                 | API_TOKEN   |
+ * | POST   | /v1/responses                                     | v1-responses.ts        | API_TOKEN   |
+ * | POST   | /v1/chat/completions                              | v1-chat-completions.ts | API_TOKEN   |
+ * | GET    | /v1/models                                        | v1-models.ts           | API_TOKEN   |
+ * | GET    | /openapi.json                                     | docs.ts                | open        |
+ * | GET    | /docs                                             | docs.ts                | open        |
+ * | GET    | /                                                 | docs.ts                | open        |
  *
  * API_TOKEN: the bearer token when API_TOKEN is set (ADMIN_TOKEN's too);
  * ADMIN_TOKEN: writes are enabled by it and need it. Each group declares its
@@ -81,6 +87,8 @@ app.use('*', requestLogger)
 app.use('*', corsFromEnv)
 app.use('/api/*', bearerAuth)
 app.use('/mcp', bearerAuth)
+// OpenAI's clients send their apiKey as this bearer token: the service's API_TOKEN.
+app.use('/v1/*', bearerAuth)
 
 app.route('/', health)
 app.route('/', published)
@@ -92,6 +100,9 @@ app.route('/', versions)
 app.route('/', writes)
 app.route('/', labels)
 app.route('/', mcp)
+app.route('/', v1Responses)
+app.route('/', v1ChatCompletions)
+app.route('/', v1Models)
 app.route('/', docs)
 
 app.notFound(unroutedHandler(app))

@@ -164,6 +164,27 @@ export function servedHeaders(served: { version: number | null; label?: string }
   return headers
 }
 
+/**
+ * The headers of a chat's answer, /chat's or /v1's: its type, Server-Timing
+ * (made once the work is done: a stream's until its first chunk), the
+ * version served, and the parameters the provider's API could not take
+ * (left out rather than sent to fail: said, not silent).
+ */
+export function chatHeaders(answer: {
+  streamed: boolean
+  timing: string | undefined
+  served: Parameters<typeof servedHeaders>[0]
+  dropped: readonly string[]
+}): Record<string, string> {
+  return {
+    'content-type': answer.streamed ? 'text/event-stream; charset=utf-8' : 'application/json',
+    ...(answer.timing === undefined ? {} : { 'server-timing': answer.timing }),
+    ...servedHeaders(answer.served),
+    ...(answer.streamed ? { 'cache-control': 'no-cache' } : {}),
+    ...(answer.dropped.length > 0 ? { 'x-llm-dropped-parameters': answer.dropped.join(', ') } : {}),
+  }
+}
+
 const Explanation = once(() => ({
   analysis: described(
     z.object({

@@ -38,6 +38,8 @@ export interface Settings {
   readonly llmConfigured: boolean
   /** Where `model` is reached: its LLM_ROUTES entry, else LLM_BASE_URL with LLM_API_KEY. */
   llmRoute(model: string): LlmRoute
+  /** The models the service routes: LLM_ROUTES' keys, then LLM_DEFAULT_MODEL. */
+  readonly llmModels: string[]
   /** HISTORY_LIMIT: versions kept of each record, from 1 to MAX_HISTORY. */
   readonly historyLimit: number
   /** MAX_BODY_BYTES. */
@@ -241,9 +243,14 @@ class EnvSettings implements Settings {
     return Boolean(this.#env.LLM_BASE_URL || this.#env.LLM_ROUTES)
   }
 
+  get llmModels(): string[] {
+    const routed = Object.keys(this.#routes())
+    return this.defaultModel === undefined ? routed : [...routed, this.defaultModel]
+  }
+
   llmRoute(model: string): LlmRoute {
     const env = this.#env
-    const routes = this.#once('llmRoutes', () => parseRoutes(env.LLM_ROUTES))
+    const routes = this.#routes()
     const spec = Object.hasOwn(routes, model) ? routes[model] : undefined
     if (spec) {
       const { api = 'openai', baseURL, apiKeyVar, maxTokens } = spec
@@ -257,6 +264,10 @@ class EnvSettings implements Settings {
       )
     }
     return { api: 'openai', baseURL: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY ?? '' }
+  }
+
+  #routes() {
+    return this.#once('llmRoutes', () => parseRoutes(this.#env.LLM_ROUTES))
   }
 
   /** A secret named by a route; the name comes from configuration, never from a request. */

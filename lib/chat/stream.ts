@@ -113,7 +113,7 @@ function ourEvent(name: string, fields: Record<string, unknown>): string {
  * chunk that carries tool calls, a finish reason or usage on, every chunk
  * is kept back (in order), until the round turns out to be the last.
  */
-class RoundReader {
+export class RoundReader {
   readonly held: string[] = []
   usage: unknown
   #content = ''

@@ -4,6 +4,7 @@ import { TrieRouter } from 'hono/router/trie-router'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { describeError, requestLog } from '../log'
 import { ServiceError } from '../errors'
+import { openaiError } from '../openai'
 import type { ErrorCode } from '../errors'
 import { redact } from '../redact'
 import { ERROR_STATUS, HttpError } from './errors'
@@ -14,6 +15,17 @@ import { ERROR_STATUS, HttpError } from './errors'
  */
 function errorBody(code: ErrorCode, message: string, extra?: Record<string, unknown>) {
   return { status: 'error' as const, code, message: redact(message), ...extra }
+}
+
+/** The error answer: the one error body, in OpenAI's shape under /v1 (whose clients read nothing else). */
+function errorAnswer(
+  c: Context,
+  body: ReturnType<typeof errorBody>,
+  status: ContentfulStatusCode,
+  headers?: Record<string, string>,
+) {
+  const openai = c.req.path === '/v1' || c.req.path.startsWith('/v1/')
+  return c.json(openai ? openaiError(status, body) : body, status, headers)
 }
 
 /**
@@ -35,7 +47,7 @@ export function onError(err: Error, c: Context): Response {
     if (!logged) record?.debug({ error_message: err.message })
     // INTERNAL is a bug whatever threw it: its details are for the log, never for the caller.
     if (err.code === 'INTERNAL') return internal(c, headers)
-    return c.json(errorBody(err.code, err.message, err.extra), status, headers)
+    return errorAnswer(c, errorBody(err.code, err.message, err.extra), status, headers)
   }
   if (err instanceof HTTPException) {
     // Raised by Hono's own middleware (malformed input).
@@ -43,14 +55,14 @@ export function onError(err: Error, c: Context): Response {
     const code = codeForStatus(status)
     record?.set('error', { code, message: err.message })
     if (code === 'INTERNAL') return internal(c)
-    return c.json(errorBody(code, err.message || 'request rejected'), status)
+    return errorAnswer(c, errorBody(code, err.message || 'request rejected'), status)
   }
   record?.set('error', { code: 'INTERNAL', message: describeError(err), stack: err.stack })
   return internal(c)
 }
 
 function internal(c: Context, headers?: Record<string, string>): Response {
-  return c.json(errorBody('INTERNAL', 'internal error'), 500, headers)
+  return errorAnswer(c, errorBody('INTERNAL', 'internal error'), 500, headers)
 }
 
 /** The fields of an error that say where it happened (or which setting is wrong), never what was in the request there. */

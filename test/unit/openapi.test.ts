@@ -50,12 +50,12 @@ describe('/openapi.json', () => {
     expect(documented).toEqual(servedRoutes())
   })
 
-  it('documents the error body on every route, and the bearer token on every /api route and /mcp only', async () => {
+  it('documents the error body on every route, and the bearer token on every /api and /v1 route and /mcp only', async () => {
     const document = await openapiDocument()
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const where = `${method} ${path}`
-        if (path.startsWith('/api/') || path === '/mcp') {
+        if (path.startsWith('/api/') || path.startsWith('/v1/') || path === '/mcp') {
           expect(operation.security, where).toBeUndefined()
           expect(Object.keys(operation.responses), where).toContain('401')
         } else {

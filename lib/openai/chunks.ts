@@ -1,0 +1,41 @@
+import type { ByteLimit } from '../egress'
+import { ServiceError } from '../errors'
+import { errorEvent } from '../llm'
+import { isObject } from '../json'
+import { addUsage, usageOf } from './response'
+import type { ChatUsage } from './response'
+import { chatEvents, dataOf, isDone, readableOf } from './sse'
+
+/** The service's own events of a chat stream (lib/chat/stream.ts): OpenAI's clients know none of them. */
+const OURS = new Set(['step', 'parsed', 'summary'])
+
+/**
+ * A chat's event stream as OpenAI streams chat completions: its chunks,
+ * `[DONE]` and a failure's `error` event as they come, the service's own
+ * events left out. Each tool round's usage (its `step` event's) is added
+ * to the usage chunk, which comes when `stream_options.include_usage`
+ * asked for it.
+ */
+export function chatChunks(chat: ReadableStream<Uint8Array>, limit: ByteLimit): ReadableStream<Uint8Array> {
+  return readableOf(chunks(chat, limit))
+}
+
+async function* chunks(chat: ReadableStream<Uint8Array>, limit: ByteLimit): AsyncGenerator<string> {
+  let steps: ChatUsage | undefined
+  for await (const event of chatEvents(chat, limit)) {
+    if (event instanceof ServiceError) return yield errorEvent(event.code, event.message)
+    if (event.name === 'error') return yield event.raw
+    const data = dataOf(event)
+    if (event.name !== undefined && OURS.has(event.name)) {
+      const step = isObject(data?.step) ? data.step : undefined
+      if (step?.usage) steps = steps ? addUsage(steps, usageOf(step.usage)) : usageOf(step.usage)
+      continue
+    }
+    if (steps && data?.usage) {
+      yield `data: ${JSON.stringify({ ...data, usage: addUsage(steps, usageOf(data.usage)) })}\n\n`
+      continue
+    }
+    yield event.raw
+    if (isDone(event)) return
+  }
+}
