@@ -2,8 +2,8 @@ import * as z from 'zod/mini'
 import { described, freshStoreOf, jsonBody, Routes, defineRoute, once, renderOptionsOf, settingsOf } from '../lib/http'
 import { answerChatCompletions } from '../lib/openai'
 import { ChatMessage, FunctionTool, MAX_MESSAGES, MAX_TOOLS } from './chat'
-import { BODY_LIMITS, RENDER_ERRORS, chatHeaders } from './shapes'
-import { ModelName, PromptNaming, openaiErrorsOf } from './v1-shapes'
+import { BODY_LIMITS, chatHeaders } from './shapes'
+import { ModelName, PROMPT_CHAT_ERRORS, PromptNaming, openaiErrorsOf } from './v1-shapes'
 
 /** POST /v1/chat/completions: OpenAI's chat completions request, and the members naming a stored prompt. */
 const ChatCompletionsBody = once(() =>
@@ -57,16 +57,7 @@ const route = defineRoute('post', '/v1/chat/completions', () => ({
         'text/event-stream': { schema: z.string() },
       },
     },
-    ...openaiErrorsOf(
-      ...RENDER_ERRORS,
-      'STORE_UNAVAILABLE',
-      'MISCONFIGURED',
-      'INVALID_MESSAGES',
-      'LLM_REJECTED',
-      'LLM_FAILED',
-      'LLM_INVALID_OUTPUT',
-      'CHAT_TIMEOUT',
-    ),
+    ...openaiErrorsOf(...PROMPT_CHAT_ERRORS),
   },
 }))
 

@@ -2,8 +2,8 @@ import * as z from 'zod/mini'
 import { described, freshStoreOf, jsonBody, Routes, defineRoute, once, renderOptionsOf, settingsOf } from '../lib/http'
 import { answerResponses } from '../lib/openai'
 import { FunctionName, MAX_MESSAGES, MAX_TOOLS, text } from './chat'
-import { BODY_LIMITS, RENDER_ERRORS, chatHeaders } from './shapes'
-import { ModelName, PromptNaming, openaiErrorsOf } from './v1-shapes'
+import { BODY_LIMITS, chatHeaders } from './shapes'
+import { ModelName, PROMPT_CHAT_ERRORS, PromptNaming, openaiErrorsOf } from './v1-shapes'
 
 /** Content parts an input item may carry. */
 const MAX_PARTS = 256
@@ -108,16 +108,7 @@ const route = defineRoute('post', '/v1/responses', () => ({
         'The response; with `stream: true`, Responses events (`response.created`, `response.output_text.delta`, ..., `response.completed`), or `error` last on a failure',
       content: { 'application/json': { schema: ResponseObject() }, 'text/event-stream': { schema: z.string() } },
     },
-    ...openaiErrorsOf(
-      ...RENDER_ERRORS,
-      'STORE_UNAVAILABLE',
-      'MISCONFIGURED',
-      'INVALID_MESSAGES',
-      'LLM_REJECTED',
-      'LLM_FAILED',
-      'LLM_INVALID_OUTPUT',
-      'CHAT_TIMEOUT',
-    ),
+    ...openaiErrorsOf(...PROMPT_CHAT_ERRORS),
   },
 }))
 

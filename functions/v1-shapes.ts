@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../lib/errors'
 import type { ErrorCode } from '../lib/errors'
 import { ERROR_STATUS, described, json, once } from '../lib/http'
 import { text } from './chat'
-import { Args, PromptId } from './shapes'
+import { Args, PromptId, RENDER_ERRORS } from './shapes'
 
 /** Shapes the /v1 routes share: OpenAI's, as far as the service reads them. */
 
@@ -33,6 +33,18 @@ export const OpenAiErrorBody = once(() =>
     { id: 'OpenAiError', description: "OpenAI's error body: each OpenAI client raises its own typed error with it." },
   ),
 )
+
+/** What a /v1 call of a stored prompt's chat may answer: a render's errors, then the chat's. */
+export const PROMPT_CHAT_ERRORS = [
+  ...RENDER_ERRORS,
+  'STORE_UNAVAILABLE',
+  'MISCONFIGURED',
+  'INVALID_MESSAGES',
+  'LLM_REJECTED',
+  'LLM_FAILED',
+  'LLM_INVALID_OUTPUT',
+  'CHAT_TIMEOUT',
+] as const satisfies readonly ErrorCode[]
 
 /** The error answers of a /v1 route, by status, in OpenAI's shape; every one can give 401 and 500. */
 export function openaiErrorsOf(...codes: ErrorCode[]) {

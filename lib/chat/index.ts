@@ -6,7 +6,7 @@
  * run.ts runs it plainly, stream.ts streamed.
  */
 export { answerChat } from './answer'
-export { RoundReader } from './stream'
+export { RoundReader, readableOf } from './stream'
 export type { ChatAnswer, ChatBody } from './answer'
 export type { ChatOptions } from './options'
 export type { Conversation } from './conversation'

@@ -34,20 +34,7 @@ export async function streamConversation(
   // Nothing to add: the provider's chunks go through as stream() forwards them, and the deadline ends with them.
   if (!conversation.extended) return first.pipeThrough(new TransformStream({ flush: () => conversation.close() }))
   // stream() bounds each round at LLM_MAX_BYTES in all, and so the one event open in it.
-  const events = rounds(conversation, first, ask, { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' })
-  const encoder = new TextEncoder()
-  // The stream outlives the handler: what it logs belongs to the request that started it.
-  const pull = boundToRequest(async (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    const next = await events.next()
-    if (next.done) controller.close()
-    else controller.enqueue(encoder.encode(next.value))
-  })
-  return new ReadableStream<Uint8Array>({
-    pull,
-    async cancel() {
-      await events.return(undefined)
-    },
-  })
+  return readableOf(rounds(conversation, first, ask, { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' }))
 }
 
 async function* rounds(
@@ -161,4 +148,25 @@ function parse(data: string): unknown {
   } catch {
     return undefined
   }
+}
+
+/**
+ * A stream of text made by `events`, pulled as the caller reads: nothing is
+ * made ahead of the reader, and a caller who leaves ends the generator
+ * (its `finally`, the chat's connection with it).
+ */
+export function readableOf(events: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  // The stream outlives the handler: what it logs belongs to the request that started it.
+  const pull = boundToRequest(async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const next = await events.next()
+    if (next.done) controller.close()
+    else controller.enqueue(encoder.encode(next.value))
+  })
+  return new ReadableStream<Uint8Array>({
+    pull,
+    async cancel() {
+      await events.return(undefined)
+    },
+  })
 }

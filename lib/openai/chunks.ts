@@ -4,7 +4,8 @@ import { errorEvent } from '../llm'
 import { isObject } from '../json'
 import { addUsage, usageOf } from './response'
 import type { ChatUsage } from './response'
-import { chatEvents, dataOf, isDone, readableOf } from './sse'
+import { readableOf } from '../chat'
+import { chatEvents, dataOf, isDone } from './sse'
 
 /** The service's own events of a chat stream (lib/chat/stream.ts): OpenAI's clients know none of them. */
 const OURS = new Set(['step', 'parsed', 'summary'])

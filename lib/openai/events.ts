@@ -1,12 +1,12 @@
 import type { ByteLimit } from '../egress'
 import { ServiceError } from '../errors'
 import { isObject } from '../json'
-import { RoundReader } from '../chat'
+import { RoundReader, readableOf } from '../chat'
 import { log } from '../log'
 import { redact } from '../redact'
 import { addUsage, functionCallItem, messageItem, newId, outputText, responseObject, usageOf } from './response'
 import type { ChatUsage } from './response'
-import { chatEvents, dataOf, isDone, readableOf } from './sse'
+import { chatEvents, dataOf, isDone } from './sse'
 
 /**
  * A chat's event stream (the chat layer's: OpenAI chunks, with `event:
