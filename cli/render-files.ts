@@ -3,7 +3,6 @@ import { renderPrompt } from '../lib/render'
 import { settingsFrom } from '../lib/settings'
 import type { Env } from '../lib/env'
 import { EmbeddedStore } from '../lib/store'
-import type { Store, TreeRequest } from '../lib/store'
 import { describeFailure } from './io'
 import type { Io } from './io'
 import { renderedResult } from './rendered'
@@ -42,7 +41,7 @@ export async function renderFiles(
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, text: 'render: --args must be a JSON object, each arg by its name', warnings: [] }
   }
-  const store = new FilesStore(new EmbeddedStore(records.map(({ key, value }) => [key, value] as const)))
+  const store = new EmbeddedStore(records.map(({ key, value }) => [key, value] as const))
   const env = Object.fromEntries(RENDER_SETTINGS.map((name) => [name, io.env[name]])) as Env
   let rendered: Rendered
   try {
@@ -61,32 +60,4 @@ export async function renderFiles(
     timing: rendered.timing.report(),
   }
   return renderedResult(rendered.prompt, rendered.warnings, explain ? explained : undefined)
-}
-
-/**
- * The records of the files, held as the embedded store holds the examples,
- * but not Generational: an embedded store's answers hold for ever, so a
- * render keeps its plan under the generation `embedded`, which another set
- * of files rendered in the same process (a test, a tool) would then be served.
- */
-class FilesStore implements Store {
-  readonly kind = 'embedded'
-
-  constructor(readonly records: EmbeddedStore) {}
-
-  page(prefix: string, after: string, limit: number) {
-    return this.records.page(prefix, after, limit)
-  }
-
-  values(keys: readonly string[]) {
-    return this.records.values(keys)
-  }
-
-  valuesWithin(keys: readonly string[], maxBytes: number) {
-    return this.records.valuesWithin(keys, maxBytes)
-  }
-
-  tree(request: TreeRequest) {
-    return this.records.tree(request)
-  }
 }

@@ -8,10 +8,17 @@ import { measured } from './within'
  * the service runs with no Redis at all. It answers exactly like Redis would,
  * raw JSON text included, so the catalogue cannot tell the two apart.
  */
+/** EmbeddedStores made so far in this isolate: each is its own generation. */
+let instances = 0
+
 export class EmbeddedStore implements Store, Generational {
   readonly kind = 'embedded'
-  /** Bundled and immutable: its answers hold for as long as the isolate lives. */
-  readonly generation = 'embedded'
+  /**
+   * Immutable: its answers hold for as long as it lives. One per set of
+   * records (the Worker keeps one per isolate; the CLI's `render --file`
+   * makes one per set of files), so a plan kept for one is never served for another.
+   */
+  readonly generation = `embedded#${++instances}`
   readonly answered = 0
   readonly missed = 0
   readonly #data: ReadonlyMap<string, string>
