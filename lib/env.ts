@@ -68,4 +68,10 @@ export interface Env {
   CHAT_ARGUMENTS_MAX_BYTES?: string
   /** Times a chat asks again when the answer does not match the prompt's `returns` schema (default 2; 0: never). */
   LLM_OUTPUT_RETRIES?: string
+  /** The model a prompt test's `judge` assertion asks when it names none (default LLM_DEFAULT_MODEL). */
+  TEST_JUDGE_MODEL?: string
+  /** Cases one prompt's `tests` may keep (default 50). */
+  TEST_MAX_CASES?: string
+  /** Judge assertions one test run may send to a model (default 20; 0: none, they are skipped). */
+  TEST_MAX_JUDGE_CALLS?: string
 }

@@ -34,6 +34,8 @@ export interface Settings {
   readonly llm: LlmOptions
   /** LLM_DEFAULT_MODEL. */
   readonly defaultModel: string | undefined
+  /** TEST_JUDGE_MODEL, TEST_MAX_CASES and TEST_MAX_JUDGE_CALLS: what prompt tests may take (lib/prompt-tests). */
+  readonly tests: TestSettings
   /** Whether chats have a provider (LLM_BASE_URL or LLM_ROUTES is set), without parsing either. */
   readonly llmConfigured: boolean
   /** Where `model` is reached: its LLM_ROUTES entry, else LLM_BASE_URL with LLM_API_KEY. */
@@ -58,6 +60,16 @@ export interface Settings {
   readonly secrets: readonly string[]
   /** The static assets binding (wrangler.toml's [assets]). */
   readonly assets: Fetcher | undefined
+}
+
+/** What prompt tests may take. */
+export interface TestSettings {
+  /** TEST_JUDGE_MODEL: the model a `judge` assertion asks when the assertion names none (else LLM_DEFAULT_MODEL). */
+  readonly judgeModel: string | undefined
+  /** TEST_MAX_CASES: cases one prompt may keep (default 50). */
+  readonly maxCases: number
+  /** TEST_MAX_JUDGE_CALLS: `judge` assertions one run may send to a model (default 20); past it, they are skipped. */
+  readonly maxJudgeCalls: number
 }
 
 /** Where Redis is, and the bound on one request to it: the store's own configuration (lib/store). */
@@ -98,6 +110,9 @@ export const SETTING_NAMES = [
   'CHAT_MAX_STEPS',
   'CHAT_ARGUMENTS_MAX_BYTES',
   'LLM_OUTPUT_RETRIES',
+  'TEST_JUDGE_MODEL',
+  'TEST_MAX_CASES',
+  'TEST_MAX_JUDGE_CALLS',
 ] as const satisfies readonly Setting[]
 
 /** The settings that are text: every variable but the bindings. */
@@ -116,6 +131,10 @@ const DEFAULT_CHAT_TIMEOUT_MS = 120_000
 /** CHAT_MAX_STEPS by default: the most tool rounds a body may ask for. */
 const DEFAULT_CHAT_MAX_STEPS = 8
 const DEFAULT_OUTPUT_RETRIES = 2
+/** TEST_MAX_CASES by default: a prompt's cases, run at each promote that touches it. */
+const DEFAULT_TEST_MAX_CASES = 50
+/** TEST_MAX_JUDGE_CALLS by default: a run's judge calls, each a model's answer to wait for and pay. */
+const DEFAULT_TEST_MAX_JUDGE_CALLS = 20
 /** What a render's body may carry to its tools (MAX_BODY_BYTES's default), a model's call may carry to one. */
 const DEFAULT_ARGUMENTS_MAX_BYTES = 1024 * 1024
 const DEFAULT_LLM_TIMEOUT_MS = 30_000
@@ -232,6 +251,14 @@ class EnvSettings implements Settings {
       timeoutMs: intVar(this.#env, 'LLM_TIMEOUT_MS', DEFAULT_LLM_TIMEOUT_MS),
       maxBytes: intVar(this.#env, 'LLM_MAX_BYTES', DEFAULT_LLM_MAX_BYTES),
       retryDelaysMs: intListVar(this.#env, 'LLM_RETRY_DELAYS_MS', DEFAULT_RETRY_DELAYS_MS, MAX_RETRIES),
+    }))
+  }
+
+  get tests(): TestSettings {
+    return this.#once('tests', () => ({
+      judgeModel: this.#env.TEST_JUDGE_MODEL || undefined,
+      maxCases: intVar(this.#env, 'TEST_MAX_CASES', DEFAULT_TEST_MAX_CASES),
+      maxJudgeCalls: intVar(this.#env, 'TEST_MAX_JUDGE_CALLS', DEFAULT_TEST_MAX_JUDGE_CALLS, 0),
     }))
   }
 
