@@ -5,6 +5,7 @@
  * mirror the schema; the schema is the truth.
  */
 import type { JsonObject } from '../json'
+import type { Rendered } from '../render'
 
 /** A check of the rendered text (`assert`) or of the model's answer text (`assert_answer`). */
 export type TextAssertion =
@@ -68,6 +69,23 @@ export interface TestReport {
   skipped: number
   errors: number
   cases: CaseReport[]
+}
+
+/**
+ * Checks a case's `assert_answer` against a model's answer to its rendered
+ * prompt (lib/prompt-tests/answer.ts makes one when a model is configured;
+ * a run without one reports such cases skipped). It throws a ServiceError
+ * when the answer could not be had (LLM_FAILED, CHAT_TIMEOUT...): the case's
+ * result is then `error`.
+ */
+export interface AnswerChecker {
+  check(promptId: string, rendered: Rendered, testCase: TestCase): Promise<AnswerChecked>
+}
+
+/** The answer assertions that did not hold; `skipped` says why some were not checked (a judge past TEST_MAX_JUDGE_CALLS). */
+export interface AnswerChecked {
+  failures: Failure[]
+  skipped?: string
 }
 
 /** Characters of a text quoted in a report (an expected or actual value). */
