@@ -1,5 +1,5 @@
 import { isObject } from '../json'
-import { regexHazard } from './regex-safety'
+import { regexHazard, regexWork } from './regex-safety'
 import type { SchemaProblem } from './validate'
 import { schemaProblems } from './validate'
 import { validatePrompt } from './validators.generated'
@@ -7,7 +7,8 @@ import { validatePrompt } from './validators.generated'
 /**
  * What jsonschema/prompt.json cannot see of a prompt's `tests` valid against
  * it: a `matches` pattern whose matching could backtrack super-linearly
- * (regexHazard, the rule a JSON Schema's `pattern` follows), two cases of
+ * (regexHazard, the rule a JSON Schema's `pattern` follows) or costing
+ * too much at each of the text's positions (MAX_MATCH_WORK), two cases of
  * one name, and, when the service's TEST_MAX_CASES is known (a write),
  * more cases than it.
  */
@@ -27,13 +28,30 @@ export function testsProblems(tests: unknown, path: string, maxCases?: number): 
       if (!Array.isArray(asserts)) continue
       asserts.forEach((assertion: unknown, j) => {
         if (!isObject(assertion) || assertion.type !== 'matches' || typeof assertion.value !== 'string') return
-        const hazard = regexHazard(assertion.value)
+        const hazard = matchHazard(assertion.value)
         if (hazard)
           problems.push({ path: `${at}.${list}[${j}].value`, problem: `is a regular expression that ${hazard}` })
       })
     }
   })
   return problems
+}
+
+/**
+ * Steps a `matches` pattern may take per character of the text (regexWork):
+ * a render's text may be megabytes, so a pattern tried at every position
+ * must be cheap at each (`error: .{0,20}$` is 21 choices of 13 characters).
+ */
+const MAX_MATCH_WORK = 1000
+
+/** Why a `matches` pattern is refused: regexHazard's rule, then its work per character. */
+function matchHazard(pattern: string): string | undefined {
+  const hazard = regexHazard(pattern)
+  if (hazard) return hazard
+  const work = regexWork(pattern)
+  if (work > MAX_MATCH_WORK)
+    return `may take ${work} steps per character of the text (its bounded quantifiers' choices times its length, tried at every position), more than ${MAX_MATCH_WORK}: anchor it with ^ or narrow its quantifiers`
+  return undefined
 }
 
 /**

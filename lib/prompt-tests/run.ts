@@ -51,11 +51,12 @@ export async function runTests(targets: readonly TestTarget[], context: TestCont
       'LIMIT_EXCEEDED',
       `a test run takes at most ${MAX_RUN_PROMPTS} prompts (MAX_RUN_PROMPTS), not ${targets.length}`,
     )
-  const jobs: { subject: Subject; testCase: TestCase }[] = []
-  for (const target of targets) {
-    const subject = await subjectOf(context.store, target)
-    for (const testCase of casesOf(subject, target, context.settings)) jobs.push({ subject, testCase })
-  }
+  // Read together: the store sends the reads of up to MAX_RUN_PROMPTS records in one round trip.
+  const subjects = await Promise.all(targets.map((target) => subjectOf(context.store, target)))
+  const jobs = targets.flatMap((target, i) => {
+    const subject = subjects[i] as Subject
+    return casesOf(subject, target, context.settings).map((testCase) => ({ subject, testCase }))
+  })
   const cases: CaseReport[] = new Array(jobs.length)
   const caseContext = { store: context.store, renderOptions: context.renderOptions, answers: context.answers }
   let next = 0

@@ -93,6 +93,12 @@ describe('tests, checked as a write and validate check them', () => {
     ])
   })
 
+  it('refuses a matches pattern too costly at each position of a long text, and accepts it anchored', async () => {
+    const costly = await errorsOf([{ name: 'a', assert: [{ type: 'matches', value: 'x{0,999}y' }] }])
+    expect(costly).toEqual([expect.stringContaining('steps per character of the text')])
+    expect(await errorsOf([{ name: 'a', assert: [{ type: 'matches', value: '^x{0,999}y' }] }])).toEqual([])
+  })
+
   it('refuses two cases of one name, and more cases than TEST_MAX_CASES when it is known', async () => {
     expect(await errorsOf([{ name: 'a' }, { name: 'a' }])).toEqual(['$.tests[1].name names another case of the prompt'])
     const three = [{ name: 'a' }, { name: 'b' }, { name: 'c' }]
