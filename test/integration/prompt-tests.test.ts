@@ -13,6 +13,7 @@ let db: TestRedis
 let env: Env
 
 const GROUP = 'prompt-tests'
+const POOL = 'prompt-tests-pool'
 const REVIEW = 'Review {{.args.code}} in {{.vscode.programming_language}}; refs {{(pt_lookup .args.code).refs}}'
 
 const review = {
@@ -71,6 +72,16 @@ beforeAll(async () => {
       tests: [{ name: 'answers in JSON', assert_answer: [{ type: 'json-schema' }] }],
     },
     'shenma:templates:pt:untested': { prompt: 'nothing to test' },
+    'shenma:tools:pt:slow': restTool('pt', 'slow', `${tools.url}/delay/100/tools/slow?group=${POOL}`),
+    'shenma:templates:pt:pooled': {
+      prompt: '{{(pt_slow .args.n).query.x}}',
+      parameters: { n: { type: 'string' } },
+      tests: Array.from({ length: 8 }, (_, i) => ({
+        name: `case ${i}`,
+        args: { n: `${i}` },
+        assert: [{ type: 'equals', value: `${i}` }],
+      })),
+    },
   })
 })
 afterAll(() => db.release())
@@ -191,6 +202,22 @@ describe('POST /api/prompts/{id}/test', () => {
     })
   })
 
+  it('runs its cases four at a time: no more of their renders call tools at once', async () => {
+    await tools.reset(POOL)
+    const report = reportOf(await test('pt.pooled'))
+    expect(report).toMatchObject({ passed: 8, failed: 0 })
+    const stats = await tools.stats(POOL)
+    expect({ calls: stats.calls, maxActive: stats.maxActive }).toEqual({ calls: 8, maxActive: 4 })
+  })
+
+  it('tests the version asked for', async () => {
+    const tests = [{ name: 'says one', assert: [{ type: 'equals', value: 'one' }] }]
+    expect((await put('/api/prompts/pt.versioned', { prompt: 'one', tests })).status).toBe(200)
+    expect((await put('/api/prompts/pt.versioned', { prompt: 'two', tests })).status).toBe(200)
+    expect(reportOf(await test('pt.versioned'))).toMatchObject({ passed: 0, failed: 1 })
+    expect(reportOf(await test('pt.versioned', undefined, '?version=1'))).toMatchObject({ passed: 1, failed: 0 })
+  })
+
   it('refuses cases given in the body that the schema refuses, and an unknown prompt', async () => {
     const unknownType = await test('pt.review', { tests: [{ name: 'x', assert: [{ type: 'sounds-nice' }] }] })
     expect(unknownType.status).toBe(400)
@@ -203,7 +230,9 @@ describe('POST /api/test', () => {
   it('runs every prompt that has tests, as the label sees them', async () => {
     await db.redis.set('shenma:labels:feat:environs:vscode:programming_language', 'rust')
     const base = reportOf(await call(env, 'POST', '/api/test'))
-    expect(new Set(base.cases.map((c) => c.prompt))).toEqual(new Set(['pt.answered', 'pt.review', 'pt.strict']))
+    const ids = new Set(base.cases.map((c) => c.prompt))
+    expect([...ids]).toEqual(expect.arrayContaining(['pt.answered', 'pt.pooled', 'pt.review', 'pt.strict']))
+    expect(ids.has('pt.untested')).toBe(false)
     expect(base.passed + base.failed + base.skipped + base.errors).toBe(base.cases.length)
     const feat = reportOf(await call(env, 'POST', '/api/test?label=feat', { ids: ['pt.review'] }))
     // Under the label the language is rust: the case that names go fails there.
