@@ -1,6 +1,6 @@
 import type { Prompt } from '../catalog'
 import { ServiceError } from '../errors'
-import { functionNames, renderDraft, renderPrompt } from '../render'
+import { renderDraft, renderPrompt } from '../render'
 import type { Rendered, RenderOptions } from '../render'
 import type { Store } from '../store'
 import { checkText, clipped, renderedText } from './text'
@@ -43,11 +43,6 @@ export async function runCase(subject: Subject, testCase: TestCase, context: Cas
     ms: Date.now() - started,
   })
   try {
-    const unused = unusedTools(subject.prompt, testCase)
-    if (unused.length > 0) {
-      const message = `the case fixes the answer of ${unused.join(', ')}, which the templates do not call`
-      return report({ result: 'error', error: { code: 'BAD_REQUEST', message } })
-    }
     const asserts = testCase.assert ?? []
     const expectedCode = asserts.find((a) => a.type === 'fails-with')?.value
     let rendered: Rendered
@@ -60,6 +55,11 @@ export async function runCase(subject: Subject, testCase: TestCase, context: Cas
       const assert = expectedCode === undefined ? 'render' : 'fails-with'
       const expected = expectedCode ?? 'a rendered prompt'
       return report({ result: 'fail', failures: [{ assert, expected, actual }] })
+    }
+    const unused = Object.keys(testCase.tools ?? {}).filter((id) => !rendered.analysis.functions.includes(id))
+    if (unused.length > 0) {
+      const message = `the case fixes the answer of ${unused.join(', ')}, which the templates do not call`
+      return report({ result: 'error', error: { code: 'BAD_REQUEST', message } })
     }
     const failures = renderFailures(asserts, rendered)
     const answerAsserts = testCase.assert_answer ?? []
@@ -87,13 +87,6 @@ function render(subject: Subject, testCase: TestCase, context: CaseContext): Pro
   if (subject.draft) return renderDraft(context.store, subject.prompt, args, { ...context.renderOptions, overlay })
   const options = { ...context.renderOptions, version: subject.version, overlay }
   return renderPrompt(context.store, subject.id, args, options)
-}
-
-/** The tools a case fixes that no template calls: a case that means to test something it does not. */
-function unusedTools(prompt: Prompt, testCase: TestCase): string[] {
-  if (testCase.tools === undefined) return []
-  const called = functionNames(prompt)
-  return Object.keys(testCase.tools).filter((id) => !called.includes(id))
 }
 
 /** The render assertions that did not hold of a render that succeeded. */

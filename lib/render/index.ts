@@ -3,7 +3,7 @@
  * in; the rendered prompt out. See pipeline.ts.
  */
 export { renderDraft, renderPrompt } from './pipeline'
-export { compilePrompt, functionNames } from './compile'
+export { compilePrompt } from './compile'
 export { writeSnapshots } from './snapshots'
 export type { SnapshotRun } from './snapshots'
 export type { Rendered, RenderOptions, RenderOverlay, Warning } from './pipeline'

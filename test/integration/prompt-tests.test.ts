@@ -184,6 +184,17 @@ describe('POST /api/prompts/{id}/test', () => {
     expect((await db.redis.keys('*')).sort()).toEqual(before)
   })
 
+  it("reports a draft whose template does not parse as each case's failure", async () => {
+    const tests = [{ name: 'parses', tools: { pt_lookup: {} }, assert: [{ type: 'contains', value: 'x' }] }]
+    const report = reportOf(await test('pt.review', { draft: { prompt: '{{pt_lookup "a"' }, tests }))
+    expect(report.cases[0]).toMatchObject({
+      result: 'fail',
+      failures: [
+        { assert: 'render', expected: 'a rendered prompt', actual: expect.stringMatching(/^TEMPLATE_SYNTAX: /) },
+      ],
+    })
+  })
+
   it('runs only the cases named, and refuses a name no case has', async () => {
     const report = reportOf(await test('pt.review', { names: ['a case of its own world'] }))
     expect(report.cases.map((c) => c.name)).toEqual(['a case of its own world'])
@@ -193,7 +204,7 @@ describe('POST /api/prompts/{id}/test', () => {
   })
 
   it('reports a case fixing a tool the templates do not call as an error', async () => {
-    const tests = [{ name: 'stray', args: { code: 'a' }, tools: { pt_lookup: {}, pt_other: 1 } }]
+    const tests = [{ name: 'stray', args: { code: 'a' }, tools: { pt_lookup: { refs: [] }, pt_other: 1 } }]
     const report = reportOf(await test('pt.review', { tests }))
     expect(report).toMatchObject({ errors: 1 })
     expect(report.cases[0]?.error).toEqual({
