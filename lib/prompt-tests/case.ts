@@ -1,5 +1,6 @@
 import type { Prompt } from '../catalog'
 import { ServiceError } from '../errors'
+import { describeError, requestLog } from '../log'
 import { renderDraft, renderPrompt } from '../render'
 import type { Rendered, RenderOptions } from '../render'
 import type { Store } from '../store'
@@ -70,11 +71,17 @@ export async function runCase(subject: Subject, testCase: TestCase, context: Cas
     if (checked.failures.length > 0) return report({ result: 'fail', failures: checked.failures })
     return report(checked.skipped === undefined ? { result: 'pass' } : { result: 'skipped', reason: checked.skipped })
   } catch (e) {
-    const error =
-      e instanceof ServiceError
-        ? { code: e.code, message: e.message }
-        : { code: 'INTERNAL', message: 'the case failed unexpectedly: see the log' }
-    return report({ result: 'error', error })
+    if (e instanceof ServiceError) return report({ result: 'error', error: { code: e.code, message: e.message } })
+    // A bug: its description goes to the log, which the report points to.
+    requestLog()?.event('error', 'prompt test failed unexpectedly', {
+      prompt: subject.id,
+      case: testCase.name,
+      error: describeError(e),
+    })
+    return report({
+      result: 'error',
+      error: { code: 'INTERNAL', message: 'the case failed unexpectedly: see the log' },
+    })
   }
 }
 
