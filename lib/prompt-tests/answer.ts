@@ -11,15 +11,15 @@ import { answerChat } from '../chat'
 import { textOf } from '../chat/budget'
 import { checkAnswer } from '../chat/returns'
 import { parseTagsInTurns, returnsTags } from '../chat/tags'
-import { ServiceError, clip } from '../errors'
+import { describeHazard, safeSchema } from '../catalog/schema-safety'
+import { ServiceError } from '../errors'
 import { isObject } from '../json'
 import type { Completion } from '../llm'
 import type { RenderOptions, Rendered } from '../render'
 import type { Settings } from '../settings'
 import type { Store } from '../store'
 import { judge } from './judge'
-import { checkText } from './text'
-import { CLIP_CHARS } from './types'
+import { checkText, clipped } from './text'
 import type { AnswerAssertion, AnswerChecked, AnswerChecker, Failure, TestCase } from './types'
 
 /** What a checker asks models with: where the prompt's tools live, and the configuration. */
@@ -56,7 +56,7 @@ export function answerChecker(context: AnswerContext): AnswerChecker | undefined
     judgeCalls++
     const verdict = await judge(assertion.rubric, text, model, settings)
     if (verdict.pass) return undefined
-    return { assert: 'judge', expected: clip(assertion.rubric, CLIP_CHARS), actual: clip(verdict.reason, CLIP_CHARS) }
+    return { assert: 'judge', expected: clipped(assertion.rubric), actual: clipped(verdict.reason) }
   }
 
   return {
@@ -101,8 +101,8 @@ async function answerText(
     ;({ body } = await answerChat(promptId, rendered, { model }, context))
   } catch (e) {
     if (!(e instanceof ServiceError) || e.code !== 'LLM_INVALID_OUTPUT') throw e
-    const errors = Array.isArray(e.extra?.errors) ? e.extra.errors : [clip(e.message, CLIP_CHARS)]
-    return { assert: 'returns', expected: "an answer matching the prompt's returns schema", actual: errors }
+    const errors = Array.isArray(e.extra?.errors) ? e.extra.errors : [e.message]
+    return { assert: 'returns', expected: "an answer matching the prompt's returns schema", actual: clipped(errors) }
   }
   // Not streamed: the completion's JSON, bounded by LLM_MAX_BYTES.
   const completion = JSON.parse(body as string) as Completion
@@ -111,8 +111,9 @@ async function answerText(
 
 /**
  * The schema a `json-schema` assertion checks: its own, else the prompt's
- * `returns`. Neither is the case's mistake, found before any model is
- * asked: BAD_REQUEST, so the case is an error.
+ * `returns`. Neither, or a schema whose validation could freeze the
+ * service (the rule a stored `returns` follows), is the case's mistake,
+ * found before any model is asked: BAD_REQUEST, so the case is an error.
  */
 function schemaOf(schema: unknown, rendered: Rendered): JsonSchema {
   if (schema === undefined) {
@@ -124,6 +125,14 @@ function schemaOf(schema: unknown, rendered: Rendered): JsonSchema {
     )
   }
   if (!isObject(schema)) throw new ServiceError('BAD_REQUEST', "a json-schema assertion's schema must be an object")
+  const hazard = safeSchema(schema)
+  if ('keyword' in hazard) {
+    const why = describeHazard(hazard)
+    throw new ServiceError(
+      'BAD_REQUEST',
+      `a json-schema assertion's schema is refused, as its validation could freeze the service: ${why}`,
+    )
+  }
   return schema
 }
 
@@ -135,7 +144,7 @@ function schemaFailure(
   const checked = checkAnswer(schema, answer)
   if (checked.ok) return undefined
   const against = assertion.schema === undefined ? "the prompt's returns schema" : "the assertion's schema"
-  return { assert: 'json-schema', expected: `JSON matching ${against}`, actual: checked.errors }
+  return { assert: 'json-schema', expected: `JSON matching ${against}`, actual: clipped(checked.errors) }
 }
 
 /**
@@ -148,5 +157,5 @@ async function tagsFailure(wanted: string[], answer: string, rendered: Rendered)
   const { parsed } = await parseTagsInTurns(answer, declared)
   const found = new Set(parsed.map((element) => element.tag))
   if (wanted.every((tag) => found.has(tag.toLowerCase()))) return undefined
-  return { assert: 'tags', expected: wanted, actual: [...found] }
+  return { assert: 'tags', expected: clipped(wanted), actual: clipped([...found]) }
 }

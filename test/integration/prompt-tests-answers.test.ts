@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
 import { ServiceError } from '../../lib/errors'
+import { runTests } from '../../lib/prompt-tests'
 import { answerChecker } from '../../lib/prompt-tests/answer'
 import { JUDGE_INSTRUCTIONS } from '../../lib/prompt-tests/judge'
 import type { AnswerChecker, TestCase } from '../../lib/prompt-tests/types'
@@ -36,6 +37,25 @@ beforeAll(async () => {
     'shenma:templates:team:plan': {
       prompt: 'Plan the release.',
       returns: { format: 'tags', tags: ['plan', 'actions'] },
+    },
+    'shenma:templates:team:tested': {
+      prompt: 'Score {{.args.topic}} as JSON.',
+      parameters: [{ name: 'topic', type: 'string', required: true }],
+      tests: [
+        {
+          name: 'json',
+          args: { topic: 'tea' },
+          model: 'case-run',
+          assert_answer: [{ type: 'json-schema', schema: SCORE }],
+        },
+        {
+          name: 'five',
+          args: { topic: 'tea' },
+          model: 'case-run',
+          assert: [{ type: 'contains', value: 'tea' }],
+          assert_answer: [{ type: 'contains', value: 'five' }],
+        },
+      ],
     },
   })
 })
@@ -111,7 +131,7 @@ describe('answer assertions', () => {
     expect(await llm.requests('case-json')).toHaveLength(2)
   })
 
-  it('refuse a json-schema with no schema on a prompt whose returns is none, before asking a model', async () => {
+  it('refuse a json-schema with no schema where returns is none, or with a schema that could freeze validation, before asking a model', async () => {
     await llm.reset('case-json')
     const checking = check(
       checkerOf(),
@@ -120,6 +140,17 @@ describe('answer assertions', () => {
       { topic: 'tea' },
     )
     await expect(checking).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /no schema/ })
+    const hazard = check(
+      checkerOf(),
+      'team.rate',
+      {
+        name: 'json',
+        model: 'case-json',
+        assert_answer: [{ type: 'json-schema', schema: { type: 'string', pattern: '^(a+)+$' } }],
+      },
+      { topic: 'tea' },
+    )
+    await expect(hazard).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /could freeze the service/ })
     expect(await llm.requests('case-json')).toHaveLength(0)
   })
 
@@ -224,5 +255,23 @@ describe('answer assertions', () => {
       { topic: 'tea' },
     )
     expect(checked).toEqual({ failures: [], skipped: expect.stringMatching(/LLM_DEFAULT_MODEL/) })
+  })
+
+  it("answer a run's report: a stored prompt's cases, one passing and one failing on its answer", async () => {
+    await llm.script('case-run', [{ content: '{"score": 2}' }], { repeatLast: true })
+    const settings = settingsFrom(env)
+    const store = openStore(settings.redis)
+    const context = { store, settings, renderOptions: settings.render }
+    const report = await runTests([{ id: 'team.tested' }], {
+      ...context,
+      settings: settings.tests,
+      answers: answerChecker(context),
+    })
+    expect(report).toMatchObject({ passed: 1, failed: 1, skipped: 0, errors: 0 })
+    expect(report.cases.map(({ name, result, failures }) => ({ name, result, failures }))).toEqual([
+      { name: 'json', result: 'pass', failures: [] },
+      { name: 'five', result: 'fail', failures: [{ assert: 'contains', expected: 'five', actual: '{"score": 2}' }] },
+    ])
+    expect(await llm.requests('case-run')).toHaveLength(2)
   })
 })
