@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
 import { ServiceError } from '../../lib/errors'
 import { gatedPromote } from '../../lib/prompt-tests/gate'
+import { promote as promoteLabel } from '../../lib/publish'
 import type { AnswerChecker, TestCase, TestReport } from '../../lib/prompt-tests/types'
 import { settingsFrom } from '../../lib/settings'
 import { UpstashStore } from '../../lib/store'
@@ -31,6 +32,14 @@ async function put(path: string, body: unknown): Promise<void> {
   const { status, body: answer } = await send('PUT', path, body)
   expect(status, JSON.stringify(answer)).toBe(200)
 }
+
+/** The store the Worker writes through, for calling lib/ directly. */
+const realStore = () =>
+  new UpstashStore({
+    url: env.UPSTASH_REDIS_REST_URL as string,
+    token: env.UPSTASH_REDIS_REST_TOKEN as string,
+    timeoutMs: 5000,
+  })
 
 const promote = (label: string, query = '') => send('POST', `/api/labels/${label}/promote${query}`)
 
@@ -178,6 +187,20 @@ describe('the promote gate', () => {
     expect((body.report as TestReport).cases).toMatchObject([{ prompt: 'gx.hello', result: 'fail' }])
   })
 
+  it('promote with an expected plan: a label written after the plan was read is 409 CONFLICT, nothing written', async () => {
+    await put('/api/prompts/plan.p?label=plan', { prompt: 'planned' })
+    const store = realStore()
+    const planned = await promoteLabel(store, 'plan', { dryRun: true, historyLimit: 50 })
+    await put('/api/prompts/plan.p?label=plan', { prompt: 'not planned' })
+    const refused = await promoteLabel(store, 'plan', { historyLimit: 50, expected: planned }).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ code: 'CONFLICT' })
+    expect(await basePrompt('plan.p')).toBeNull()
+    // The plan read again is promoted as it is.
+    const replanned = await promoteLabel(store, 'plan', { dryRun: true, historyLimit: 50 })
+    expect(await promoteLabel(store, 'plan', { historyLimit: 50, expected: replanned })).toEqual(replanned)
+    expect(await basePrompt('plan.p')).toBe('not planned')
+  })
+
   it('promotes nothing untested: a write into the label while its tests run is 409 CONFLICT, nothing written', async () => {
     await put('/api/prompts/race.p?label=race', {
       prompt: 'tested',
@@ -198,11 +221,7 @@ describe('the promote gate', () => {
         return { failures: [] }
       },
     }
-    const store = new UpstashStore({
-      url: env.UPSTASH_REDIS_REST_URL as string,
-      token: env.UPSTASH_REDIS_REST_TOKEN as string,
-      timeoutMs: 5000,
-    })
+    const store = realStore()
     const settings = settingsFrom(env)
     const refused = await gatedPromote(store, 'race', {
       historyLimit: 50,
