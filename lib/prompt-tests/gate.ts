@@ -9,7 +9,7 @@ import type { Promotion } from '../publish'
 import { LabeledStore } from '../store'
 import type { Store } from '../store'
 import { affectedBy } from './affected'
-import { reportFailed, runTests } from './run'
+import { MAX_RUN_PROMPTS, reportFailed, runTests } from './run'
 import type { TestContext } from './run'
 import type { TestReport } from './types'
 
@@ -50,6 +50,14 @@ export async function gatedPromote(store: Store, from: string, options: GateOpti
   }
   const planned = await promote(store, from, { to, historyLimit, dryRun: true })
   const { ids } = await affectedBy(store, from, planned)
+  if (ids.length > MAX_RUN_PROMPTS) {
+    throw new ServiceError(
+      'LIMIT_EXCEEDED',
+      `label '${from}' affects ${ids.length} prompts with tests, more than the ${MAX_RUN_PROMPTS} (MAX_RUN_PROMPTS) a run takes: ` +
+        'test them in parts (POST /api/test with ids), then promote with force=true',
+      { extra: { limit: 'MAX_RUN_PROMPTS' } },
+    )
+  }
   const report = await runTests(
     ids.map((id) => ({ id })),
     { ...options.tests, store: new LabeledStore(store, from) },

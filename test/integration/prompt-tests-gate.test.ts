@@ -238,3 +238,62 @@ describe('the promote gate', () => {
     expect((await call(env, 'GET', '/api/prompts/race.p?label=race')).status).toBe(200)
   })
 })
+
+describe("the promote gate's bounds", () => {
+  let big: TestRedis
+  let bigEnv: Env
+  beforeAll(async () => ({ db: big, env: bigEnv } = await writableRedis()))
+  afterAll(() => big.release())
+
+  /** `count` direct prompts `many.p{from + i}` reading `.many.v`, each with a passing case when `tested`. */
+  async function prompts(from: number, count: number, tested: boolean): Promise<void> {
+    const records = Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [
+        `shenma:templates:many:p${from + i}`,
+        { prompt: 'v={{.many.v}}', ...(tested ? { tests: [containing('reads v', 'v=')] } : {}) },
+      ]),
+    )
+    await big.redis.mset(records)
+  }
+
+  const promoteBig = async (label: string, query = '') => {
+    const res = await fetchWorker(bigEnv, `/api/labels/${label}/promote${query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    })
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
+
+  const putEnviron = async (label: string, value: string) => {
+    const res = await fetchWorker(bigEnv, `/api/environs/many.v?label=${label}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(value),
+    })
+    expect(res.status).toBe(200)
+  }
+
+  it('refuses more affected prompts with tests than a run takes (MAX_RUN_PROMPTS), and more prompts than it looks through (MAX_AFFECTED_SCAN); force=true is the way past', async () => {
+    await big.redis.set('shenma:environs:many:v', JSON.stringify('base'))
+    await prompts(0, 101, true)
+    await putEnviron('wide', 'wide')
+    const wide = await promoteBig('wide')
+    expect(wide.status).toBe(422)
+    expect(wide.body).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      limit: 'MAX_RUN_PROMPTS',
+      message: expect.stringMatching(/101 prompts.*force=true/),
+    })
+    expect(await big.redis.get('shenma:environs:many:v')).toBe('base')
+
+    await prompts(101, 900, false)
+    await putEnviron('wider', 'wider')
+    const wider = await promoteBig('wider')
+    expect(wider.status).toBe(422)
+    expect(wider.body).toMatchObject({ code: 'LIMIT_EXCEEDED', limit: 'MAX_AFFECTED_SCAN' })
+    expect(await big.redis.get('shenma:environs:many:v')).toBe('base')
+
+    expect((await promoteBig('wider', '?force=true')).status).toBe(200)
+    expect(await big.redis.get('shenma:environs:many:v')).toBe('wider')
+  })
+})
