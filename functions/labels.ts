@@ -11,12 +11,14 @@ import {
   defineRoute,
   described,
   once,
+  renderOptionsOf,
   settingsOf,
   writerOf,
   LABEL_PATTERN,
   LABEL_RULE,
 } from '../lib/http'
 import { requestLog } from '../lib/log'
+import { gatedPromote } from '../lib/prompt-tests/gate'
 import { promote } from '../lib/publish'
 
 /** A label, made for each use: the path's has an example, the query's `to` none (/docs would pre-fill it). */
@@ -43,7 +45,7 @@ const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
   tags: ['writes'],
   summary: "Copies a label's records onto the base (or another label), then removes the label",
   description:
-    "Needs ADMIN_TOKEN. One transaction: each changed record becomes a new version on the target, a record the label deleted is deleted there, and the label's records and history are removed. `dry_run=true` only answers what would change.",
+    "Needs ADMIN_TOKEN. First the tests of every prompt the label changes, or whose templates read a variable or call a tool it changes, run against the label's records: any failure or error is 409 TESTS_FAILED with the `report`, and nothing changes. Then one transaction: each changed record becomes a new version on the target, a record the label deleted is deleted there, and the label's records and history are removed. `dry_run=true` only answers what would change (no tests run); `force=true` promotes without running them.",
   middleware: [adminAuth],
   request: {
     params: z.object({ label: described(Label(), { example: 'feat-login' }) }),
@@ -55,21 +57,52 @@ const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
       message: described(z.optional(z.string().check(z.maxLength(500))), {
         description: 'Kept with each version written (at most 500 characters); unset, `promoted from label {label}`.',
       }),
+      force: described(z.optional(z.enum(['true', 'false'])), {
+        description:
+          "`true`: promote without running the tests; each version's message ends `; tests skipped (force)`.",
+      }),
     }),
   },
   responses: {
     200: json('What changed (or would)', successOf('PromoteAnswer', z.array(Promotion()))),
-    ...errorsOf(...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'),
+    ...errorsOf(...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT', 'TESTS_FAILED', 'LIMIT_EXCEEDED'),
   },
 }))
 
-/** POST /api/labels/{label}/promote: a branch's records, merged. */
+/** POST /api/labels/{label}/promote: a branch's records, merged once its tests pass. */
 export const labels = new Routes().openapi(route, async (c) => {
   const { label } = c.req.valid('param')
-  const { to, dry_run, message } = c.req.valid('query')
+  const { to, dry_run, message, force } = c.req.valid('query')
   if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
-  const { historyLimit } = settingsOf(c)
-  const promotions = await promote(writerOf(c), label, { to, dryRun: dry_run === 'true', message, historyLimit })
-  requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: dry_run === 'true' })
+  const settings = settingsOf(c)
+  const { historyLimit } = settings
+  if (dry_run === 'true') {
+    const promotions = await promote(writerOf(c), label, { to, dryRun: true, historyLimit })
+    requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
+    return success(c, promotions)
+  }
+  const tests = { renderOptions: renderOptionsOf(c), settings: settings.tests }
+  const forced = force === 'true'
+  const { promotions, report } = await gatedPromote(writerOf(c), label, {
+    to,
+    message,
+    historyLimit,
+    force: forced,
+    tests,
+  })
+  const counts = report && {
+    passed: report.passed,
+    failed: report.failed,
+    skipped: report.skipped,
+    errors: report.errors,
+  }
+  requestLog()?.set('promoted', {
+    label,
+    to: to ?? null,
+    records: promotions.length,
+    dry_run: false,
+    forced,
+    tests: counts ?? null,
+  })
   return success(c, promotions)
 })

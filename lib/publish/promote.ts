@@ -37,6 +37,12 @@ export interface PromoteOptions {
   dryRun?: boolean
   message?: string | undefined
   historyLimit: number
+  /**
+   * What a dry run answered and was checked against (the promote gate's
+   * tests): the promotion is made only if it is still exactly that, else
+   * 409 CONFLICT, so that nothing untested is promoted.
+   */
+  expected?: readonly Promotion[] | undefined
 }
 
 /** Reads and writes of a promotion, before it gives up on a label others keep writing to. */
@@ -63,6 +69,12 @@ export async function promote(store: Store, from: string, options: PromoteOption
     const observed = new Observed(commands)
     const { promotions, overlay } = await plan(observed, from, options.to)
     if (options.dryRun) return promotions
+    if (options.expected !== undefined && !samePlan(promotions, options.expected)) {
+      throw new ServiceError(
+        'CONFLICT',
+        `label '${from}' or its target changed after the label's tests ran: nothing was promoted; promote again to test what it holds now`,
+      )
+    }
     const deletions = overlay.flatMap((key) => {
       const h = historyKeys(key)
       return [key, h.head, h.log, h.values]
@@ -105,6 +117,18 @@ async function plan(
     promotions.push({ kind: RECORD_KIND[kind], id: keyToId(kind, base), key: targets[i] as string, before, after })
   })
   return { promotions, overlay }
+}
+
+/** Two plans write the same texts at the same keys over the same texts. */
+function samePlan(a: readonly Promotion[], b: readonly Promotion[]): boolean {
+  const written = new Map(b.map((p) => [p.key, p]))
+  return (
+    a.length === b.length &&
+    a.every((p) => {
+      const other = written.get(p.key)
+      return other !== undefined && other.before === p.before && other.after === p.after
+    })
+  )
 }
 
 function kindOf(key: string): Kind | undefined {
