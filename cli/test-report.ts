@@ -1,4 +1,5 @@
-import type { CaseReport, CaseResult, TestReport } from '../lib/prompt-tests/types'
+import { reportFailed } from '../lib/prompt-tests'
+import type { CaseReport, CaseResult, TestReport } from '../lib/prompt-tests'
 import { RemoteError } from './remote'
 import { plural } from './validate'
 
@@ -26,11 +27,6 @@ export function reportLines(report: TestReport): string[] {
 /** `4 cases: 2 passed, 1 failed, 1 skipped, 0 errors`. */
 export function counts({ cases, passed, failed, skipped, errors }: TestReport): string {
   return `${plural(cases.length, 'case')}: ${passed} passed, ${failed} failed, ${skipped} skipped, ${plural(errors, 'error')}`
-}
-
-/** Whether the run should fail its caller: a case failed or could not run (skipped cases do not). */
-export function reportFailed({ failed, errors }: TestReport): boolean {
-  return failed + errors > 0
 }
 
 /**

@@ -1,15 +1,13 @@
 import { appendFile } from 'node:fs/promises'
-import { allPages, listPrompts } from '../lib/catalog'
-import { runTests } from '../lib/prompt-tests'
-import type { TestReport, TestTarget } from '../lib/prompt-tests'
+import { promptsWithTests, reportFailed, runTests } from '../lib/prompt-tests'
+import type { TestReport } from '../lib/prompt-tests'
 import { EmbeddedStore } from '../lib/store'
-import type { Store } from '../lib/store'
 import { DONE, FAILED, describeFailure, misused } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
 import { ApiClient } from './remote'
 import { fileSettings } from './render-files'
-import { reportFailed, reportLines, reportMarkdown } from './test-report'
+import { reportLines, reportMarkdown } from './test-report'
 import { checkedRecords } from './validate'
 
 /**
@@ -97,12 +95,6 @@ async function testFiles(paths: readonly string[], ids: readonly string[], io: I
   }
   const store = new EmbeddedStore(records.map(({ key, value }) => [key, value] as const))
   const settings = fileSettings(io)
-  const targets = ids.length > 0 ? ids.map((id) => ({ id })) : await promptsWithTests(store)
+  const targets = (ids.length > 0 ? ids : await promptsWithTests(store)).map((id) => ({ id }))
   return runTests(targets, { store, renderOptions: settings.render, settings: settings.tests })
-}
-
-/** Every prompt of the store that keeps cases. */
-async function promptsWithTests(store: Store): Promise<TestTarget[]> {
-  const { items } = await allPages((page) => listPrompts(store, page))
-  return items.filter(({ record }) => (record.tests?.length ?? 0) > 0).map(({ id }) => ({ id }))
 }

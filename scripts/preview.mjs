@@ -58,7 +58,7 @@ export function previewAlias(branch, worker) {
  * preview to look at, and fail the run. `dryRun` publishes nothing, uploads
  * nothing and tests nothing.
  */
-export function previewCommands({ alias, args, dryRun, recordsExist, message, testing = false, summary }) {
+export function previewCommands({ alias, args, dryRun, recordsExist, message, testing = false, summary = '' }) {
   const commands = []
   if (recordsExist) {
     const publish = ['bin/ai-prompt-shell.mjs', 'publish', `${RECORDS_DIR}/`, '--label', alias]

@@ -112,3 +112,65 @@ describe('test through a deployment', () => {
     expect(asked).toEqual([])
   })
 })
+
+describe('test --file', () => {
+  const prompt = {
+    name: 't.p',
+    description: 'a prompt with cases',
+    prompt: 'Review this {{.vscode.programming_language}} code: {{.args.code}}',
+    tests: [
+      { name: 'names the language', args: { code: 'x' }, assert: [{ type: 'contains', value: 'go code' }] },
+      {
+        name: 'its own language',
+        args: { code: 'x' },
+        variables: { vscode: { programming_language: 'rust' } },
+        assert: [{ type: 'contains', value: 'go code' }],
+      },
+      {
+        name: 'needs the code',
+        args: {},
+        assert: [{ type: 'fails-with', value: 'MISSING_VARIABLE' }],
+      },
+      { name: 'answers', args: { code: 'x' }, assert_answer: [{ type: 'contains', value: 'fine' }] },
+    ],
+  }
+
+  it("runs the files' cases with no server: a case's variables change its render, answer assertions are skipped", async () => {
+    const root = await folder({
+      'templates/t/p.json': JSON.stringify(prompt),
+      'environs/vscode.json': JSON.stringify({ programming_language: 'go' }),
+    })
+    const { code, out } = await cli(['test', '--file', root, '--json'])
+    expect(code).toBe(1)
+    const report = JSON.parse(out.join('\n')) as TestReport
+    expect(report.cases.map((c) => [c.name, c.result])).toEqual([
+      ['names the language', 'pass'],
+      ['its own language', 'fail'],
+      ['needs the code', 'pass'],
+      ['answers', 'skipped'],
+    ])
+    expect(report.cases[1]?.failures).toEqual([
+      { assert: 'contains', expected: 'go code', actual: 'Review this rust code: x' },
+    ])
+    expect(asked).toEqual([])
+  })
+
+  it('runs only the prompts named, and runs nothing when the files have errors', async () => {
+    const root = await folder({
+      'templates/t/p.json': JSON.stringify({ ...prompt, tests: prompt.tests.slice(0, 1) }),
+      'templates/t/q.json': JSON.stringify({ ...prompt, name: 't.q' }),
+      'environs/vscode.json': JSON.stringify({ programming_language: 'go' }),
+    })
+    const named = await cli(['test', 't.p', '--file', root])
+    expect(named.code).toBe(0)
+    expect(named.out).toEqual([
+      expect.stringMatching(/^pass {5}t\.p {2}"names the language" {2}\d+ ms$/),
+      '1 case: 1 passed, 0 failed, 0 skipped, 0 errors',
+    ])
+
+    const broken = await folder({ 'templates/t/p.json': '{"name": ' })
+    const { code, err } = await cli(['test', '--file', broken])
+    expect(code).toBe(1)
+    expect(err.at(-1)).toBe('test: the files have errors: no test was run')
+  })
+})
