@@ -22,7 +22,7 @@ export function checkText(assertion: TextAssertion, text: string): Failure | und
     case 'contains':
       return text.includes(assertion.value) ? undefined : failed(assertion.value, text)
     case 'not-contains':
-      return text.includes(assertion.value) ? undefined : failed(`no ${JSON.stringify(assertion.value)}`, text)
+      return text.includes(assertion.value) ? failed(`no ${JSON.stringify(assertion.value)}`, text) : undefined
     case 'matches':
       return new RegExp(assertion.value, 'u').test(text) ? undefined : failed(assertion.value, text)
     case 'max-chars':
