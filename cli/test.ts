@@ -28,31 +28,30 @@ const RUN_TIMEOUT_MS = 300_000
 export async function testCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
   const misuse = checkLabels('test', { label: values.label }, io)
   if (misuse !== undefined) return misuse
-  let report: TestReport
-  let title: string
-  if (values.file !== undefined) {
+  const files = values.file
+  if (files !== undefined) {
     const remote = (['url', 'token', 'label'] as const).find((name) => values[name] !== undefined)
     if (remote !== undefined) {
       return misused(io, 'test', `test: --file runs the tests from files, with no server: --${remote} is a server's`)
     }
-    const local = await testFiles(values.file, operands, io)
-    if (local === undefined) return FAILED
-    report = local
-    title = `Prompt tests of ${values.file.join(', ')}`
-  } else {
-    const base = values.url ?? io.env.AI_PROMPT_SHELL_URL ?? 'http://127.0.0.1:8787'
-    try {
-      report = await testRemote(
-        new ApiClient(base, values.token ?? (io.env.API_TOKEN || undefined)),
-        operands,
-        values.label,
-      )
-    } catch (e) {
-      io.err(`test: ${describeFailure(e)}`)
-      return FAILED
-    }
-    title = `Prompt tests${values.label === undefined ? '' : ` of label ${values.label}`}`
   }
+  let report: TestReport | undefined
+  try {
+    if (files !== undefined) report = await testFiles(files, operands, io)
+    else {
+      const base = values.url ?? io.env.AI_PROMPT_SHELL_URL ?? 'http://127.0.0.1:8787'
+      const api = new ApiClient(base, values.token ?? (io.env.API_TOKEN || undefined))
+      report = await testRemote(api, operands, values.label)
+    }
+  } catch (e) {
+    io.err(`test: ${describeFailure(e)}`)
+    return FAILED
+  }
+  if (report === undefined) return FAILED
+  const title =
+    files !== undefined
+      ? `Prompt tests of ${files.join(', ')}`
+      : `Prompt tests${values.label === undefined ? '' : ` of label ${values.label}`}`
   if (values.json) io.out(JSON.stringify(report, null, 2))
   else for (const line of reportLines(report)) io.out(line)
   if (values.summary !== undefined) {

@@ -168,6 +168,9 @@ describe('test --file', () => {
       '1 case: 1 passed, 0 failed, 0 skipped, 0 errors',
     ])
 
+    const missing = await cli(['test', 't.nope', '--file', root])
+    expect(missing).toMatchObject({ code: 1, out: [], err: ["test: NOT_FOUND: prompt 't.nope' does not exist"] })
+
     const broken = await folder({ 'templates/t/p.json': '{"name": ' })
     const { code, err } = await cli(['test', '--file', broken])
     expect(code).toBe(1)
