@@ -39,7 +39,7 @@ export async function promoteCommand(operands: readonly string[], values: Option
     return misused(
       io,
       'promote',
-      `promote: --force skips a deployment's tests: directly to Redis (${backend.where}) none run`,
+      `promote: --force skips the tests a deployment runs first: promoting directly in ${backend.where}, none run`,
     )
   }
   const dryRun = values['dry-run'] === true

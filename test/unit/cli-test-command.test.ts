@@ -63,7 +63,9 @@ describe('promote --force through the write API', () => {
   it('is a misuse directly to Redis, where no test runs', async () => {
     const { code, err } = await cli(['promote', '--from', 'feat-x', '--force', '--url', url, '--token', 't'])
     expect(code).toBe(2)
-    expect(err[0]).toMatch(/^promote: --force skips a deployment's tests: directly to Redis .* none run/)
+    expect(err[0]).toMatch(
+      /^promote: --force skips the tests a deployment runs first: promoting directly in http:\/\/127.0.0.1:\d+ \(Redis\), none run \(run/,
+    )
     expect(asked).toEqual([])
   })
 })
