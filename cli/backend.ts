@@ -48,10 +48,15 @@ export interface Backend {
   versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions>
   version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion>
   put(kind: RecordKind, id: string, value: unknown, to: WriteTo): Promise<{ key: string; version: number }>
-  promote(
-    from: string,
-    options: { to?: string | undefined; dryRun: boolean; message?: string | undefined },
-  ): Promise<Promotion[]>
+  promote(from: string, options: PromoteOptions): Promise<Promotion[]>
+}
+
+export interface PromoteOptions {
+  to?: string | undefined
+  dryRun: boolean
+  message?: string | undefined
+  /** Promote without running the tests the deployment's gate runs first (the write API's `force=true`). */
+  force?: boolean | undefined
 }
 
 /** A publish through the API that failed part way: the records written before the failure stay written. */

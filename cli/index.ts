@@ -4,6 +4,7 @@ import type { Io, Options } from './io'
 import { promoteCommand } from './promote'
 import { publishCommand } from './publish'
 import { renderCommand } from './render'
+import { testCommand } from './test'
 import { COMMANDS, OPTIONS, isCommand, usage } from './usage'
 import type { Command, OptionName } from './usage'
 import { validateCommand } from './validate'
@@ -14,8 +15,9 @@ export type { Io } from './io'
 /**
  * `ai-prompt-shell`: the command line for extension authors. It checks
  * record files as the service reads them, publishes them (with versions, to
- * the base or a label), lists and rolls back versions, promotes a label, and
- * renders a prompt, through a running service or from files.
+ * the base or a label), lists and rolls back versions, promotes a label,
+ * renders a prompt and runs prompts' test cases, through a running service
+ * or from files.
  */
 const RUN: Record<Command, (operands: readonly string[], values: Options, io: Io) => Promise<number>> = {
   validate: validateCommand,
@@ -24,6 +26,7 @@ const RUN: Record<Command, (operands: readonly string[], values: Options, io: Io
   rollback: rollbackCommand,
   promote: promoteCommand,
   render: renderCommand,
+  test: testCommand,
 }
 
 /** Runs one command; resolves to the exit status (0 done, 1 failed, 2 misused). */

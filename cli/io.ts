@@ -29,7 +29,10 @@ export interface Options {
   from?: string | undefined
   to?: string | undefined
   'dry-run'?: boolean | undefined
+  force?: boolean | undefined
   strict?: boolean | undefined
+  json?: boolean | undefined
+  summary?: string | undefined
 }
 
 /** Exit statuses: done, failed, misused. */

@@ -5,13 +5,18 @@ import { lineDiff, withContext } from './diff'
 import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
+import { ApiBackend } from './remote'
+import { failedTests, reportLines } from './test-report'
 import { plural } from './validate'
 
 /**
- * `promote --from NAME [--to NAME] [--dry-run] [--message M]`: copies every
- * record of label NAME onto the base (or label --to), each a new version
- * there, and removes the label, in one transaction (lib/publish promote).
- * --dry-run prints what would change, as a diff per record, and writes nothing.
+ * `promote --from NAME [--to NAME] [--dry-run] [--message M] [--force]`:
+ * copies every record of label NAME onto the base (or label --to), each a new
+ * version there, and removes the label, in one transaction (lib/publish
+ * promote). --dry-run prints what would change, as a diff per record, and
+ * writes nothing. A deployment runs the tests the label affects first and
+ * refuses with TESTS_FAILED and their report, printed as `test` prints one;
+ * --force asks it to promote without them.
  */
 export async function promoteCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
   if (operands.length > 0) {
@@ -29,12 +34,22 @@ export async function promoteCommand(operands: readonly string[], values: Option
   if ('misuse' in backend) {
     return misused(io, 'promote', `promote: ${backend.misuse}`)
   }
+  const force = values.force === true
+  if (force && !(backend instanceof ApiBackend)) {
+    return misused(
+      io,
+      'promote',
+      `promote: --force skips the tests a deployment runs first: promoting directly in ${backend.where}, none run`,
+    )
+  }
   const dryRun = values['dry-run'] === true
   let promotions: Promotion[]
   try {
-    promotions = await backend.promote(values.from, { to: values.to, dryRun, message: values.message })
+    promotions = await backend.promote(values.from, { to: values.to, dryRun, message: values.message, force })
   } catch (e) {
-    io.err(`promote: ${describeFailure(e)}`)
+    const report = failedTests(e)
+    if (report !== undefined) for (const line of reportLines(report)) io.out(line)
+    io.err(`promote: ${describeFailure(e)}${report === undefined ? '' : ' (--force promotes without running them)'}`)
     return FAILED
   }
   for (const promotion of promotions) {

@@ -4,18 +4,23 @@ import type { Promotion } from '../lib/publish'
 import { keyToId } from '../lib/store'
 import type { VersionEntry } from '../lib/store'
 import { PartlyPublished } from './backend'
-import type { Backend, OneVersion, Published, Versions, WriteTo } from './backend'
+import type { Backend, OneVersion, PromoteOptions, Published, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
-/** A request to the service may take this long before the CLI gives up on it. */
+/** A request to the service may take this long before the CLI gives up on it (unless the call says otherwise). */
 const TIMEOUT_MS = 30_000
 
-/** An error answer of the service (`code` as it answered), or a request that got no answer. */
+/**
+ * An error answer of the service (`code` as it answered), or a request that
+ * got no answer. `body` is the error's JSON answer, for the fields some codes
+ * add (TESTS_FAILED's `report`).
+ */
 export class RemoteError extends Error {
   constructor(
     readonly code: string,
     message: string,
     readonly status: number,
+    readonly body: Readonly<Record<string, unknown>> = {},
   ) {
     super(message)
   }
@@ -51,6 +56,7 @@ export class ApiClient {
     path: string,
     query: Record<string, string | undefined>,
     body?: unknown,
+    timeoutMs = TIMEOUT_MS,
   ): Promise<{ data: T; headers: Headers; next: string | null }> {
     const url = new URL(path, this.#base)
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value)
@@ -63,7 +69,7 @@ export class ApiClient {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (e) {
       const why = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)
@@ -78,7 +84,8 @@ export class ApiClient {
       throw new RemoteError(`HTTP_${res.status}`, `${what}: ${text.slice(0, 200)}`, res.status)
     }
     if (!res.ok || answer.status !== 'success') {
-      throw new RemoteError(answer.code ?? `HTTP_${res.status}`, answer.message ?? text.slice(0, 200), res.status)
+      const { code, message } = answer
+      throw new RemoteError(code ?? `HTTP_${res.status}`, message ?? text.slice(0, 200), res.status, answer)
     }
     return { data: answer.data as T, headers: res.headers, next: answer.next_cursor ?? null }
   }
@@ -154,8 +161,9 @@ export class ApiBackend implements Backend {
     return data
   }
 
-  async promote(from: string, options: { to?: string | undefined; dryRun: boolean; message?: string | undefined }) {
-    const query = { to: options.to, dry_run: options.dryRun ? 'true' : undefined, message: options.message }
+  async promote(from: string, options: PromoteOptions) {
+    const { to, dryRun, message, force } = options
+    const query = { to, dry_run: dryRun ? 'true' : undefined, message, force: force ? 'true' : undefined }
     const { data } = await this.#api.call<Promotion[]>('POST', `api/labels/${encodeURIComponent(from)}/promote`, query)
     return data
   }

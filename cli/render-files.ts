@@ -1,6 +1,7 @@
 import type { Args, Rendered } from '../lib/render'
 import { renderPrompt } from '../lib/render'
 import { settingsFrom } from '../lib/settings'
+import type { Settings } from '../lib/settings'
 import type { Env } from '../lib/env'
 import { EmbeddedStore } from '../lib/store'
 import { describeFailure } from './io'
@@ -9,8 +10,8 @@ import { renderedResult } from './rendered'
 import type { RenderResult } from './rendered'
 import { checkedRecords } from './validate'
 
-/** The settings a render reads, taken from the CLI's environment as the Worker takes them from its own. */
-const RENDER_SETTINGS = [
+/** The settings a render (and a test run) from files reads. */
+const FILE_SETTINGS = [
   'RENDER_TIMEOUT_MS',
   'TOOL_TIMEOUT_MS',
   'TOOLS_BASE_URL',
@@ -18,7 +19,13 @@ const RENDER_SETTINGS = [
   'TOOL_MAX_CALLS',
   'TOOL_MAX_BYTES',
   'ENVIRON_MAX_BYTES',
+  'TEST_MAX_CASES',
 ] as const
+
+/** The settings of a render or test run from files, taken from the CLI's environment as the Worker takes them from its own. */
+export function fileSettings(io: Io): Settings {
+  return settingsFrom(Object.fromEntries(FILE_SETTINGS.map((name) => [name, io.env[name]])) as Env)
+}
 
 /**
  * `render <id> --file ...`: renders prompt `id` with no server, by the
@@ -42,10 +49,9 @@ export async function renderFiles(
     return { ok: false, text: 'render: --args must be a JSON object, each arg by its name', warnings: [] }
   }
   const store = new EmbeddedStore(records.map(({ key, value }) => [key, value] as const))
-  const env = Object.fromEntries(RENDER_SETTINGS.map((name) => [name, io.env[name]])) as Env
   let rendered: Rendered
   try {
-    rendered = await renderPrompt(store, id, args as Args, settingsFrom(env).render)
+    rendered = await renderPrompt(store, id, args as Args, fileSettings(io).render)
   } catch (e) {
     return { ok: false, text: describeFailure(e), warnings: [] }
   }

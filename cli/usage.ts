@@ -19,7 +19,10 @@ export const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  force: { type: 'boolean' },
   strict: { type: 'boolean' },
+  json: { type: 'boolean' },
+  summary: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -75,12 +78,15 @@ export const COMMANDS = {
       A version that is a deletion cannot be written again (exit 1).`,
   },
   promote: {
-    options: ['from', 'to', 'dry-run', 'message', ...BACKEND_OPTIONS],
-    usage: `  promote --from NAME [--to NAME] [--dry-run] [--message M]
+    options: ['from', 'to', 'dry-run', 'message', 'force', ...BACKEND_OPTIONS],
+    usage: `  promote --from NAME [--to NAME] [--dry-run] [--message M] [--force]
       Copies every record of label NAME onto the base (or label --to), each a new version there,
       and removes label NAME, in one transaction. --dry-run prints, per record, '+' (added),
       '-' (deleted) or '~' (changed) with its kind, id and key, then a line diff of its JSON,
-      and writes nothing.`,
+      and writes nothing. Through a deployment's write API, the tests of the prompts the label
+      changes (and of those reading a variable or calling a tool it changes) run first: when
+      any fails, nothing is promoted and their report is printed as 'test' prints it (exit 1).
+      --force promotes without running them (the versions' message says so).`,
   },
   render: {
     options: ['args', 'url', 'token', 'label', 'version', 'explain', 'file'],
@@ -97,6 +103,25 @@ export const COMMANDS = {
       be among them (--file examples gives the examples'). A tool with a relative URL is called
       under TOOLS_BASE_URL; RENDER_TIMEOUT_MS, TOOL_TIMEOUT_MS, TOOL_ALLOWED_HOSTS,
       TOOL_MAX_CALLS, TOOL_MAX_BYTES and ENVIRON_MAX_BYTES are read from the environment too.`,
+  },
+  test: {
+    options: ['url', 'token', 'label', 'file', 'json', 'summary'],
+    usage: `  test [prompt_ids...] [--label NAME] [--url URL] [--token TOKEN] [--json] [--summary FILE]
+      Runs the test cases prompts keep in their 'tests' through a running service (default URL:
+      AI_PROMPT_SHELL_URL, else http://127.0.0.1:8787; TOKEN defaults to API_TOKEN): those of the
+      prompts named, else of every prompt that has cases. --label runs them against the label's
+      records (without it, what the deployment serves by default). Prints a line per case
+      (result, prompt, name, time), each failure below it with what was expected and what was
+      found, then the counts; --json prints the report instead. --summary FILE also appends the
+      report as Markdown to FILE (a CI job's summary: $GITHUB_STEP_SUMMARY). Exit status 1 when
+      a case failed or could not run (skipped cases do not count).
+
+  test [prompt_ids...] --file <file or folder> [--file ...] [--json] [--summary FILE]
+      Runs them with no server, with the service's own engine, from the record files given (read
+      as validate reads them), as render --file renders: answer assertions (assert_answer) are
+      skipped, since no model is asked. Tools a case does not fix are called as render --file
+      calls them; RENDER_TIMEOUT_MS, TEST_MAX_CASES and render's settings are read from the
+      environment.`,
   },
 } as const satisfies Record<string, { options: readonly OptionName[]; usage: string }>
 

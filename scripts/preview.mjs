@@ -8,8 +8,12 @@
 // (RECORDS_DIR, `records/` at the repository's root) are published into that
 // label (`ai-prompt-shell publish records/ --label <alias>`, which needs
 // UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN); without the folder,
-// nothing is published. With --dry-run nothing is published or uploaded: the
-// records are validated and their keys listed, and the Worker is built.
+// nothing is published. After the upload, when AI_PROMPT_SHELL_URL names the
+// deployment (API_TOKEN its token), the label's prompt tests run through it
+// (`ai-prompt-shell test --label <alias>`), their report appended as Markdown
+// to GITHUB_STEP_SUMMARY when set; a failing test fails the run. With
+// --dry-run nothing is published, uploaded or tested: the records are
+// validated and their keys listed, and the Worker is built.
 // Extra arguments go to wrangler. `npm run preview -- --alias [BRANCH]` prints
 // the alias (of the current branch, or of BRANCH) and does nothing else.
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -46,10 +50,15 @@ export function previewAlias(branch, worker) {
 
 /**
  * The commands a preview runs, in order: publishing the records into the
- * label (none without the folder), then the upload. `dryRun` publishes
- * nothing and uploads nothing.
+ * label (none without the folder), the upload, then the label's prompt tests
+ * (`ai-prompt-shell test --label <alias>`) when a deployment is named to run
+ * them (`testing`: AI_PROMPT_SHELL_URL is set) and records were published,
+ * their report appended as Markdown to `summary` (the job summary) when
+ * given. They run after the upload so that a failing test still leaves a
+ * preview to look at, and fail the run. `dryRun` publishes nothing, uploads
+ * nothing and tests nothing.
  */
-export function previewCommands({ alias, args, dryRun, recordsExist, message }) {
+export function previewCommands({ alias, args, dryRun, recordsExist, message, testing = false, summary = '' }) {
   const commands = []
   if (recordsExist) {
     const publish = ['bin/ai-prompt-shell.mjs', 'publish', `${RECORDS_DIR}/`, '--label', alias]
@@ -57,6 +66,10 @@ export function previewCommands({ alias, args, dryRun, recordsExist, message }) 
   }
   const upload = ['wrangler', 'versions', 'upload', '--minify', '--preview-alias', alias]
   commands.push(['npx', [...upload, '--var', `PROMPT_LABEL:${alias}`, ...args]])
+  if (recordsExist && testing && !dryRun) {
+    const test = ['bin/ai-prompt-shell.mjs', 'test', '--label', alias]
+    commands.push(['node', summary ? [...test, '--summary', summary] : test])
+  }
   return commands
 }
 
@@ -81,7 +94,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const sha = process.env.GITHUB_SHA
   const message = `preview of branch ${branch}${sha ? ` at ${sha.slice(0, 12)}` : ''}`
   const dryRun = args.includes('--dry-run')
-  for (const [command, commandArgs] of previewCommands({ alias, args, dryRun, recordsExist, message })) {
+  const testing = Boolean(process.env.AI_PROMPT_SHELL_URL)
+  if (recordsExist && !testing && !dryRun) {
+    console.log(`no AI_PROMPT_SHELL_URL: the tests of label ${alias} are not run`)
+  }
+  const summary = process.env.GITHUB_STEP_SUMMARY || undefined
+  const planned = previewCommands({ alias, args, dryRun, recordsExist, message, testing, summary })
+  for (const [command, commandArgs] of planned) {
     console.log([command, ...commandArgs].map((a) => (/[\s'"]/.test(a) ? `'${a}'` : a)).join(' '))
     const { status } = spawnSync(command, commandArgs, { stdio: 'inherit', cwd: root })
     if (status !== 0) process.exit(status ?? 1)

@@ -74,6 +74,21 @@ describe('previewCommands', () => {
     ])
   })
 
+  it("runs the label's tests after the upload when a deployment is named, their report to the job summary", () => {
+    const test = ['bin/ai-prompt-shell.mjs', 'test', '--label', 'feat-x']
+    const planned = (options: object) =>
+      previewCommands({ alias: 'feat-x', args: [], dryRun: false, recordsExist: true, message: 'm', ...options })
+    expect(planned({ testing: true, summary: '/tmp/summary.md' })).toEqual([
+      ['node', ['bin/ai-prompt-shell.mjs', 'publish', 'records/', '--label', 'feat-x', '--message', 'm']],
+      ['npx', upload],
+      ['node', [...test, '--summary', '/tmp/summary.md']],
+    ])
+    expect(planned({ testing: true }).at(-1)).toEqual(['node', test])
+    expect(planned({ testing: false }).at(-1)).toEqual(['npx', upload])
+    expect(planned({ testing: true, dryRun: true }).at(-1)).toEqual(['npx', upload])
+    expect(planned({ testing: true, recordsExist: false })).toEqual([['npx', upload]])
+  })
+
   it('publishes nothing without a records/ folder', () => {
     const commands = previewCommands({ alias: 'feat-x', args: [], dryRun: false, recordsExist: false, message: 'm' })
     expect(commands).toEqual([['npx', upload]])
