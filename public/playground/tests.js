@@ -4,7 +4,7 @@
 // shown with its result: a fail with each assertion's expected and actual, a
 // skip or an error with its reason. The args can be saved as a new case: the
 // record, read as stored, written back with it (PUT, with the admin token).
-import { api, label, readJson } from './api.js'
+import { api, readJson } from './api.js'
 import { $, errorView, fill, h } from './dom.js'
 
 /** Where the admin token is kept, for this tab only, as the API token is. */
@@ -92,16 +92,26 @@ export function testsPanel({ current, draft, args: argsOf }) {
     if (!token) return (note.textContent = 'Saving writes the record: give the admin token (ADMIN_TOKEN).')
     sessionStorage.setItem(ADMIN_KEY, token)
     note.textContent = 'saving…'
-    const write = await withCase(prompt, { name, args }, token)
+    try {
+      await saveCase(prompt, { name, args }, token)
+    } catch (e) {
+      fill(note, errorView({ code: 'NETWORK', message: e.message }))
+    }
+  }
+
+  /** Writes the record with `testCase` added, then shows the cases as now stored (the template being edited is kept). */
+  async function saveCase(prompt, testCase, token) {
+    const note = $('save-note')
+    const write = await withCase(prompt, testCase, token)
     if (write.error) return fill(note, errorView(write.error))
-    const message = encodeURIComponent(`playground: test case "${name}" added`)
+    const message = encodeURIComponent(`playground: test case "${testCase.name}" added`)
     const res = await api(`${write.path}?message=${message}`, { method: 'PUT', body: write.record, token })
     const answer = await readJson(res)
     if (!res.ok) return fill(note, errorView(answer))
     const { version, label: written } = answer.data
-    note.textContent = `Saved "${name}" as version ${version} of ${write.path.slice(5)}${written ? ` in label ${written}` : ''}.`
+    const where = `${write.path.slice('/api/'.length)}${written ? ` in label ${written}` : ''}`
+    note.textContent = `Saved "${testCase.name}" as version ${version} of ${where}.`
     $('case-name').value = ''
-    // The cases as now stored: the template being edited is kept.
     const reread = await api(`/api/prompts/${encodeURIComponent(prompt.id)}`)
     const body = await readJson(reread)
     if (reread.ok && current() === prompt) {
@@ -118,7 +128,7 @@ export function testsPanel({ current, draft, args: argsOf }) {
     select() {
       results = new Map()
       runs++
-      $('tests-state').textContent = label === null ? '' : `(label ${label})`
+      $('tests-state').textContent = ''
       $('save-note').textContent = ''
       show()
     },
