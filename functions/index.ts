@@ -16,6 +16,7 @@ import { environs } from './environs'
 import { health } from './health'
 import { labels } from './labels'
 import { mcp } from './mcp'
+import { promptTests } from './prompt-tests'
 import { prompts } from './prompts'
 import { published } from './published'
 import { v1ChatCompletions } from './v1-chat-completions'
@@ -46,6 +47,8 @@ import { writes } from './writes'
  * | GET    | /api/prompts/{prompt_id}                          | prompts.ts             | API_TOKEN   |
  * | POST   | /api/prompts/{prompt_id}/render                   | prompts.ts             | API_TOKEN   |
  * | POST   | /api/prompts/{prompt_id}/chat                     | chat.ts                | API_TOKEN   |
+ * | POST   | /api/prompts/{prompt_id}/test                     | prompt-tests.ts        | API_TOKEN   |
+ * | POST   | /api/test                                         | prompt-tests.ts        | API_TOKEN   |
  * | POST   | /api/render                                       | drafts.ts              | API_TOKEN   |
  * | GET    | /api/environs                                     | environs.ts            | API_TOKEN   |
  * | GET    | /api/environs/{environ_id}                        | environs.ts            | API_TOKEN   |
@@ -94,6 +97,7 @@ app.route('/', health)
 app.route('/', published)
 app.route('/', prompts)
 app.route('/', chat)
+app.route('/', promptTests)
 app.route('/', drafts)
 app.route('/', environs)
 app.route('/', versions)

@@ -72,6 +72,9 @@ const PromptDetail = once(() =>
         { description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' },
       ),
       returns: z.unknown(),
+      tests: described(z.array(z.unknown()), {
+        description: 'Its test cases (jsonschema/prompt.json `tests`, docs/prompt-tests.md); none, an empty list.',
+      }),
     }),
     { id: 'PromptDetail' },
   ),
@@ -185,5 +188,6 @@ function detail(prompt: Prompt) {
     ...template,
     parameters: normalizeParameters(record.parameters),
     returns: record.returns ?? null,
+    tests: record.tests ?? [],
   }
 }

@@ -195,6 +195,7 @@ function optionsOf(c: Context<AppEnv>) {
     label: labelOf(c),
     message: c.req.query('message') || undefined,
     historyLimit: settingsOf(c).historyLimit,
+    maxCases: settingsOf(c).tests.maxCases,
   }
 }
 

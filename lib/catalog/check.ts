@@ -33,6 +33,12 @@ export interface Findings {
   warnings: Problem[]
 }
 
+/** What the service that will serve the records allows, when the check knows it (a write does). */
+export interface CheckOptions {
+  /** TEST_MAX_CASES: the cases a prompt may keep. */
+  maxCases?: number | undefined
+}
+
 const VALIDATORS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
   extensions: validateExtension,
   templates: validatePrompt,
@@ -47,7 +53,7 @@ const VALIDATORS: Partial<Record<RecordFile['kind'], ValidateFunction>> = {
  * that fails its schema still has its templates parsed, so one run reports
  * every problem of a file.
  */
-export async function checkRecords(records: readonly RecordFile[]): Promise<Findings> {
+export async function checkRecords(records: readonly RecordFile[], options: CheckOptions = {}): Promise<Findings> {
   const findings: Findings = { errors: [], warnings: [] }
   const tools = new Map<string, RecordFile>()
   const keys = new Map<string, string>()
@@ -74,7 +80,7 @@ export async function checkRecords(records: readonly RecordFile[]): Promise<Find
     if (!validate) continue
     const problems = schemaProblems(validate, record.value)
     // What the schema cannot see, once it holds: the JSON Schemas the record holds, a grpc tool's descriptor, service and method.
-    if (problems.length === 0) problems.push(...recordSchemaProblems(record.kind, record.value))
+    if (problems.length === 0) problems.push(...recordSchemaProblems(record.kind, record.value, options.maxCases))
     if (problems.length === 0 && record.kind === 'tools' && fieldsOf(record.value).type === 'grpc')
       problems.push(...(await grpcProblems(record.value as GrpcToolRecord)))
     for (const { path, problem } of problems) findings.errors.push({ file: record.file, where: path, message: problem })

@@ -1,6 +1,7 @@
 import { isObject } from '../json'
 import { normalizeParameters } from './parameters'
 import { describeHazard, safeSchema } from './schema-safety'
+import { testsProblems } from './tests'
 import type { JsonSchema, ParametersInput, PromptRecord } from './types'
 import type { SchemaProblem } from './validate'
 
@@ -22,17 +23,19 @@ export function returnsSchema(record: PromptRecord): JsonSchema | undefined {
 /**
  * What is unsafe in the JSON Schemas a record valid against its own schema
  * holds (schema-safety.ts): a prompt's or tool's `parameters` (as
- * normalised, so pointers are into that form) and a prompt's `returns`.
+ * normalised, so pointers are into that form) and a prompt's `returns`;
+ * a prompt's `tests` (tests.ts: their regexes, names, and at most
+ * `maxCases` of them when given).
  * Each record of `kind` at `path` in its file; an extension's prompts each.
  */
-export function recordSchemaProblems(kind: string, value: unknown): SchemaProblem[] {
+export function recordSchemaProblems(kind: string, value: unknown, maxCases?: number): SchemaProblem[] {
   if (!isObject(value)) return []
   if (kind === 'tools') return parametersProblems(value.parameters as ParametersInput | undefined, '$')
-  if (kind === 'templates') return promptProblems(value as PromptRecord, '$')
+  if (kind === 'templates') return promptProblems(value as PromptRecord, '$', maxCases)
   if (kind !== 'extensions' || !isObject(value.contributes)) return []
   const prompts = value.contributes.prompts
   return (Array.isArray(prompts) ? prompts : []).flatMap((prompt: PromptRecord, i) =>
-    promptProblems(prompt, `$.contributes.prompts[${i}]`),
+    promptProblems(prompt, `$.contributes.prompts[${i}]`, maxCases),
   )
 }
 
@@ -42,8 +45,11 @@ export function unsafeSchemas(kind: string, value: unknown): string | undefined 
   return problems.length === 0 ? undefined : problems.map((p) => `${p.path} ${p.problem}`).join('; ')
 }
 
-function promptProblems(record: PromptRecord, path: string): SchemaProblem[] {
-  const problems = parametersProblems(record.parameters, path)
+function promptProblems(record: PromptRecord, path: string, maxCases: number | undefined): SchemaProblem[] {
+  const problems = [
+    ...parametersProblems(record.parameters, path),
+    ...testsProblems(record.tests, `${path}.tests`, maxCases),
+  ]
   const returns = returnsSchema(record)
   const hazard = returns && safeSchema(returns)
   if (hazard && 'keyword' in hazard)

@@ -44,6 +44,8 @@ export interface PromptRecord {
   /** The tools the model may call when the prompt is sent to /chat, by function name. */
   tools?: string[]
   returns?: unknown
+  /** Its test cases: lib/prompt-tests' TestCase each, as jsonschema/prompt.json checks them. */
+  tests?: unknown[]
   [field: string]: unknown
 }
 

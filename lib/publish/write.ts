@@ -41,6 +41,8 @@ export interface WriteOptions {
    * what is published leaves the history as it was.
    */
   skipUnchanged?: boolean | undefined
+  /** TEST_MAX_CASES: the cases a prompt written may keep. */
+  maxCases?: number | undefined
 }
 
 /** One record putTexts handled: the key written (or left as it was) and its version. */
@@ -64,6 +66,7 @@ export async function checkedRecord(
   kind: RecordKind,
   id: string,
   value: unknown,
+  maxCases?: number,
 ): Promise<{ key: string; text: string }> {
   checkId(ID_KIND[kind], id)
   const text = JSON.stringify(value)
@@ -71,7 +74,7 @@ export async function checkedRecord(
     throw new ServiceError('BAD_REQUEST', `the body ${TOMBSTONE} is how a label marks a deleted record`)
   }
   const key = kind === 'tools' ? toolKey(id, value) : pathToKey(STORED_AS[kind], id)
-  const { errors } = await checkRecords([{ file: 'body', kind: STORED_AS[kind], key, value }])
+  const { errors } = await checkRecords([{ file: 'body', kind: STORED_AS[kind], key, value }], { maxCases })
   if (errors.length > 0) throw invalidBody(kind, errors)
   if (kind === 'tools' && keyToFunc(key) !== id) {
     throw new ServiceError('BAD_REQUEST', `the tool's {module}_{name} is '${keyToFunc(key)}', not the tool_id '${id}'`)
@@ -81,7 +84,7 @@ export async function checkedRecord(
 
 /** Writes a record checked by checkedRecord, with its version: under a label, to the label's own key. */
 export async function putRecord(store: Store, kind: RecordKind, id: string, value: unknown, options: WriteOptions) {
-  const { key, text } = await checkedRecord(kind, id, value)
+  const { key, text } = await checkedRecord(kind, id, value, options.maxCases)
   return write(store, id, key, text, options)
 }
 

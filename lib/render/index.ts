@@ -3,8 +3,8 @@
  * in; the rendered prompt out. See pipeline.ts.
  */
 export { renderDraft, renderPrompt } from './pipeline'
-export { compilePrompt } from './compile'
+export { compilePrompt, functionNames } from './compile'
 export { writeSnapshots } from './snapshots'
 export type { SnapshotRun } from './snapshots'
-export type { Rendered, RenderOptions, Warning } from './pipeline'
+export type { Rendered, RenderOptions, RenderOverlay, Warning } from './pipeline'
 export type { Args } from './args'

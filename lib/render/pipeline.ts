@@ -16,12 +16,12 @@ import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
 import { requestLog } from '../log'
 import { Lru } from '../lru'
-import { MAX_JSON_DEPTH, setOwn } from '../json'
+import { MAX_JSON_DEPTH, isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { isGenerational, staleOf } from '../store'
 import type { Store } from '../store'
 import { ExecError, LimitError } from '../template'
-import type { Analysis, ExecuteOptions, Template, TemplateFunction } from '../template'
+import type { Analysis, ExecuteOptions, Template, TemplateFunction, Value } from '../template'
 import { ToolSession, dict } from '../tools'
 import type { InvokeOptions } from '../tools'
 import type { Args } from './args'
@@ -57,6 +57,16 @@ const MAX_DATA_DEPTH = MAX_JSON_DEPTH + MAX_ENVIRON_SEGMENTS + 1
 export interface RenderOptions extends InvokeOptions {
   /** Render exactly this version of the prompt's record; unset, the record as stored now. */
   version?: number | undefined
+  /** What this render alone sees differently (a prompt test's case): never part of a kept plan. */
+  overlay?: RenderOverlay | undefined
+}
+
+/** A prompt test's case's changes to the world its render sees (lib/prompt-tests). */
+export interface RenderOverlay {
+  /** Deep-merged over the shared variables loaded, before the missing-variable check. */
+  variables?: JsonObject | undefined
+  /** Answers by tool id: such a tool is not read nor called, its answer printed as a real one's would be. */
+  tools?: ReadonlyMap<string, unknown> | undefined
 }
 
 /** Something that degraded the render without failing it. */
@@ -135,14 +145,16 @@ export function renderPrompt(store: Store, id: string, given: Args, options: Ren
   // Should Redis fail, this prompt's snapshot may answer what no copy in the isolate holds.
   staleOf(store)?.reading(id)
   return render(store, options, async (signal, timing) => {
-    const kept = keptPlan(store, planId)
+    // A fixed tool changes what the plan is made of: such a render neither takes nor leaves one.
+    const keeps = (options.overlay?.tools?.size ?? 0) === 0
+    const kept = keeps ? keptPlan(store, planId) : undefined
     if (kept) return { plan: kept, args: kept.compiled.checkArgs(given) }
     // Taken before reading: a read that changes the store's cache makes the next render build again.
     const generation = isGenerational(store) ? store.generation : undefined
     const find = () =>
       options.version === undefined ? getServedPrompt(store, id) : promptAt(store, id, options.version)
     const made = await makePlan(store, find, (compiled) => compiled.checkArgs(given), options, signal, timing)
-    if (generation !== undefined && isGenerational(store)) {
+    if (keeps && generation !== undefined && isGenerational(store)) {
       const ageMs = staleOf(store)?.ageMs
       const copiedAt = ageMs === undefined ? undefined : Date.now() - ageMs
       const kept = { plan: made.plan, until: store.answersHoldUntil(), madeAt: Date.now(), copiedAt }
@@ -199,7 +211,8 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
     const { plan, args } = await planner(signal, timing)
     const { compiled, called, vars } = plan
     // Args are data: they enter the context as values, never as template text.
-    const data: JsonObject = { ...vars }
+    const overlaid = options.overlay?.variables
+    const data: JsonObject = overlaid ? mergedOver(vars, overlaid) : { ...vars }
     setOwn(data, 'args', args)
     // Only what every execution reads must exist now; a read in a branch is judged when it runs.
     const missing = missingPath(data, compiled.analysis.required)
@@ -209,7 +222,7 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
     if (called.length > 0) {
       session = new ToolSession({ ...options.tools, signal: signal(), moduleBaseUrl: (m) => baseUrlOf(vars, m) })
     }
-    const funcs = functionsFor(session, called)
+    const funcs = functionsFor(session, called, options.overlay?.tools)
     const noValues = new NoValues()
     const executeOptions: ExecuteOptions = {
       funcs,
@@ -295,10 +308,11 @@ async function makePlan(
   const read = <T>(work: () => Promise<T>) => readStore(work, signal, options.deadlineMs, { timing, toolsMs: 0, store })
   const { prompt, served } = await read(find)
   // Only the tools the templates name are read: the catalogue's size costs a render nothing.
-  const names = timing.measureSync('render', () => functionNames(prompt))
+  const fixed = [...(options.overlay?.tools?.keys() ?? [])]
+  const names = timing.measureSync('render', () => functionNames(prompt)).filter((n) => !fixed.includes(n))
   const tools = await read(() => findTools(store, names))
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
-  const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), 'dict']))
+  const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), ...fixed, 'dict']))
   const args = checkArgs(compiled)
   const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
   const { vars, skipped, bytes } = await read(() =>
@@ -357,11 +371,31 @@ async function readStore<T>(
   }
 }
 
-/** The functions a template may call: the tools it calls, and dict. */
-function functionsFor(session: ToolSession | undefined, tools: readonly Tool[]): Map<string, TemplateFunction> {
+/** The functions a template may call: the tools it calls, those whose answers are fixed, and dict. */
+function functionsFor(
+  session: ToolSession | undefined,
+  tools: readonly Tool[],
+  fixed: ReadonlyMap<string, unknown> | undefined,
+): Map<string, TemplateFunction> {
   const funcs = new Map<string, TemplateFunction>([['dict', dict]])
   if (session) for (const tool of tools) funcs.set(tool.id, session.functionFor(tool))
+  // A fixed answer is JSON, as a REST tool's parsed answer is: the template reads it alike.
+  for (const [id, answer] of fixed ?? []) funcs.set(id, () => answer as Value)
   return funcs
+}
+
+/**
+ * The shared variables with `over` laid on them: objects merge key by key,
+ * anything else replaces. `base` is shared and frozen: the objects on the
+ * way down are copied, never written.
+ */
+function mergedOver(base: JsonObject, over: JsonObject): JsonObject {
+  const merged: JsonObject = { ...base }
+  for (const [key, value] of Object.entries(over)) {
+    const below = Object.hasOwn(base, key) ? base[key] : undefined
+    setOwn(merged, key, isObject(value) && isObject(below) ? mergedOver(below, value) : value)
+  }
+  return merged
 }
 
 function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number, spent: Spent): unknown {

@@ -1,0 +1,12 @@
+/**
+ * Prompt tests: the cases a prompt keeps in `tests`, run against its real
+ * render (docs/prompt-tests.md). The routes, the CLI, the promote gate and
+ * the playground all run them here and answer the one TestReport.
+ */
+export { MAX_RUN_PROMPTS, promptsWithTests, reportFailed, runTests } from './run'
+export type { TestContext, TestTarget } from './run'
+export { NO_MODEL } from './case'
+export { checkedCases } from './cases'
+export { checkText } from './text'
+export type * from './types'
+export { CLIP_CHARS } from './types'
