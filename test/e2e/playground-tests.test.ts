@@ -140,9 +140,9 @@ describe("the playground's tests of an extension's prompt", () => {
     const { context, page, problems } = await newPage(browser)
     try {
       const before = (await call('GET', '/api/extensions/evaluator')).data as ExtensionRecord
-      await page.goto(`${dev.url}/playground#evaluator.quick_review`)
-      await page.locator('#prompt-id', { hasText: 'evaluator.quick_review' }).waitFor()
-      await page.getByTestId('args-editor').fill(JSON.stringify({ code: 'x := 1' }))
+      await page.goto(`${dev.url}/playground#evaluator.review_symbol`)
+      await page.locator('#prompt-id', { hasText: 'evaluator.review_symbol' }).waitFor()
+      await page.getByTestId('args-editor').fill(JSON.stringify({ symbol: 'DeductStock' }))
       await page.getByLabel('Case name').fill('short code')
       await page.getByLabel('Admin token').fill('not-the-token')
       await page.getByRole('button', { name: 'Save args as a case' }).click()
@@ -155,8 +155,8 @@ describe("the playground's tests of an extension's prompt", () => {
       await textOf(page, 'tests', ['short code'])
       const after = (await call('GET', '/api/extensions/evaluator')).data as ExtensionRecord
       const prompts = before.contributes.prompts.map((p) =>
-        p.name === 'quick_review'
-          ? { ...p, tests: [...(p.tests ?? []), { name: 'short code', args: { code: 'x := 1' } }] }
+        p.name === 'review_symbol'
+          ? { ...p, tests: [...(p.tests ?? []), { name: 'short code', args: { symbol: 'DeductStock' } }] }
           : p,
       )
       expect(after).toEqual({ ...before, contributes: { ...before.contributes, prompts } })
