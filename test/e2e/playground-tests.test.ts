@@ -4,6 +4,8 @@
 // expected and actual; run again against an edited template (the draft, sent
 // with the stored cases) both pass; one case runs alone; the args are saved
 // as a new case into a direct prompt's record and into an extension's.
+import { mkdir } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/browser'
@@ -12,6 +14,8 @@ import type { PlaygroundPage } from '../support/playground-page'
 import { startDev } from '../support/wrangler-dev'
 import type { DevServer } from '../support/wrangler-dev'
 
+/** The panel with one pass and one fail, for a reviewer's eyes. */
+const SCREENSHOT = join(import.meta.dirname, '../../.ci/artifacts/playground-tests.png')
 const ADMIN_TOKEN = 'dev-admin-token'
 const PROMPT = 'team.greeting'
 const GREETING = {
@@ -91,6 +95,8 @@ describe("the playground's tests", () => {
       result: 'fail',
       failures: [['contains', 'welcome', 'Hello Ada']],
     })
+    await mkdir(dirname(SCREENSHOT), { recursive: true })
+    await page.screenshot({ path: SCREENSHOT, fullPage: true })
     expect(problems).toEqual([])
   })
 
