@@ -102,6 +102,7 @@ describe('prompts', () => {
         required: [],
       },
       returns: [],
+      tests: evaluator.contributes.prompts[0]!.tests,
     })
   })
 

@@ -72,3 +72,15 @@ describe('the embedded store', () => {
     expect((await fetchWorker({}, '/docs')).headers.get('content-type')).toMatch(/^text\/html/)
   })
 })
+
+describe("the example catalogue's prompt tests", () => {
+  it('pass with no tool server and no model: the tools they call have their answers fixed, answer assertions skip', async () => {
+    const { status, body } = await fetchWorker({}, '/api/test', { method: 'POST' }).then(async (res) => ({
+      status: res.status,
+      body: (await res.json()) as { data: { failed: number; errors: number; skipped: number; cases: unknown[] } },
+    }))
+    expect(status).toBe(200)
+    expect(body.data).toMatchObject({ passed: 8, failed: 0, skipped: 1, errors: 0 })
+    expect(body.data.cases).toHaveLength(9)
+  })
+})
