@@ -173,6 +173,37 @@ describe("the playground's tests of an extension's prompt", () => {
   })
 })
 
+describe("the playground's tests of a label", () => {
+  it("saves a case into the label, leaving the base as it was, and runs the label's cases", async () => {
+    const { context, page, problems, requests } = await newPage(browser)
+    try {
+      const base = await call('GET', `/api/prompts/${PROMPT}`)
+      await page.goto(`${dev.url}/playground?label=feat-cases#${PROMPT}`)
+      await page.locator('#prompt-id', { hasText: PROMPT }).waitFor()
+      await page.getByLabel('Case name').fill('in the label')
+      await page.getByLabel('Admin token').fill(ADMIN_TOKEN)
+      await page.getByRole('button', { name: 'Save args as a case' }).click()
+      await textOf(page, 'save-note', [`of prompts/${PROMPT} in label feat-cases`])
+      await textOf(page, 'tests', ['in the label'])
+      expect(requests).toContain(
+        `PUT ${dev.url}/api/prompts/${PROMPT}?message=playground%3A+test+case+%22in+the+label%22+added&label=feat-cases`,
+      )
+      const labelled = (await call('GET', `/api/prompts/${PROMPT}?label=feat-cases`)).data as {
+        tests: { name: string }[]
+      }
+      expect(labelled.tests.at(-1)?.name).toBe('in the label')
+      expect(await call('GET', `/api/prompts/${PROMPT}`)).toEqual(base)
+
+      await page.getByTestId('run-tests').click()
+      await textOf(page, 'tests-state', [`${labelled.tests.length} run against the stored template`])
+      expect(requests).toContain(`POST ${dev.url}/api/prompts/${PROMPT}/test?label=feat-cases`)
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
+
 interface ExtensionRecord {
   contributes: { prompts: { name: string; tests?: unknown[] }[] }
 }
