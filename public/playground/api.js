@@ -45,10 +45,14 @@ function newToken(refused) {
   return asking
 }
 
-/** fetch() of the service, with the token when there is one; `body` is sent as JSON. */
-export async function api(path, { method = 'GET', body, signal } = {}) {
+/**
+ * fetch() of the service, with the token when there is one; `body` is sent as
+ * JSON. With `token` given (the admin token of a write), that one is sent and
+ * a 401 is answered as it is: it is not the API token to ask for.
+ */
+export async function api(path, { method = 'GET', body, signal, token: given } = {}) {
   for (;;) {
-    const used = token()
+    const used = given ?? token()
     const headers = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (used) headers.authorization = `Bearer ${used}`
@@ -58,7 +62,7 @@ export async function api(path, { method = 'GET', body, signal } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     })
-    if (res.status !== 401 || !path.startsWith('/api/')) return res
+    if (res.status !== 401 || !path.startsWith('/api/') || given !== undefined) return res
     await newToken(used)
     signal?.throwIfAborted()
   }

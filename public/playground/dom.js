@@ -33,3 +33,20 @@ function append(el, children) {
     el.append(child instanceof Node ? child : String(child))
   }
 }
+
+/** A service error (the error body's code and message, and where in a template it is) as an alert. */
+export function errorView(error) {
+  const where = []
+  if (error.line !== undefined) where.push(`line ${error.line}`)
+  if (error.column !== undefined) where.push(`column ${error.column}`)
+  return h(
+    'div',
+    { className: 'error', role: 'alert' },
+    h('strong', {}, error.code ?? 'ERROR'),
+    ' ',
+    h('span', {}, error.message ?? ''),
+    where.length > 0 || error.template
+      ? h('div', { className: 'where' }, [where.join(', '), error.template ? ` in template ${error.template}` : ''])
+      : null,
+  )
+}

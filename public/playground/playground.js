@@ -1,10 +1,11 @@
 // The playground: pick a prompt, edit its args and its template, see it
 // rendered as you type (a draft goes to POST /api/render, storing nothing),
 // with its warnings, what it reads and calls, and how long its tool calls took;
-// chat with the stored prompt when an LLM is configured.
+// run its tests (tests.js); chat with the stored prompt when an LLM is configured.
 import { api, label, readJson } from './api.js'
-import { $, fill, h } from './dom.js'
+import { $, errorView, fill, h } from './dom.js'
 import { defaultArgs, schemaForm } from './schema-form.js'
+import { testsPanel } from './tests.js'
 
 const DEBOUNCE_MS = 300
 const state = {
@@ -119,6 +120,7 @@ async function selectPrompt(id) {
   fill($('tools'))
   showDraft()
   showList()
+  tests.select()
   render()
 }
 
@@ -126,6 +128,18 @@ const isDraft = () => state.current !== null && templateEditor.value !== state.s
 
 function showDraft() {
   $('draft-badge').hidden = $('reset-template').hidden = !isDraft()
+}
+
+/** The edited template as a draft's record (its parameters the stored ones'), null when unedited, or why it is not usable. */
+function draftRecord() {
+  const prompt = state.current
+  if (!isDraft()) return null
+  if (prompt.kind !== 'messages') return { prompt: templateEditor.value, parameters: prompt.parameters }
+  try {
+    return { messages: JSON.parse(templateEditor.value), parameters: prompt.parameters }
+  } catch (e) {
+    return { error: `the messages are not JSON: ${e.message}` }
+  }
 }
 
 /** The args in the JSON editor, or why they are not usable. */
@@ -169,17 +183,11 @@ async function render() {
   if (error) return showError({ code: 'NOT_SENT', message: error })
   let path = `/api/prompts/${encodeURIComponent(prompt.id)}/render?explain=true`
   let body = { args }
-  if (isDraft()) {
+  const draft = draftRecord()
+  if (draft?.error) return showError({ code: 'NOT_SENT', message: draft.error })
+  if (draft) {
     path = '/api/render'
-    body = { parameters: prompt.parameters, args }
-    if (prompt.kind !== 'messages') body.prompt = templateEditor.value
-    else {
-      try {
-        body.messages = JSON.parse(templateEditor.value)
-      } catch (e) {
-        return showError({ code: 'NOT_SENT', message: `the messages are not JSON: ${e.message}` })
-      }
-    }
+    body = { ...draft, args }
   }
   $('render-state').textContent = 'rendering…'
   let res, answer
@@ -216,22 +224,6 @@ function renderedView(rendered) {
 function warningView({ code, message, ...named }) {
   const names = Object.entries(named).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
   return h('li', {}, h('code', {}, code), names.length ? ` (${names.join(', ')})` : '', ' ', message)
-}
-
-function errorView(error) {
-  const where = []
-  if (error.line !== undefined) where.push(`line ${error.line}`)
-  if (error.column !== undefined) where.push(`column ${error.column}`)
-  return h(
-    'div',
-    { className: 'error', role: 'alert' },
-    h('strong', {}, error.code ?? 'ERROR'),
-    ' ',
-    h('span', {}, error.message ?? ''),
-    where.length > 0 || error.template
-      ? h('div', { className: 'where' }, [where.join(', '), error.template ? ` in template ${error.template}` : ''])
-      : null,
-  )
 }
 
 function showError(error) {
@@ -371,5 +363,6 @@ $('reset-template').addEventListener('click', () => {
   render()
 })
 $('chat-form').addEventListener('submit', chat)
+const tests = testsPanel({ current: () => state.current, draft: draftRecord, args: parsedArgs })
 loadHealth()
 loadPrompts()

@@ -10,6 +10,7 @@ import { dirname, join, relative } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/browser'
+import { newPage as pageOf, shown, textOf } from '../support/playground-page'
 import { startDev } from '../support/wrangler-dev'
 import type { DevServer } from '../support/wrangler-dev'
 import { startLlmServer } from '../support/llm-server'
@@ -57,46 +58,7 @@ afterAll(async () => {
   await Promise.all([open?.stop(), guarded?.stop(), llm?.stop(), tools?.stop()])
 })
 
-/** A page with its own session storage, recording what went wrong and which requests it made. */
-async function newPage(): Promise<{ context: BrowserContext; page: Page; problems: string[]; requests: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
-  // Below the test's own timeout, so that a wait that fails says what it waited for.
-  context.setDefaultTimeout(15_000)
-  const page = await context.newPage()
-  const problems: string[] = []
-  const requests: string[] = []
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  // Chromium logs every 4xx as a console error: the answers themselves are checked below, the 400s are expected.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      problems.push(`console: ${message.text()}`)
-  })
-  page.on('response', (response) => {
-    if (response.status() === 404 || response.status() >= 500) problems.push(`${response.status()} ${response.url()}`)
-  })
-  page.on('requestfailed', (request) => {
-    // A render the page cancelled for a newer one is not a problem.
-    if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${request.url()}`)
-  })
-  page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`))
-  return { context, page, problems, requests }
-}
-
-/** Resolves once the text of `[data-testid=testid]` includes each of `parts`. */
-async function textOf(page: Page, testid: string, parts: string[]): Promise<string> {
-  const handle = await shown(
-    page,
-    testid,
-    page.waitForFunction(
-      ([id, wanted]) => {
-        const text = document.querySelector(`[data-testid="${id}"]`)?.textContent ?? ''
-        return wanted.every((part) => text.includes(part)) ? text : false
-      },
-      [testid, parts] as const,
-    ),
-  )
-  return (await handle.jsonValue()) as string
-}
+const newPage = () => pageOf(browser)
 
 /** Resolves once the rendered text shown is exactly `expected`. */
 async function renderedText(page: Page, expected: string): Promise<void> {
@@ -110,19 +72,6 @@ async function renderedText(page: Page, expected: string): Promise<void> {
       expected,
     ),
   )
-}
-
-/** `waiting`, or its failure with what the element shows instead. */
-async function shown<T>(page: Page, testid: string, waiting: Promise<T>): Promise<T> {
-  try {
-    return await waiting
-  } catch (error) {
-    const text = await page
-      .getByTestId(testid)
-      .textContent({ timeout: 1000 })
-      .catch(() => '(absent)')
-    throw new Error(`${(error as Error).message}\n[data-testid=${testid}] shows: ${JSON.stringify(text)}`)
-  }
 }
 
 describe('the playground', () => {

@@ -1,0 +1,210 @@
+// The selected prompt's tests: its cases (GET /api/prompts/{id} answers
+// `tests`), run one or all through POST /api/prompts/{id}/test against the
+// draft being edited (sent with the stored cases) or the stored text, each
+// shown with its result: a fail with each assertion's expected and actual, a
+// skip or an error with its reason. The args can be saved as a new case: the
+// record, read as stored, written back with it (PUT, with the admin token).
+import { api, readJson } from './api.js'
+import { $, errorView, fill, h } from './dom.js'
+
+/** Where the admin token is kept, for this tab only, as the API token is. */
+const ADMIN_KEY = 'ai-prompt-shell.admin-token'
+/** A case's name at most, as the schema bounds it. */
+const MAX_NAME_CHARS = 100
+
+/**
+ * The tests panel, given what the page holds: `current()` the selected prompt
+ * as GET /api/prompts/{id} answers it; `draft()` the edited template as a
+ * draft's record, null when unedited, or `{error}`; `args()` the args editor's
+ * `{args}` or `{error}`.
+ */
+export function testsPanel({ current, draft, args: argsOf }) {
+  /** The latest report's case of each name, and what it ran against: earlier runs' answers are dropped. */
+  let results = new Map()
+  let runs = 0
+
+  function show() {
+    const prompt = current()
+    const cases = prompt?.tests ?? []
+    $('run-tests').disabled = cases.length === 0
+    $('tests-note').textContent =
+      cases.length === 0 ? 'No cases yet: save the args as one below.' : `${cases.length} case(s).`
+    fill(
+      $('test-cases'),
+      cases.map((c) =>
+        h(
+          'li',
+          { 'data-testid': 'test-case', 'data-name': c.name },
+          h('strong', {}, c.name),
+          ' ',
+          h('button', { type: 'button', onclick: () => run([c.name]) }, 'Run'),
+          results.has(c.name) ? caseView(results.get(c.name)) : null,
+        ),
+      ),
+    )
+  }
+
+  /** Runs the cases named (all when undefined) against the draft when there is one, else the stored text. */
+  async function run(names) {
+    const prompt = current()
+    if (!prompt) return
+    const number = ++runs
+    const edited = draft()
+    if (edited?.error) return fill($('tests-state'), errorView({ code: 'NOT_SENT', message: edited.error }))
+    const body = {}
+    if (edited) {
+      body.draft = edited
+      body.tests = prompt.tests ?? []
+    }
+    if (names) body.names = names
+    const against = edited ? 'draft' : 'stored'
+    $('tests-state').textContent = `running against the ${against} template…`
+    let res, answer
+    try {
+      res = await api(`/api/prompts/${encodeURIComponent(prompt.id)}/test`, { method: 'POST', body })
+      answer = await readJson(res)
+    } catch (e) {
+      answer = { code: 'NETWORK', message: e.message }
+    }
+    if (number !== runs || current() !== prompt) return
+    if (!res?.ok || answer.status !== 'success') return fill($('tests-state'), errorView(answer))
+    const report = answer.data
+    for (const c of report.cases) results.set(c.name, { ...c, against })
+    $('tests-state').textContent =
+      `${report.cases.length} run against the ${against} template: ${report.passed} passed, ` +
+      `${report.failed} failed, ${report.skipped} skipped, ${report.errors} errors`
+    show()
+  }
+
+  async function save(event) {
+    event.preventDefault()
+    const prompt = current()
+    const note = $('save-note')
+    if (!prompt) return
+    const { args, error } = argsOf()
+    if (error) return (note.textContent = `Fix the args JSON first: ${error}`)
+    const name = $('case-name').value.trim()
+    if (!name || name.length > MAX_NAME_CHARS)
+      return (note.textContent = `A case needs a name of 1 to ${MAX_NAME_CHARS} characters.`)
+    if ((prompt.tests ?? []).some((c) => c.name === name))
+      return (note.textContent = `A case is named "${name}" already.`)
+    const token = $('admin-token').value.trim()
+    if (!token) return (note.textContent = 'Saving writes the record: give the admin token (ADMIN_TOKEN).')
+    sessionStorage.setItem(ADMIN_KEY, token)
+    note.textContent = 'saving…'
+    try {
+      await saveCase(prompt, { name, args }, token)
+    } catch (e) {
+      fill(note, errorView({ code: 'NETWORK', message: e.message }))
+    }
+  }
+
+  /** Writes the record with `testCase` added, then shows the cases as now stored (the template being edited is kept). */
+  async function saveCase(prompt, testCase, token) {
+    const note = $('save-note')
+    const write = await withCase(prompt, testCase, token)
+    if (write.error) return fill(note, errorView(write.error))
+    const message = encodeURIComponent(`playground: test case "${testCase.name}" added`)
+    const res = await api(`${write.path}?message=${message}`, { method: 'PUT', body: write.record, token })
+    const answer = await readJson(res)
+    if (!res.ok) return fill(note, errorView(answer))
+    const { version, label: written } = answer.data
+    const where = `${write.path.slice('/api/'.length)}${written ? ` in label ${written}` : ''}`
+    note.textContent = `Saved "${testCase.name}" as version ${version} of ${where}.`
+    $('case-name').value = ''
+    const reread = await api(`/api/prompts/${encodeURIComponent(prompt.id)}`)
+    const body = await readJson(reread)
+    if (reread.ok && current() === prompt) {
+      prompt.tests = body.data.tests
+      show()
+    }
+  }
+
+  $('run-tests').addEventListener('click', () => run(undefined))
+  $('save-case').addEventListener('submit', save)
+  $('admin-token').value = sessionStorage.getItem(ADMIN_KEY) ?? ''
+  return {
+    /** A newly selected prompt: its cases, no results yet. */
+    select() {
+      results = new Map()
+      runs++
+      $('tests-state').textContent = ''
+      $('save-note').textContent = ''
+      show()
+    },
+  }
+}
+
+/** One case's result: how long it took, what it ran against, and why it did not pass. */
+function caseView(report) {
+  return h(
+    'div',
+    { className: 'case-result' },
+    h('span', { className: `result ${report.result}`, 'data-testid': 'test-result' }, report.result),
+    h('small', {}, ` ${Math.round(report.ms)} ms, ${report.against} template`),
+    report.reason ? h('p', { className: 'note' }, report.reason) : null,
+    report.error ? errorView(report.error) : null,
+    report.failures.length === 0
+      ? null
+      : h(
+          'ul',
+          { className: 'failures' },
+          report.failures.map((f) =>
+            h(
+              'li',
+              { 'data-testid': 'test-failure' },
+              h('code', {}, f.assert),
+              h('div', {}, 'expected ', h('pre', { className: 'expected' }, asText(f.expected))),
+              h('div', {}, 'actual ', h('pre', { className: 'actual' }, asText(f.actual))),
+            ),
+          ),
+        ),
+  )
+}
+
+const asText = (value) => (typeof value === 'string' ? value : JSON.stringify(value))
+
+/**
+ * The record that keeps the prompt, as stored, with `testCase` appended to the
+ * prompt's tests: `{path, record}` to PUT, or `{error}`. A direct prompt's
+ * record is its newest version; an extension's prompt is written as its
+ * extension, found as the service finds it (the id split at each dot in turn).
+ */
+async function withCase(prompt, testCase, token) {
+  const append = (entry) => ({ ...entry, tests: [...(entry.tests ?? []), testCase] })
+  if (prompt.origin === 'direct') {
+    const path = `/api/prompts/${encodeURIComponent(prompt.id)}`
+    const stored = await newestRecord(path, token)
+    return stored.error ? stored : { path, record: append(stored.record) }
+  }
+  for (let dot = prompt.id.indexOf('.'); dot > 0; dot = prompt.id.indexOf('.', dot + 1)) {
+    const path = `/api/extensions/${encodeURIComponent(prompt.id.slice(0, dot))}`
+    const res = await api(path, { token })
+    const body = await readJson(res)
+    if (res.status === 404) continue
+    if (!res.ok) return { error: body }
+    const name = prompt.id.slice(dot + 1)
+    const prompts = body.data.contributes?.prompts ?? []
+    const at = prompts.findIndex((p) => p.name === name)
+    if (at < 0) continue
+    const record = {
+      ...body.data,
+      contributes: { ...body.data.contributes, prompts: prompts.with(at, append(prompts[at])) },
+    }
+    return { path, record }
+  }
+  return { error: { code: 'NOT_FOUND', message: `no extension contributes ${prompt.id}` } }
+}
+
+/** A direct prompt's record as its newest version stores it (GET .../versions, then that version). */
+async function newestRecord(path, token) {
+  const list = await api(`${path}/versions`, { token })
+  const versions = await readJson(list)
+  if (!list.ok) return { error: versions }
+  const newest = versions.data[0]
+  if (!newest || newest.deleted)
+    return { error: { code: 'NOT_SENT', message: 'the prompt has no stored version to add the case to' } }
+  const one = await api(`${path}/versions/${newest.version}`, { token })
+  const body = await readJson(one)
+  return one.ok ? { record: body.data.value } : { error: body }
+}
