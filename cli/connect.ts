@@ -1,8 +1,8 @@
-import { settingsFrom } from '../lib/settings'
 import type { Backend } from './backend'
 import { RedisBackend } from './direct'
 import type { Io, Options } from './io'
 import { ApiBackend } from './remote'
+import { fileSettings } from './render-files'
 import { describeError } from '../lib/log'
 
 /** How a command can be pointed somewhere, for its misuse message. */
@@ -45,8 +45,7 @@ export function connect(values: Options, io: Io): Backend | { misuse: string } {
     }
     const url = values.url ?? env.UPSTASH_REDIS_REST_URL
     const token = values.token ?? env.UPSTASH_REDIS_REST_TOKEN
-    if (url && token)
-      return new RedisBackend(url, token, settingsFrom({ HISTORY_LIMIT: env.HISTORY_LIMIT }).historyLimit)
+    if (url && token) return new RedisBackend(url, token, fileSettings(io))
     if (values.url === undefined && values.token === undefined && env.AI_PROMPT_SHELL_URL && env.ADMIN_TOKEN) {
       return new ApiBackend(env.AI_PROMPT_SHELL_URL, env.ADMIN_TOKEN)
     }

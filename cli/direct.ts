@@ -1,8 +1,11 @@
 import { recordVersion, recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
+import { gatedPromote, testContext } from '../lib/prompt-tests'
 import { promote, putRecord, putTexts } from '../lib/publish'
+import type { Settings } from '../lib/settings'
 import { UpstashStore, baseKeyOf, withLabel } from '../lib/store'
-import type { Backend, OneVersion, Published, Versions, WriteTo } from './backend'
+import type { Store } from '../lib/store'
+import type { Backend, OneVersion, PromoteOptions, Published, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
 /** How long one Redis request may take, retries included: a CLI can wait longer than a render. */
@@ -26,12 +29,14 @@ export class RedisBackend implements Backend {
   readonly transactional = true
   readonly where: string
   readonly #store: UpstashStore
+  readonly #settings: Settings
   readonly #historyLimit: number
 
   /** Throws a TypeError when `url` is not http(s). */
-  constructor(url: string, token: string, historyLimit: number) {
+  constructor(url: string, token: string, settings: Settings) {
     this.#store = upstashStore(url, token)
-    this.#historyLimit = historyLimit
+    this.#settings = settings
+    this.#historyLimit = settings.historyLimit
     this.where = `${url} (Redis)`
   }
 
@@ -58,7 +63,13 @@ export class RedisBackend implements Backend {
     return putRecord(this.#store, kind, id, value, { ...to, historyLimit: this.#historyLimit })
   }
 
-  promote(from: string, options: { to?: string | undefined; dryRun: boolean; message?: string | undefined }) {
-    return promote(this.#store, from, { ...options, historyLimit: this.#historyLimit })
+  /** Gated as the service's promote is: the affected prompts' tests first (render assertions: no model here). */
+  async promote(from: string, options: PromoteOptions) {
+    const { to, dryRun, message, force = false } = options
+    const historyLimit = this.#historyLimit
+    if (dryRun) return promote(this.#store, from, { to, dryRun, message, historyLimit })
+    const settings = this.#settings
+    const tests = (view: Store) => testContext(view, settings, settings.render)
+    return (await gatedPromote(this.#store, from, { to, message, historyLimit, force, tests })).promotions
   }
 }

@@ -5,7 +5,6 @@ import { lineDiff, withContext } from './diff'
 import { DONE, FAILED, misused, describeFailure } from './io'
 import type { Io, Options } from './io'
 import { checkLabels } from './labels'
-import { ApiBackend } from './remote'
 import { failedTests, reportLines } from './test-report'
 import { plural } from './validate'
 
@@ -14,9 +13,10 @@ import { plural } from './validate'
  * copies every record of label NAME onto the base (or label --to), each a new
  * version there, and removes the label, in one transaction (lib/publish
  * promote). --dry-run prints what would change, as a diff per record, and
- * writes nothing. A deployment runs the tests the label affects first and
- * refuses with TESTS_FAILED and their report, printed as `test` prints one;
- * --force asks it to promote without them.
+ * writes nothing. The tests of the prompts the label affects run first (a
+ * deployment's gate, or the same gate here when promoting in Redis directly,
+ * render assertions only), and a failure refuses with TESTS_FAILED and their
+ * report, printed as `test` prints one; --force promotes without them.
  */
 export async function promoteCommand(operands: readonly string[], values: Options, io: Io): Promise<number> {
   if (operands.length > 0) {
@@ -35,13 +35,6 @@ export async function promoteCommand(operands: readonly string[], values: Option
     return misused(io, 'promote', `promote: ${backend.misuse}`)
   }
   const force = values.force === true
-  if (force && !(backend instanceof ApiBackend)) {
-    return misused(
-      io,
-      'promote',
-      `promote: --force skips the tests a deployment runs first: promoting directly in ${backend.where}, none run`,
-    )
-  }
   const dryRun = values['dry-run'] === true
   let promotions: Promotion[]
   try {

@@ -10,7 +10,7 @@ import { renderedResult } from './rendered'
 import type { RenderResult } from './rendered'
 import { checkedRecords } from './validate'
 
-/** The settings a render (and a test run) from files reads. */
+/** The settings the CLI's own work reads: a render or test run from files, a direct promote's gate and history. */
 const FILE_SETTINGS = [
   'RENDER_TIMEOUT_MS',
   'TOOL_TIMEOUT_MS',
@@ -20,9 +20,10 @@ const FILE_SETTINGS = [
   'TOOL_MAX_BYTES',
   'ENVIRON_MAX_BYTES',
   'TEST_MAX_CASES',
+  'HISTORY_LIMIT',
 ] as const
 
-/** The settings of a render or test run from files, taken from the CLI's environment as the Worker takes them from its own. */
+/** The settings of the CLI's own work, taken from the CLI's environment as the Worker takes them from its own. */
 export function fileSettings(io: Io): Settings {
   return settingsFrom(Object.fromEntries(FILE_SETTINGS.map((name) => [name, io.env[name]])) as Env)
 }

@@ -1,3 +1,4 @@
+import { ServiceError } from '../lib/errors'
 import { reportFailed } from '../lib/prompt-tests'
 import type { CaseReport, CaseResult, TestReport } from '../lib/prompt-tests'
 import { RemoteError } from './remote'
@@ -52,10 +53,15 @@ export function reportMarkdown(report: TestReport, title: string): string {
   return `${lines.join('\n')}\n`
 }
 
-/** The report of the tests that kept a deployment from promoting (409 TESTS_FAILED, its `report`), if `e` is that refusal. */
+/**
+ * The report of the tests that kept a label from being promoted (TESTS_FAILED's `report`: in a deployment's 409
+ * body, or in the gate's own error when promoting in Redis directly), if `e` is that refusal.
+ */
 export function failedTests(e: unknown): TestReport | undefined {
-  if (!(e instanceof RemoteError) || e.code !== 'TESTS_FAILED') return undefined
-  const { report } = e.body
+  const refused =
+    e instanceof RemoteError ? e.body : e instanceof ServiceError && e.code === 'TESTS_FAILED' ? e.extra : undefined
+  if (refused === undefined || (e as { code?: unknown }).code !== 'TESTS_FAILED') return undefined
+  const { report } = refused
   const cases = (report as { cases?: unknown } | null | undefined)?.cases
   return Array.isArray(cases) ? (report as TestReport) : undefined
 }

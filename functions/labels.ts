@@ -18,7 +18,8 @@ import {
   LABEL_RULE,
 } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { gatedPromote } from '../lib/prompt-tests/gate'
+import { gatedPromote, testContext } from '../lib/prompt-tests'
+import type { Store } from '../lib/store'
 import { promote } from '../lib/publish'
 
 /** A label, made for each use: the path's has an example, the query's `to` none (/docs would pre-fill it). */
@@ -81,7 +82,8 @@ export const labels = new Routes().openapi(route, async (c) => {
     requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
     return success(c, promotions)
   }
-  const tests = { renderOptions: renderOptionsOf(c), settings: settings.tests }
+  const renderOptions = renderOptionsOf(c)
+  const tests = (view: Store) => testContext(view, settings, renderOptions)
   const forced = force === 'true'
   const { promotions, report } = await gatedPromote(writerOf(c), label, {
     to,

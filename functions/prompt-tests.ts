@@ -13,10 +13,16 @@ import {
   renderOptionsOf,
   settingsOf,
   successOf,
+  writerOf,
+  LABEL_PATTERN,
+  LABEL_RULE,
 } from '../lib/http'
+import { LabeledStore } from '../lib/store'
+import type { Store } from '../lib/store'
 import type { AppEnv } from '../lib/http'
 import type { Context } from 'hono'
-import { checkedCases, promptsWithTests, runTests } from '../lib/prompt-tests'
+import { ServiceError } from '../lib/errors'
+import { affectedPrompts, checkedCases, promptsWithTests, runTests, testContext } from '../lib/prompt-tests'
 import type { TestTarget } from '../lib/prompt-tests'
 import { requestLog } from '../lib/log'
 import { BODY_LIMITS, Message, PromptId, PromptQuery, ReadQuery } from './shapes'
@@ -54,6 +60,10 @@ const RunBody = once(() =>
     z.object({
       ids: described(z.optional(z.array(z.string())), {
         description: 'The prompts to test; absent, every prompt (as the label sees them) that has tests.',
+      }),
+      changed_by: described(z.optional(z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE))), {
+        description:
+          'A label: test, in that label, the prompts its promotion would test (those it changes, and those reading a variable or calling a tool it changes). Not with `ids` or `?label=`.',
       }),
     }),
     { id: 'TestRunRequest', description: BODY_LIMITS },
@@ -165,27 +175,30 @@ export const promptTests = new Routes()
       tests: tests === undefined ? undefined : checkedCases(tests, settingsOf(c).tests),
       names,
     }
-    return c.json({ status: 'success' as const, data: await run(c, [target]) }, 200)
+    return c.json({ status: 'success' as const, data: await run(c, await freshStoreOf(c), [target]) }, 200)
   })
   .openapi(all, async (c) => {
-    const store = await freshStoreOf(c)
-    const ids = c.req.valid('json').ids ?? (await promptsWithTests(store))
-    return c.json(
-      {
-        status: 'success' as const,
-        data: await run(
-          c,
-          ids.map((id) => ({ id })),
-        ),
-      },
-      200,
-    )
+    const { ids, changed_by: changedBy } = c.req.valid('json')
+    if (changedBy === undefined) {
+      const store = await freshStoreOf(c)
+      const targets = (ids ?? (await promptsWithTests(store))).map((id) => ({ id }))
+      return c.json({ status: 'success' as const, data: await run(c, store, targets) }, 200)
+    }
+    if (ids !== undefined || c.req.query('label') !== undefined) {
+      throw new ServiceError(
+        'BAD_REQUEST',
+        'changed_by names both the prompts and the label they are read in: give it without ids or ?label=',
+      )
+    }
+    // As the promote gate reads it: the label's records now, not a cached view.
+    const store = writerOf(c)
+    const affected = await affectedPrompts(store, changedBy)
+    const targets = affected.ids.map((id) => ({ id }))
+    return c.json({ status: 'success' as const, data: await run(c, new LabeledStore(store, changedBy), targets) }, 200)
   })
 
-async function run(c: Context<AppEnv>, targets: TestTarget[]) {
-  const settings = settingsOf(c)
-  const context = { store: await freshStoreOf(c), renderOptions: renderOptionsOf(c), settings: settings.tests }
-  const report = await runTests(targets, context)
+async function run(c: Context<AppEnv>, store: Store, targets: TestTarget[]) {
+  const report = await runTests(targets, testContext(store, settingsOf(c), renderOptionsOf(c)))
   const { passed, failed, skipped, errors } = report
   requestLog()?.set('tests', { passed, failed, skipped, errors })
   return report

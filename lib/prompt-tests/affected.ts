@@ -9,7 +9,7 @@ import type { Prompt } from '../catalog'
 import { ServiceError } from '../errors'
 import { promote } from '../publish'
 import type { Promotion } from '../publish'
-import { LabeledStore } from '../store'
+import { LabeledStore, commandsOf } from '../store'
 import type { Store } from '../store'
 import { ParseError } from '../template'
 import type { Path } from '../template'
@@ -32,6 +32,8 @@ const MODULES = 'modules'
  * are left out.
  */
 export async function affectedPrompts(store: Store, label: string): Promise<{ ids: string[] }> {
+  // The embedded store holds no labels: a label there changes nothing (and its promote would refuse to plan).
+  if (commandsOf(store) === undefined) return { ids: [] }
   const changes = await promote(store, label, { dryRun: true, historyLimit: 1 })
   return affectedBy(store, label, changes)
 }

@@ -20,8 +20,8 @@ export interface GateOptions {
   historyLimit: number
   /** Promote without running the tests; the versions' message says so (FORCED). */
   force: boolean
-  /** How the tests run; their store is the label's view of `store`. */
-  tests: Omit<TestContext, 'store'>
+  /** How the tests run, given the store they read: the label's view of `store`. */
+  tests: (store: Store) => TestContext
 }
 
 export interface Gated {
@@ -60,7 +60,7 @@ export async function gatedPromote(store: Store, from: string, options: GateOpti
   }
   const report = await runTests(
     ids.map((id) => ({ id })),
-    { ...options.tests, store: new LabeledStore(store, from) },
+    options.tests(new LabeledStore(store, from)),
   )
   if (reportFailed(report)) {
     throw new ServiceError(

@@ -320,6 +320,30 @@ describe('versions, rollback and promote, directly against Upstash', { timeout: 
     expect(under.stdout).toMatch(/\(the base\)/)
   })
 
+  it("runs the label's tests first, as the service's gate does: a failing case refuses, --force promotes", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'aps-cli-'))
+    const file = join(dir, 'templates', 'team', 'gated.json')
+    await mkdir(dirname(file), { recursive: true })
+    const cases = [{ name: 'greets by name', args: { who: 'Ada' }, assert: [{ type: 'contains', value: 'Hello Ada' }] }]
+    await writeFile(file, JSON.stringify({ prompt: 'Bye {{.args.who}}', tests: cases }))
+    expect((await cli(['publish', dir, '--label', 'feat-gated', ...upstash()])).code).toBe(0)
+    const before = await snapshot(direct)
+
+    const refused = await cli(['promote', '--from', 'feat-gated', ...upstash()])
+    expect(refused.code, refused.stderr).toBe(1)
+    expect(refused.stdout, refused.stderr).toMatch(/^fail +team\.gated/m)
+    expect(refused.stdout).toMatch(/expected: +"Hello Ada"/)
+    expect(refused.stdout).toMatch(/actual: +"Bye Ada"/)
+    expect(refused.stderr).toMatch(/^promote: TESTS_FAILED: label 'feat-gated' was not promoted/m)
+    expect(await snapshot(direct)).toEqual(before)
+
+    const forced = await cli(['promote', '--from', 'feat-gated', '--force', ...upstash()])
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(await storedPrompt(direct, 'shenma:templates:team:gated')).toBe('Bye {{.args.who}}')
+    const listed = await cli(['versions', 'prompts', 'team.gated', ...upstash()])
+    expect(rows(listed.stdout)[0]?.[1]).toBe('promoted from label feat-gated; tests skipped (force)')
+  })
+
   it('publishes the same files twice as one version: the second run writes nothing and says so', async () => {
     const dir = await promptFiles({ 'team.twice': 'same {{.args.x}}', 'team.other': 'other' })
     const first = await cli(['publish', dir, ...upstash()])

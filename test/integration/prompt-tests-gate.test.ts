@@ -226,7 +226,7 @@ describe('the promote gate', () => {
     const refused = await gatedPromote(store, 'race', {
       historyLimit: 50,
       force: false,
-      tests: { renderOptions: settings.render, settings: settings.tests, answers },
+      tests: (view) => ({ store: view, renderOptions: settings.render, settings: settings.tests, answers }),
     }).catch((e: unknown) => e)
     expect(checks).toBe(1)
     expect(refused).toBeInstanceOf(ServiceError)

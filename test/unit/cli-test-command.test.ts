@@ -59,15 +59,6 @@ describe('promote --force through the write API', () => {
     expect(forced.code).toBe(0)
     expect(asked.map((a) => a.url)).toEqual(['/api/labels/feat-x/promote?force=true'])
   })
-
-  it('is a misuse directly to Redis, where no test runs', async () => {
-    const { code, err } = await cli(['promote', '--from', 'feat-x', '--force', '--url', url, '--token', 't'])
-    expect(code).toBe(2)
-    expect(err[0]).toMatch(
-      /^promote: --force skips the tests a deployment runs first: promoting directly in http:\/\/127.0.0.1:\d+ \(Redis\), none run \(run/,
-    )
-    expect(asked).toEqual([])
-  })
 })
 
 describe('test through a deployment', () => {
