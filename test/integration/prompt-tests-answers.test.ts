@@ -4,14 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
 import { ServiceError } from '../../lib/errors'
-import { runTests } from '../../lib/prompt-tests'
 import { answerChecker } from '../../lib/prompt-tests/answer'
 import { JUDGE_INSTRUCTIONS } from '../../lib/prompt-tests/judge'
-import type { AnswerChecker, TestCase } from '../../lib/prompt-tests/types'
+import type { AnswerChecker, TestCase, TestReport } from '../../lib/prompt-tests/types'
 import { renderPrompt } from '../../lib/render'
 import { settingsFrom } from '../../lib/settings'
 import { openStore } from '../../lib/store'
-import { chatEnv, freshRedis, llmServer } from '../support/harness'
+import { call, chatEnv, freshRedis, llmServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 
 const llm = llmServer()
@@ -257,16 +256,11 @@ describe('answer assertions', () => {
     expect(checked).toEqual({ failures: [], skipped: expect.stringMatching(/LLM_DEFAULT_MODEL/) })
   })
 
-  it("answer a run's report: a stored prompt's cases, one passing and one failing on its answer", async () => {
+  it("answer POST /api/prompts/{id}/test's report: a stored prompt's cases, one passing and one failing on its answer", async () => {
     await llm.script('case-run', [{ content: '{"score": 2}' }], { repeatLast: true })
-    const settings = settingsFrom(env)
-    const store = openStore(settings.redis)
-    const context = { store, settings, renderOptions: settings.render }
-    const report = await runTests([{ id: 'team.tested' }], {
-      ...context,
-      settings: settings.tests,
-      answers: answerChecker(context),
-    })
+    const { status, body } = await call(env, 'POST', '/api/prompts/team.tested/test', {})
+    expect(status, JSON.stringify(body)).toBe(200)
+    const report = body.data as TestReport
     expect(report).toMatchObject({ passed: 1, failed: 1, skipped: 0, errors: 0 })
     expect(report.cases.map(({ name, result, failures }) => ({ name, result, failures }))).toEqual([
       { name: 'json', result: 'pass', failures: [] },

@@ -2,13 +2,10 @@
 // promoted only when the tests of the prompts it affects pass; force is the way past.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
-import { ServiceError } from '../../lib/errors'
-import { gatedPromote } from '../../lib/prompt-tests/gate'
 import { promote as promoteLabel } from '../../lib/publish'
-import type { AnswerChecker, TestCase, TestReport } from '../../lib/prompt-tests/types'
-import { settingsFrom } from '../../lib/settings'
+import type { TestCase, TestReport } from '../../lib/prompt-tests/types'
 import { UpstashStore } from '../../lib/store'
-import { ADMIN, call, fetchWorker, get, logged, writableRedis } from '../support/harness'
+import { ADMIN, call, fetchWorker, get, logged, toolServer, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
 let db: TestRedis
@@ -127,6 +124,16 @@ describe('the promote gate', () => {
     await put('/api/environs/team.size', 3)
     await put('/api/prompts/tone.other', { prompt: 'Size {{.team.size}}', tests: [containing('never', 'nope')] })
     await put('/api/environs/team.tone?label=loud', 'loud')
+    // POST /api/test's changed_by runs what the gate will, in the label, and promotes nothing.
+    const asked = await send('POST', '/api/test', { changed_by: 'loud' })
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200)
+    const run = asked.body.data as TestReport
+    expect(run.cases.map((c) => [c.prompt, c.result]).sort()).toEqual([
+      ['tone.reader', 'fail'],
+      ['tone.whole', 'fail'],
+    ])
+    expect((await send('POST', '/api/test', { changed_by: 'loud', ids: ['tone.other'] })).status).toBe(400)
+    expect((await send('POST', '/api/test?label=loud', { changed_by: 'loud' })).status).toBe(400)
     const { status, body } = await promote('loud')
     expect(status).toBe(409)
     const report = body.report as TestReport
@@ -202,34 +209,30 @@ describe('the promote gate', () => {
   })
 
   it('promotes nothing untested: a write into the label while its tests run is 409 CONFLICT, nothing written', async () => {
-    await put('/api/prompts/race.p?label=race', {
-      prompt: 'tested',
-      tests: [
-        {
-          name: 'asks a model',
-          assert: [{ type: 'contains', value: 'tested' }],
-          assert_answer: [{ type: 'contains', value: 'x' }],
-        },
-      ],
+    const tools = toolServer()
+    await put('/api/tools/race_hang', {
+      name: 'hang',
+      module: 'race',
+      type: 'restful',
+      description: 'answers only once the caller gives up',
+      parameters: [],
+      restful: { url: `${tools.url}/hang/tools/race?group=gate-race`, method: 'GET' },
     })
-    let checks = 0
-    // The answer check is where a run waits longest: a write landing then is the race the guard is for.
-    const answers: AnswerChecker = {
-      async check() {
-        checks++
-        await put('/api/prompts/race.p?label=race', { prompt: 'written while tested' })
-        return { failures: [] }
-      },
-    }
-    const store = realStore()
-    const settings = settingsFrom(env)
-    const refused = await gatedPromote(store, 'race', {
-      historyLimit: 50,
-      force: false,
-      tests: (view) => ({ store: view, renderOptions: settings.render, settings: settings.tests, answers }),
-    }).catch((e: unknown) => e)
-    expect(checks).toBe(1)
-    expect(refused).toBeInstanceOf(ServiceError)
+    await put('/api/prompts/race.p?label=race', {
+      prompt: 'tested{{$late := race_hang}}',
+      tests: [{ name: 'says tested', assert: [{ type: 'contains', value: 'tested' }] }],
+    })
+    // The case's render waits on the tool, as long as TOOL_TIMEOUT_MS lets it: the label is written meanwhile.
+    const slow = { ...env, TOOL_TIMEOUT_MS: '2000', RENDER_TIMEOUT_MS: '3000' }
+    const promoting = fetchWorker(slow, '/api/labels/race/promote', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    })
+    expect((await tools.busy('gate-race')).calls).toBe(1)
+    await put('/api/prompts/race.p?label=race', { prompt: 'written while tested' })
+    const res = await promoting
+    const refused = (await res.json()) as Record<string, unknown>
+    expect(res.status, JSON.stringify(refused)).toBe(409)
     expect(refused).toMatchObject({
       code: 'CONFLICT',
       message: expect.stringMatching(/race.*after the label's tests ran/),

@@ -190,6 +190,8 @@ export interface ToolServerClient {
   reset(group?: string): Promise<void>
   /** The calls of a group once none is active: waits for the client of each to have gone away. */
   idle(group?: string): Promise<ToolServerStats>
+  /** The calls of a group once one is active: a client is waiting on the server now. */
+  busy(group?: string): Promise<ToolServerStats>
 }
 
 /** The REST tool server the global setup started (test/support/tool-server.ts). */
@@ -205,6 +207,7 @@ export function toolServer(): ToolServerClient {
     stats: async (group) => (await admin('GET', '/__stats', group)) as ToolServerStats,
     reset: async (group) => void (await admin('POST', '/__reset', group)),
     idle: async (group) => (await admin('GET', '/__idle', group)) as ToolServerStats,
+    busy: async (group) => (await admin('GET', '/__busy', group)) as ToolServerStats,
   }
 }
 

@@ -22,6 +22,7 @@
 // `default`): `GET /__stats?group=NAME` answers `ToolServerStats`,
 // `GET /__idle?group=NAME` answers them once no request of the group is
 // active (an event to wait on, for a client that should have gone away),
+// `GET /__busy?group=NAME` once one is (a client now waiting on the server),
 // `POST /__reset?group=NAME` starts the group afresh.
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -103,11 +104,11 @@ export async function startToolServer(): Promise<ToolServer> {
     }
     return stats
   }
-  /** Who waits for a group to have no request active (`/__idle`). */
-  const idleWaiters: { group: string; resolve: () => void }[] = []
-  const wakeIdle = (): void => {
-    for (const waiter of idleWaiters.filter((w) => statsOf(w.group).active === 0)) {
-      idleWaiters.splice(idleWaiters.indexOf(waiter), 1)
+  /** Who waits for a group to have no request active (`/__idle`), or one (`/__busy`). */
+  const waiters: { group: string; busy: boolean; resolve: () => void }[] = []
+  const wake = (): void => {
+    for (const waiter of waiters.filter((w) => statsOf(w.group).active > 0 === w.busy)) {
+      waiters.splice(waiters.indexOf(waiter), 1)
       waiter.resolve()
     }
   }
@@ -122,10 +123,10 @@ export async function startToolServer(): Promise<ToolServer> {
       return { ...stats, requests: [...stats.requests] }
     }
     if (url.pathname === '/__stats' && req.method === 'GET') return [200, snapshot()]
-    if (url.pathname === '/__idle' && req.method === 'GET') {
+    if ((url.pathname === '/__idle' || url.pathname === '/__busy') && req.method === 'GET') {
       await new Promise<void>((resolve) => {
-        idleWaiters.push({ group, resolve })
-        wakeIdle()
+        waiters.push({ group, busy: url.pathname === '/__busy', resolve })
+        wake()
       })
       return [200, snapshot()]
     }
@@ -143,6 +144,7 @@ export async function startToolServer(): Promise<ToolServer> {
     stats.calls++
     stats.active++
     stats.maxActive = Math.max(stats.maxActive, stats.active)
+    wake()
     let done = false
     let complete = false
     const finish = () => {
@@ -150,7 +152,7 @@ export async function startToolServer(): Promise<ToolServer> {
       done = true
       stats.active--
       hanging.delete(res)
-      wakeIdle()
+      wake()
     }
     // Also when the client goes away first (an abort, or the server stopping).
     res.once('close', () => {
