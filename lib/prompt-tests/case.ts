@@ -36,11 +36,17 @@ export interface CaseContext {
  */
 export async function runCase(subject: Subject, testCase: TestCase, context: CaseContext): Promise<CaseReport> {
   const started = Date.now()
-  const report = (fields: Pick<CaseReport, 'result'> & Partial<CaseReport>): CaseReport => ({
+  // In the order docs/prompt-tests.md shows: who, how it went, why, how long.
+  const report = ({
+    result,
+    failures = [],
+    ...rest
+  }: Pick<CaseReport, 'result'> & Partial<CaseReport>): CaseReport => ({
     prompt: subject.id,
     name: testCase.name,
-    failures: [],
-    ...fields,
+    result,
+    failures,
+    ...rest,
     ms: Date.now() - started,
   })
   try {

@@ -24,6 +24,8 @@ const EXECUTED: Record<string, { status: number; code?: string }> = {
   'POST /api/prompts/{prompt_id}/render': { status: 200 },
   'POST /api/prompts/{prompt_id}/chat': { status: 503, code: 'MISCONFIGURED' },
   'POST /api/render': { status: 200 },
+  'POST /api/prompts/{prompt_id}/test': { status: 200 },
+  'POST /api/test': { status: 200 },
   'GET /api/environs': { status: 200 },
   'GET /api/environs/{environ_id}': { status: 200 },
   'GET /api/tools': { status: 200 },
