@@ -8,7 +8,7 @@ import { ServiceError } from '../../lib/errors'
 import { promote } from '../../lib/publish'
 import { UpstashStore } from '../../lib/store'
 import type { Command, CommandStore, Page, Reply, Store, Tree, TreeRequest, Within } from '../../lib/store'
-import { ADMIN, fetchWorker, get, writableRedis } from '../support/harness'
+import { callAsAdmin, get, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
 let db: TestRedis
@@ -17,16 +17,7 @@ let env: Env
 beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
-async function send(method: string, path: string, body?: unknown): Promise<Answer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${ADMIN}` }
-  const init: RequestInit = { method, headers }
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json'
-    init.body = JSON.stringify(body)
-  }
-  const res = await fetchWorker(env, path, init)
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> }
-}
+const send = (method: string, path: string, body?: unknown): Promise<Answer> => callAsAdmin(env, method, path, body)
 
 const put = (path: string, body: unknown) => send('PUT', path, body)
 

@@ -5,7 +5,7 @@ import type { Env } from '../../lib/env'
 import { promote as promoteLabel } from '../../lib/publish'
 import type { TestCase, TestReport } from '../../lib/prompt-tests/types'
 import { UpstashStore } from '../../lib/store'
-import { ADMIN, call, fetchWorker, get, logged, toolServer, writableRedis } from '../support/harness'
+import { ADMIN, call, callAsAdmin, fetchWorker, get, logged, toolServer, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
 let db: TestRedis
@@ -14,16 +14,7 @@ let env: Env
 beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
-async function send(method: string, path: string, body?: unknown): Promise<Answer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${ADMIN}` }
-  const init: RequestInit = { method, headers }
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json'
-    init.body = JSON.stringify(body)
-  }
-  const res = await fetchWorker(env, path, init)
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> }
-}
+const send = (method: string, path: string, body?: unknown): Promise<Answer> => callAsAdmin(env, method, path, body)
 
 async function put(path: string, body: unknown): Promise<void> {
   const { status, body: answer } = await send('PUT', path, body)

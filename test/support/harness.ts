@@ -148,11 +148,27 @@ export async function runScheduled(env: Env, cron = '* * * * *'): Promise<void> 
 }
 
 /** One request to the Worker, answered as parsed JSON. `raw` sends a body as it is, JSON or not. */
-export async function call(env: Env, method: string, path: string, body?: unknown, raw?: string): Promise<Answer> {
-  const init: RequestInit = { method }
+export function call(env: Env, method: string, path: string, body?: unknown, raw?: string): Promise<Answer> {
+  return answerTo(env, method, path, {}, body, raw)
+}
+
+/** One request to the Worker with the admin token (a write, a promote), answered as parsed JSON. */
+export function callAsAdmin(env: Env, method: string, path: string, body?: unknown): Promise<Answer> {
+  return answerTo(env, method, path, { authorization: `Bearer ${ADMIN}` }, body)
+}
+
+async function answerTo(
+  env: Env,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  raw?: string,
+): Promise<Answer> {
+  const init: RequestInit = { method, headers }
   if (body !== undefined || raw !== undefined) {
     init.body = raw ?? JSON.stringify(body)
-    init.headers = { 'content-type': 'application/json' }
+    init.headers = { ...headers, 'content-type': 'application/json' }
   }
   const res = await fetchWorker(env, path, init)
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> }
