@@ -1,10 +1,9 @@
 import { recordVersion, recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
-import { gatedPromote, testContext } from '../lib/prompt-tests'
+import { gatedPromote } from '../lib/prompt-tests'
 import { promote, putRecord, putTexts } from '../lib/publish'
 import type { Settings } from '../lib/settings'
 import { UpstashStore, baseKeyOf, withLabel } from '../lib/store'
-import type { Store } from '../lib/store'
 import type { Backend, OneVersion, PromoteOptions, Published, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
@@ -69,7 +68,7 @@ export class RedisBackend implements Backend {
     const historyLimit = this.#historyLimit
     if (dryRun) return promote(this.#store, from, { to, dryRun, message, historyLimit })
     const settings = this.#settings
-    const tests = (view: Store) => testContext(view, settings, settings.render)
-    return (await gatedPromote(this.#store, from, { to, message, historyLimit, force, tests })).promotions
+    const gate = { to, message, historyLimit, force, settings, renderOptions: settings.render }
+    return (await gatedPromote(this.#store, from, gate)).promotions
   }
 }

@@ -18,8 +18,7 @@ import {
   LABEL_RULE,
 } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { gatedPromote, testContext } from '../lib/prompt-tests'
-import type { Store } from '../lib/store'
+import { gatedPromote } from '../lib/prompt-tests'
 import { promote } from '../lib/publish'
 
 /** A label, made for each use: the path's has an example, the query's `to` none (/docs would pre-fill it). */
@@ -82,15 +81,14 @@ export const labels = new Routes().openapi(route, async (c) => {
     requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
     return success(c, promotions)
   }
-  const renderOptions = renderOptionsOf(c)
-  const tests = (view: Store) => testContext(view, settings, renderOptions)
   const forced = force === 'true'
   const { promotions, report } = await gatedPromote(writerOf(c), label, {
     to,
     message,
     historyLimit,
     force: forced,
-    tests,
+    settings,
+    renderOptions: renderOptionsOf(c),
   })
   const counts = report && {
     passed: report.passed,

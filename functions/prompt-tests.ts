@@ -17,13 +17,11 @@ import {
   LABEL_PATTERN,
   LABEL_RULE,
 } from '../lib/http'
-import { LabeledStore } from '../lib/store'
-import type { Store } from '../lib/store'
 import type { AppEnv } from '../lib/http'
 import type { Context } from 'hono'
 import { ServiceError } from '../lib/errors'
-import { affectedPrompts, checkedCases, promptsWithTests, runTests, testContext } from '../lib/prompt-tests'
-import type { TestTarget } from '../lib/prompt-tests'
+import { checkedCases, labelChangesRun, promptsWithTests, runTests, testContext } from '../lib/prompt-tests'
+import type { TestContext, TestTarget } from '../lib/prompt-tests'
 import { requestLog } from '../lib/log'
 import { BODY_LIMITS, Message, PromptId, PromptQuery, ReadQuery } from './shapes'
 
@@ -175,14 +173,14 @@ export const promptTests = new Routes()
       tests: tests === undefined ? undefined : checkedCases(tests, settingsOf(c).tests),
       names,
     }
-    return c.json({ status: 'success' as const, data: await run(c, await freshStoreOf(c), [target]) }, 200)
+    return c.json({ status: 'success' as const, data: await run(await contextOf(c), [target]) }, 200)
   })
   .openapi(all, async (c) => {
     const { ids, changed_by: changedBy } = c.req.valid('json')
     if (changedBy === undefined) {
-      const store = await freshStoreOf(c)
-      const targets = (ids ?? (await promptsWithTests(store))).map((id) => ({ id }))
-      return c.json({ status: 'success' as const, data: await run(c, store, targets) }, 200)
+      const context = await contextOf(c)
+      const targets = (ids ?? (await promptsWithTests(context.store))).map((id) => ({ id }))
+      return c.json({ status: 'success' as const, data: await run(context, targets) }, 200)
     }
     if (ids !== undefined || c.req.query('label') !== undefined) {
       throw new ServiceError(
@@ -190,15 +188,17 @@ export const promptTests = new Routes()
         'changed_by names both the prompts and the label they are read in: give it without ids or ?label=',
       )
     }
-    // As the promote gate reads it: the label's records now, not a cached view.
-    const store = writerOf(c)
-    const affected = await affectedPrompts(store, changedBy)
-    const targets = affected.ids.map((id) => ({ id }))
-    return c.json({ status: 'success' as const, data: await run(c, new LabeledStore(store, changedBy), targets) }, 200)
+    const { targets, context } = await labelChangesRun(writerOf(c), changedBy, settingsOf(c), renderOptionsOf(c))
+    return c.json({ status: 'success' as const, data: await run(context, targets) }, 200)
   })
 
-async function run(c: Context<AppEnv>, store: Store, targets: TestTarget[]) {
-  const report = await runTests(targets, testContext(store, settingsOf(c), renderOptionsOf(c)))
+/** A run over the store `?label=` sees, as the request's settings say. */
+async function contextOf(c: Context<AppEnv>): Promise<TestContext> {
+  return testContext(await freshStoreOf(c), settingsOf(c), renderOptionsOf(c))
+}
+
+async function run(context: TestContext, targets: TestTarget[]) {
+  const report = await runTests(targets, context)
   const { passed, failed, skipped, errors } = report
   requestLog()?.set('tests', { passed, failed, skipped, errors })
   return report

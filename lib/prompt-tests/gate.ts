@@ -8,9 +8,12 @@ import { promote } from '../publish'
 import type { Promotion } from '../publish'
 import { LabeledStore } from '../store'
 import type { Store } from '../store'
-import { affectedBy } from './affected'
+import { affectedBy, affectedPrompts } from './affected'
 import { MAX_RUN_PROMPTS, reportFailed, runTests } from './run'
-import type { TestContext } from './run'
+import type { TestContext, TestTarget } from './run'
+import { testContext } from './context'
+import type { RenderOptions } from '../render'
+import type { Settings } from '../settings'
 import type { TestReport } from './types'
 
 export interface GateOptions {
@@ -20,8 +23,9 @@ export interface GateOptions {
   historyLimit: number
   /** Promote without running the tests; the versions' message says so (FORCED). */
   force: boolean
-  /** How the tests run, given the store they read: the label's view of `store`. */
-  tests: (store: Store) => TestContext
+  /** How the tests render (and, where an LLM is configured, check answers): see testContext. */
+  settings: Settings
+  renderOptions: RenderOptions
 }
 
 export interface Gated {
@@ -60,7 +64,7 @@ export async function gatedPromote(store: Store, from: string, options: GateOpti
   }
   const report = await runTests(
     ids.map((id) => ({ id })),
-    options.tests(new LabeledStore(store, from)),
+    testContext(new LabeledStore(store, from), options.settings, options.renderOptions),
   )
   if (reportFailed(report)) {
     throw new ServiceError(
@@ -72,4 +76,20 @@ export async function gatedPromote(store: Store, from: string, options: GateOpti
   }
   const promotions = await promote(store, from, { to, historyLimit, message, expected: planned })
   return { promotions, report }
+}
+
+/**
+ * What `POST /api/test` runs for `changed_by`: the prompts the gate would
+ * test when promoting `label` (affectedPrompts), in the label's view of
+ * `store`, read as the gate reads it (no cache).
+ */
+export async function labelChangesRun(
+  store: Store,
+  label: string,
+  settings: Settings,
+  renderOptions: RenderOptions,
+): Promise<{ targets: TestTarget[]; context: TestContext }> {
+  const { ids } = await affectedPrompts(store, label)
+  const context = testContext(new LabeledStore(store, label), settings, renderOptions)
+  return { targets: ids.map((id) => ({ id })), context }
 }
