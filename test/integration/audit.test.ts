@@ -46,20 +46,25 @@ describe('the audit trail', () => {
     requests.push(ok(await callAsAdmin(env, 'PUT', '/api/prompts/audit.b', { prompt: 'two' })))
     requests.push(ok(await callAsAdmin(env, 'DELETE', '/api/prompts/audit.b')))
     requests.push(ok(await callAsAdmin(env, 'PUT', '/api/prompts/audit.a?label=feat-a', { prompt: 'three' })))
+    requests.push(ok(await callAsAdmin(env, 'PUT', '/api/environs/audit.env?label=feat-a', { x: 1 })))
     requests.push(ok(await callAsAdmin(env, 'POST', '/api/labels/feat-a/promote')))
   })
 
   it('lists every write, deletion and promote newest first, with who, when and the request', async () => {
     const { data, next_cursor } = await audit()
+    // One entry per record promoted, each with the version it got on the base.
     expect(said(data)).toEqual([
       { action: 'promote', kind: 'prompts', id: 'audit.a', label: null, versions: [2] },
+      { action: 'promote', kind: 'environs', id: 'audit.env', label: null, versions: [1] },
+      { action: 'write', kind: 'environs', id: 'audit.env', label: 'feat-a', versions: [1] },
       { action: 'write', kind: 'prompts', id: 'audit.a', label: 'feat-a', versions: [1] },
       { action: 'delete', kind: 'prompts', id: 'audit.b', label: null, versions: [2] },
       { action: 'write', kind: 'prompts', id: 'audit.b', label: null, versions: [1] },
       { action: 'write', kind: 'prompts', id: 'audit.a', label: null, versions: [1] },
     ])
     expect(next_cursor).toBeNull()
-    expect(data.map((e) => e.request_id)).toEqual([...requests].reverse())
+    const promote = requests.at(-1) as string
+    expect(data.map((e) => e.request_id)).toEqual([promote, ...[...requests].reverse()])
     expect(data.every((e) => e.by === 'admin' && !Number.isNaN(Date.parse(e.at)))).toBe(true)
     // The promote's version is the one the base's history lists.
     const versions = await get(env, '/api/prompts/audit.a/versions')
@@ -67,11 +72,12 @@ describe('the audit trail', () => {
   })
 
   it('pages by cursor, each entry once', async () => {
-    const first = await audit('?limit=2')
-    expect(first.data).toHaveLength(2)
-    expect(first.next_cursor).toBe(first.data[1]?.entry_id)
-    const second = await audit(`?limit=2&cursor=${first.next_cursor}`)
-    const third = await audit(`?limit=2&cursor=${second.next_cursor}`)
+    const first = await audit('?limit=3')
+    expect(first.data).toHaveLength(3)
+    expect(first.next_cursor).toBe(first.data[2]?.entry_id)
+    const second = await audit(`?limit=3&cursor=${first.next_cursor}`)
+    const third = await audit(`?limit=3&cursor=${second.next_cursor}`)
+    expect(third.data).toHaveLength(1)
     expect(third.next_cursor).toBeNull()
     const all = await audit()
     expect([...first.data, ...second.data, ...third.data]).toEqual(all.data)
@@ -82,7 +88,7 @@ describe('the audit trail', () => {
     expect(said((await audit('?action=delete')).data)).toEqual([
       { action: 'delete', kind: 'prompts', id: 'audit.b', label: null, versions: [2] },
     ])
-    expect((await audit('?by=admin')).data).toHaveLength(5)
+    expect((await audit('?by=admin')).data).toHaveLength(7)
     expect(await audit('?by=nobody')).toEqual({ status: 'success', data: [], next_cursor: null })
   })
 
