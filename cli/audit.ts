@@ -1,4 +1,4 @@
-import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from '../lib/changes/audit'
+import { DEFAULT_AUDIT_PAGE, ENTRY_ID_PATTERN, MAX_AUDIT_PAGE } from '../lib/changes/audit'
 import type { AuditEntry } from '../lib/changes/audit'
 import { CHANGE_ACTIONS } from '../lib/changes/change'
 import { connect } from './connect'
@@ -19,7 +19,7 @@ export async function auditCommand(operands: readonly string[], values: Options,
   if (limit !== undefined && !(/^[1-9][0-9]{0,2}$/.test(limit) && Number(limit) <= MAX_AUDIT_PAGE)) {
     return misused(io, 'audit', `audit: --limit is a number from 1 to ${MAX_AUDIT_PAGE}, not '${limit}'`)
   }
-  if (cursor !== undefined && !/^[0-9]{1,20}-[0-9]{1,20}$/.test(cursor)) {
+  if (cursor !== undefined && !ENTRY_ID_PATTERN.test(cursor)) {
     return misused(
       io,
       'audit',

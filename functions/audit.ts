@@ -1,6 +1,13 @@
 import * as z from 'zod/mini'
-import { DEFAULT_AUDIT_PAGE, FILTERED_READ_FACTOR, MAX_AUDIT_PAGE, readAudit } from '../lib/changes/audit'
+import {
+  DEFAULT_AUDIT_PAGE,
+  ENTRY_ID_PATTERN,
+  FILTERED_READ_FACTOR,
+  MAX_AUDIT_PAGE,
+  readAudit,
+} from '../lib/changes/audit'
 import { CHANGE_ACTIONS } from '../lib/changes/change'
+import { RECORD_KINDS } from '../lib/catalog'
 import { API_ERRORS, errorsOf, json, pageOf, paged, Routes, defineRoute, described, once, writerOf } from '../lib/http'
 
 const LIMIT_RULE = `must be an integer from 1 to ${MAX_AUDIT_PAGE}`
@@ -13,7 +20,7 @@ const AuditEntry = once(() =>
         example: '1764310000000-0',
       }),
       action: described(z.enum(CHANGE_ACTIONS), { example: 'write' }),
-      kind: z.enum(['extensions', 'prompts', 'environs', 'tools']),
+      kind: z.enum(RECORD_KINDS),
       id: described(z.string(), { example: 'team.review' }),
       label: described(z.nullable(z.string()), { description: 'The label changed; null for the base.' }),
       versions: described(z.array(z.int()), {
@@ -48,7 +55,7 @@ const route = defineRoute('get', '/api/audit', () => ({
         ),
         { description: `Entries per page at most, 1 to ${MAX_AUDIT_PAGE}; ${DEFAULT_AUDIT_PAGE} when unset.` },
       ),
-      cursor: described(z.optional(z.string().check(z.regex(/^[0-9]{1,20}-[0-9]{1,20}$/, 'is not an entry id'))), {
+      cursor: described(z.optional(z.string().check(z.regex(ENTRY_ID_PATTERN, 'is not an entry id'))), {
         description: 'The `next_cursor` of the page before: the page starts with the entries older than it.',
       }),
     }),

@@ -10,6 +10,9 @@ import type { Change, ChangeAction } from './change'
 /** Outside every record kind's prefix and every label's: neither the record index nor reconcile touches it. */
 export const AUDIT_KEY = `${ROOT}audit`
 
+/** A stream entry's id (`1764310000000-0`): what a cursor is. */
+export const ENTRY_ID_PATTERN = /^[0-9]{1,20}-[0-9]{1,20}$/
+
 /** Entries a page answers at most (`?limit=`), and by default. */
 export const MAX_AUDIT_PAGE = 200
 export const DEFAULT_AUDIT_PAGE = 50
