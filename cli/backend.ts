@@ -1,3 +1,4 @@
+import type { AuditPage, AuditQuery } from '../lib/changes/audit'
 import type { RecordKind } from '../lib/catalog'
 import type { Promotion } from '../lib/publish'
 import type { VersionEntry } from '../lib/store'
@@ -49,6 +50,8 @@ export interface Backend {
   version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion>
   put(kind: RecordKind, id: string, value: unknown, to: WriteTo): Promise<{ key: string; version: number }>
   promote(from: string, options: PromoteOptions): Promise<Promotion[]>
+  /** A page of the audit trail, newest first (lib/changes/audit.ts). */
+  audit(query: AuditQuery): Promise<AuditPage>
 }
 
 export interface PromoteOptions {

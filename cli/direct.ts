@@ -1,3 +1,5 @@
+import { readAudit } from '../lib/changes/audit'
+import type { AuditQuery } from '../lib/changes/audit'
 import { recordVersion, recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
 import { gatedPromote } from '../lib/prompt-tests'
@@ -70,5 +72,9 @@ export class RedisBackend implements Backend {
     const settings = this.#settings
     const gate = { to, message, historyLimit, force, settings, renderOptions: settings.render }
     return (await gatedPromote(this.#store, from, gate)).promotions
+  }
+
+  audit(query: AuditQuery) {
+    return readAudit(this.#store, query)
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { auditCommand } from './audit'
 import { DONE, defaultIo, misused } from './io'
 import type { Io, Options } from './io'
 import { promoteCommand } from './promote'
@@ -15,7 +16,7 @@ export type { Io } from './io'
 /**
  * `ai-prompt-shell`: the command line for extension authors. It checks
  * record files as the service reads them, publishes them (with versions, to
- * the base or a label), lists and rolls back versions, promotes a label,
+ * the base or a label), lists and rolls back versions, promotes a label, lists the audit trail,
  * renders a prompt and runs prompts' test cases, through a running service
  * or from files.
  */
@@ -25,6 +26,7 @@ const RUN: Record<Command, (operands: readonly string[], values: Options, io: Io
   versions: versionsCommand,
   rollback: rollbackCommand,
   promote: promoteCommand,
+  audit: auditCommand,
   render: renderCommand,
   test: testCommand,
 }

@@ -33,6 +33,11 @@ export interface Options {
   strict?: boolean | undefined
   json?: boolean | undefined
   summary?: string | undefined
+  id?: string | undefined
+  by?: string | undefined
+  action?: string | undefined
+  limit?: string | undefined
+  cursor?: string | undefined
 }
 
 /** Exit statuses: done, failed, misused. */

@@ -1,3 +1,4 @@
+import type { AuditEntry, AuditPage, AuditQuery } from '../lib/changes/audit'
 import { RECORD_KIND } from '../lib/catalog'
 import type { PageRequest, Paged, RecordKind } from '../lib/catalog'
 import type { Promotion } from '../lib/publish'
@@ -166,6 +167,13 @@ export class ApiBackend implements Backend {
     const query = { to, dry_run: dryRun ? 'true' : undefined, message, force: force ? 'true' : undefined }
     const { data } = await this.#api.call<Promotion[]>('POST', `api/labels/${encodeURIComponent(from)}/promote`, query)
     return data
+  }
+
+  async audit(query: AuditQuery): Promise<AuditPage> {
+    const { id, by, action, cursor } = query
+    const asked = { id, by, action, cursor, limit: String(query.limit) }
+    const { data, next } = await this.#api.call<AuditEntry[]>('GET', 'api/audit', asked)
+    return { entries: data, next }
   }
 }
 

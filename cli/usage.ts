@@ -23,12 +23,17 @@ export const OPTIONS = {
   strict: { type: 'boolean' },
   json: { type: 'boolean' },
   summary: { type: 'string' },
+  id: { type: 'string' },
+  by: { type: 'string' },
+  action: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
 export type OptionName = keyof typeof OPTIONS
 
-/** Where publish, versions, rollback and promote go. */
+/** Where publish, versions, rollback, promote and audit go. */
 const BACKEND_OPTIONS = ['url', 'token', 'api', 'admin-token'] as const
 
 /** Each command: the options it takes (besides --help) and its section of the usage. */
@@ -88,6 +93,17 @@ export const COMMANDS = {
       any fails, nothing is promoted and their report is printed as 'test' prints it (exit 1).
       --force promotes without running them (the versions' message says so).`,
   },
+  audit: {
+    options: ['id', 'by', 'action', 'limit', 'cursor', 'json', ...BACKEND_OPTIONS],
+    usage: `  audit [--id ID] [--by NAME] [--action ACTION] [--limit N] [--cursor C] [--json]
+      The audit trail, newest first: each write, deletion and promote made through the service
+      (at, by, action, kind, id, label, versions), --limit N at most (default 50, at most 200).
+      --id, --by and --action keep only the changes of that record id, publisher or action
+      (write, delete, promote, rollback, rollout, rollout-end, promote-request, approve). When
+      older changes remain, stderr says the --cursor that lists them; a filtered page looks
+      through 10 x --limit changes at most, so it may be empty and still name one. --json
+      prints each change as a JSON line. Through a deployment, the token may be API_TOKEN.`,
+  },
   render: {
     options: ['args', 'url', 'token', 'label', 'version', 'explain', 'file'],
     usage: `  render <prompt_id> [--args JSON] [--label NAME] [--version N] [--explain] [--url URL] [--token TOKEN]
@@ -127,13 +143,13 @@ export const COMMANDS = {
 
 export type Command = keyof typeof COMMANDS
 
-const BACKENDS = `  Where publish, versions, rollback and promote go:
+const BACKENDS = `  Where publish, versions, rollback, promote and audit go:
       --url URL --token TOKEN      Upstash Redis directly (default: UPSTASH_REDIS_REST_URL and
                                    UPSTASH_REDIS_REST_TOKEN), keeping HISTORY_LIMIT versions of
                                    each record (default 50, at most 1000), as the Worker does.
       --api URL                    a deployment's write API (its secret ADMIN_TOKEN set); the
-      --url URL --admin-token T    token is --admin-token, else ADMIN_TOKEN (versions: else
-                                   API_TOKEN). --url with ADMIN_TOKEN set and no --token is a
+      --url URL --admin-token T    token is --admin-token, else ADMIN_TOKEN (versions, audit:
+                                   else API_TOKEN). --url with ADMIN_TOKEN set and no --token is a
                                    deployment too; given nothing, AI_PROMPT_SHELL_URL and
                                    ADMIN_TOKEN name one.
       Without --label the base is meant, whatever the deployment's PROMPT_LABEL. A label is 1 to

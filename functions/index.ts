@@ -9,6 +9,7 @@ import {
   unroutedHandler,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { audit } from './audit'
 import { chat } from './chat'
 import { docs } from './docs'
 import { drafts } from './drafts'
@@ -69,6 +70,7 @@ import { writes } from './writes'
  * | PUT    | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
  * | DELETE | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
  * | POST   | /api/labels/{label}/promote                       | labels.ts              | ADMIN_TOKEN |
+ * | GET    | /api/audit                                        | audit.ts               | API_TOKEN   |
  * | POST   | /mcp                                              | mcp.ts                 | API_TOKEN   |
  * | GET    | /mcp                                              | mcp.ts                 | API_TOKEN   |
  * | DELETE | /mcp                                              | mcp.ts                 | API_TOKEN   |
@@ -103,6 +105,7 @@ app.route('/', environs)
 app.route('/', versions)
 app.route('/', writes)
 app.route('/', labels)
+app.route('/', audit)
 app.route('/', mcp)
 app.route('/', v1Responses)
 app.route('/', v1ChatCompletions)

@@ -3,6 +3,7 @@ import { ServiceError } from '../lib/errors'
 import {
   API_ERRORS,
   adminAuth,
+  changesOf,
   errorsOf,
   json,
   success,
@@ -11,6 +12,7 @@ import {
   defineRoute,
   described,
   once,
+  recordChanges,
   renderOptionsOf,
   settingsOf,
   writerOf,
@@ -35,6 +37,9 @@ const Promotion = once(() =>
       }),
       after: described(z.nullable(z.string()), {
         description: 'The stored text after; null where the record is deleted.',
+      }),
+      version: described(z.optional(z.int()), {
+        description: 'The version written on the target; absent from a dry run.',
       }),
     }),
     { id: 'Promotion' },
@@ -104,5 +109,13 @@ export const labels = new Routes().openapi(route, async (c) => {
     forced,
     tests: counts ?? null,
   })
+  const made = promotions.map(({ kind, id, version }) => ({
+    action: 'promote' as const,
+    kind,
+    id,
+    label: to ?? null,
+    versions: version === undefined ? [] : [version],
+  }))
+  await recordChanges(c, changesOf(c, made))
   return success(c, promotions)
 })

@@ -5,6 +5,7 @@ import type { RecordKind } from '../lib/catalog'
 import {
   API_ERRORS,
   adminAuth,
+  changesOf,
   errorsOf,
   json,
   labelOf,
@@ -16,12 +17,14 @@ import {
   defineRoute,
   described,
   once,
+  recordChanges,
   settingsOf,
   writerOf,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { deleteRecord, putRecord } from '../lib/publish'
+import type { Written } from '../lib/publish'
 import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
 
 /**
@@ -206,6 +209,8 @@ function put(kind: RecordKind): Handler<AppEnv> {
     const skipUnchanged = c.req.query('skip_unchanged') === 'true'
     const written = await putRecord(writerOf(c), kind, id, await c.req.json(), { ...optionsOf(c), skipUnchanged })
     requestLog()?.set('written', { key: written.key, version: written.version })
+    // A text found stored already changed nothing: nothing to audit.
+    if (!written.unchanged) await recordWritten(c, 'write', kind, written)
     return success(c, written)
   }
 }
@@ -216,8 +221,15 @@ function remove(kind: RecordKind): Handler<AppEnv> {
     const id = c.req.param(KIND_ROUTES[kind].param) as string
     const written = await deleteRecord(writerOf(c), kind, id, optionsOf(c))
     requestLog()?.set('written', { key: written.key, version: written.version })
+    await recordWritten(c, 'delete', kind, written)
     return success(c, written)
   }
+}
+
+/** A write or deletion, acknowledged, in the audit trail. */
+function recordWritten(c: Context<AppEnv>, action: 'write' | 'delete', kind: RecordKind, written: Written) {
+  const { id, label, version } = written
+  return recordChanges(c, changesOf(c, [{ action, kind, id, label, versions: [version] }]))
 }
 
 /**

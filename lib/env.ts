@@ -40,6 +40,8 @@ export interface Env {
   PROMPT_LABEL?: string
   /** Versions kept of each record (default 50). */
   HISTORY_LIMIT?: string
+  /** Changes the audit trail keeps, about (default 10000, at most 1000000). */
+  AUDIT_MAX_ENTRIES?: string
   /** `true` or `1`: request log lines also carry the args, the rendered prompt and sensitive error messages. */
   LOG_DEBUG?: string
   /** Bound on the wait for a provider's response headers, and on a gap between streamed chunks, in ms (default 30000). */

@@ -44,6 +44,8 @@ export interface Settings {
   readonly llmModels: string[]
   /** HISTORY_LIMIT: versions kept of each record, from 1 to MAX_HISTORY. */
   readonly historyLimit: number
+  /** AUDIT_MAX_ENTRIES: entries the audit trail keeps (about; lib/changes/audit.ts), from 1 to MAX_AUDIT_ENTRIES. */
+  readonly auditMaxEntries: number
   /** MAX_BODY_BYTES. */
   readonly maxBodyBytes: number
   /** MCP_MAX_BYTES. */
@@ -96,6 +98,7 @@ export const SETTING_NAMES = [
   'ADMIN_TOKEN',
   'PROMPT_LABEL',
   'HISTORY_LIMIT',
+  'AUDIT_MAX_ENTRIES',
   'LOG_DEBUG',
   'LLM_TIMEOUT_MS',
   'MAX_BODY_BYTES',
@@ -146,6 +149,10 @@ const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 300]
 const MAX_RETRIES = 5
 /** Versions kept of each record unless HISTORY_LIMIT says otherwise. */
 const DEFAULT_HISTORY_LIMIT = 50
+/** Changes the audit trail keeps unless AUDIT_MAX_ENTRIES says otherwise: a few hundred bytes each, a few MB in all. */
+const DEFAULT_AUDIT_MAX_ENTRIES = 10_000
+/** A million entries is a few hundred MB of Redis: past that, the trail belongs in a log store. */
+const MAX_AUDIT_ENTRIES = 1_000_000
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 /** A few answers of TOOL_MAX_BYTES, JSON-escaped. */
 const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
@@ -311,6 +318,16 @@ class EnvSettings implements Settings {
       const limit = intVar(this.#env, 'HISTORY_LIMIT', DEFAULT_HISTORY_LIMIT)
       if (limit > MAX_HISTORY) throw misconfigured('HISTORY_LIMIT', `must be at most ${MAX_HISTORY}, got ${limit}`)
       return limit
+    })
+  }
+
+  get auditMaxEntries(): number {
+    return this.#once('auditMaxEntries', () => {
+      const max = intVar(this.#env, 'AUDIT_MAX_ENTRIES', DEFAULT_AUDIT_MAX_ENTRIES)
+      if (max > MAX_AUDIT_ENTRIES) {
+        throw misconfigured('AUDIT_MAX_ENTRIES', `must be at most ${MAX_AUDIT_ENTRIES}, got ${max}`)
+      }
+      return max
     })
   }
 

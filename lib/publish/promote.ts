@@ -28,6 +28,8 @@ export interface Promotion {
   /** The text the target sees before, and the text written (TOMBSTONE: hidden in the target label); null where there is no record. */
   before: string | null
   after: string | null
+  /** The version written on the target; absent from a dry run's plan. */
+  version?: number
 }
 
 export interface PromoteOptions {
@@ -84,7 +86,7 @@ export async function promote(store: Store, from: string, options: PromoteOption
     const done = await commitIf(commands, observed.guards(), changes, { historyLimit: options.historyLimit, deletions })
     if (done) {
       await noteWrite(commands)
-      return promotions
+      return promotions.map((p, i) => ({ ...p, version: done[i] as number }))
     }
   }
   throw new ServiceError(

@@ -41,13 +41,26 @@ export interface UpstashConfig {
 /**
  * How each command a transaction may hold is queued: the SDK's multi() has a
  * method per command and no generic one, so the commands that callers of
- * `transaction` send (history.ts, commit-script.ts) are listed here.
+ * `transaction` send (history.ts, commit-script.ts, lib/changes/audit.ts) are listed here.
  */
 const QUEUE: Record<string, (tx: Pipeline, ...args: string[]) => unknown> = {
   GET: (tx, key) => tx.get(key),
   LRANGE: (tx, key, start, stop) => tx.lrange(key, Number(start), Number(stop)),
   LINDEX: (tx, key, index) => tx.lindex(key, Number(index)),
   EVAL: (tx, script, count, ...rest) => tx.eval(script, rest.slice(0, Number(count)), rest.slice(Number(count))),
+  // In the one form the audit trail sends each: XADD key MAXLEN ~ n * field value ..., XREVRANGE key end start COUNT n.
+  XADD: (tx, key, type, comparison, threshold, id, ...fields) =>
+    tx.xadd(key, id as string, pairsOf(fields), {
+      trim: { type: type as 'MAXLEN', comparison: comparison as '~', threshold: Number(threshold) },
+    }),
+  XREVRANGE: (tx, key, end, start, _count, count) => tx.xrevrange(key, end as string, start as string, Number(count)),
+}
+
+/** `[field, value, ...]` as the object the SDK's xadd takes. */
+function pairsOf(fields: readonly string[]): Record<string, string> {
+  const pairs: Record<string, string> = {}
+  for (let i = 0; i + 1 < fields.length; i += 2) pairs[fields[i] as string] = fields[i + 1] as string
+  return pairs
 }
 
 /**

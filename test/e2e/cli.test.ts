@@ -464,6 +464,37 @@ describe("versions, rollback and promote through the Worker's write API", { time
     expect(await renderOf('')).toEqual({ label: null, body: labelled.body })
   })
 
+  it("lists the service's audit trail newest first, filtered and paged", async () => {
+    for (const text of ['audit one', 'audit two']) {
+      const published = await cli(['publish', await promptFiles({ 'team.audited': text }), ...api()])
+      expect(published.code, published.stderr).toBe(0)
+    }
+    const listed = await cli(['audit', '--id', 'team.audited', ...api()])
+    expect(listed.stderr).toBe('')
+    expect(listed.code).toBe(0)
+    const lines = listed.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^at\s+by\s+action\s+kind\s+id\s+label\s+versions$/)
+    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(1))).toEqual([
+      ['admin', 'write', 'prompts', 'team.audited', '(base)', '2'],
+      ['admin', 'write', 'prompts', 'team.audited', '(base)', '1'],
+    ])
+    // A page of one names the cursor of the next, which lists the older change as JSON.
+    const first = await cli(['audit', '--id', 'team.audited', '--limit', '1', '--json', ...api()])
+    const cursor = /^older changes: audit --cursor (\S+)$/m.exec(first.stderr)?.[1]
+    expect(cursor, first.stderr).toBeDefined()
+    expect(JSON.parse(first.stdout)).toMatchObject({ action: 'write', versions: [2] })
+    const older = await cli(['audit', '--id', 'team.audited', '--json', '--cursor', cursor as string, ...api()])
+    expect(
+      older.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toMatchObject([{ action: 'write', versions: [1] }])
+    const misused = await cli(['audit', '--action', 'rename', ...api()])
+    expect(misused.code).toBe(2)
+    expect(misused.stderr).toMatch(/--action is one of write, delete, promote/)
+  })
+
   it('publishes the same files twice as one version through the API: the service answers unchanged', async () => {
     const dir = await promptFiles({ 'team.apitwice': 'api same' })
     expect((await cli(['publish', dir, '--label', 'feat-twice', ...api()])).code).toBe(0)

@@ -34,6 +34,7 @@ const EXECUTED: Record<string, { status: number; code?: string }> = {
   'GET /api/prompts/{prompt_id}/versions': { status: 200 },
   'GET /api/environs/{environ_id}/versions': { status: 200 },
   'GET /api/tools/{tool_id}/versions': { status: 200 },
+  'GET /api/audit': { status: 200 },
   'POST /mcp': { status: 200 },
   'GET /v1/models': { status: 200 },
 }

@@ -397,6 +397,7 @@ describe('labels', () => {
     await put('/api/environs/hop.kept?label=one', 'from one')
     await send('DELETE', '/api/environs/hop.dropped?label=one')
     const { body } = await send('POST', '/api/labels/one/promote?to=two')
+    // Each with the version it is on the target.
     expect(body.data).toEqual([
       {
         kind: 'environs',
@@ -404,6 +405,7 @@ describe('labels', () => {
         key: 'shenma:labels:two:environs:hop:dropped',
         before: '"base"',
         after: '{"$shenma":"tombstone"}',
+        version: 1,
       },
       {
         kind: 'environs',
@@ -411,6 +413,7 @@ describe('labels', () => {
         key: 'shenma:labels:two:environs:hop:kept',
         before: '"base"',
         after: '"from one"',
+        version: 1,
       },
     ])
     expect((await get(env, '/api/environs/hop?label=two')).body.data).toEqual({ kept: 'from one' })
@@ -441,7 +444,10 @@ describe('labels', () => {
     expect((await render('/api/prompts/lab.greet/render')).body.rendered_prompt).toBe('base: Ada likes red')
 
     const done = await send('POST', '/api/labels/feat/promote')
-    expect(done.body.data).toEqual(dry.body.data)
+    // What the dry run planned, each with the version it wrote.
+    const written = done.body.data as { version?: number }[]
+    expect(written.map(({ version: _, ...p }) => p)).toEqual(dry.body.data)
+    expect(written.every(({ version }) => Number.isSafeInteger(version))).toBe(true)
     expect((await render('/api/prompts/lab.greet/render')).body.rendered_prompt).toBe(labelled)
     expect((await get(env, '/api/environs/lab.gone')).status).toBe(404)
     expect(await keys('shenma:labels:feat:*')).toEqual([])

@@ -66,6 +66,16 @@ describe('settings', () => {
     expect(settingsFrom(undefined).historyLimit).toBe(50)
   })
 
+  it('keep AUDIT_MAX_ENTRIES from 1 to 1,000,000 (default 10,000); past it, MISCONFIGURED naming it', () => {
+    expect(settingsFrom(undefined).auditMaxEntries).toBe(10_000)
+    expect(settingsFrom({ AUDIT_MAX_ENTRIES: '500' }).auditMaxEntries).toBe(500)
+    for (const bad of ['0', '1000001', 'many']) {
+      expect(() => settingsFrom({ AUDIT_MAX_ENTRIES: bad }).auditMaxEntries, bad).toThrow(
+        expect.objectContaining({ code: 'MISCONFIGURED', extra: { setting: 'AUDIT_MAX_ENTRIES' } }),
+      )
+    }
+  })
+
   it('fail only where read: a bad LLM_ROUTES leaves the render settings alone, and is MISCONFIGURED naming it', () => {
     const settings = settingsFrom({ LLM_ROUTES: '{', LLM_BASE_URL: 'http://x' })
     expect(settings.render.deadlineMs).toBe(500)
