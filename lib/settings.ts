@@ -5,6 +5,8 @@ import { clip, misconfigured } from './errors'
 import { noLlm, parseRoutes } from './llm/config'
 import type { LlmRoute } from './llm/config'
 import type { LlmOptions } from './llm/options'
+import { parsePublishers } from './publishers'
+import type { ConfiguredPublisher } from './publishers'
 import type { RenderOptions } from './render/pipeline'
 import { MAX_HISTORY } from './store/history'
 import { LABEL_PATTERN, LABEL_RULE } from './store/keys'
@@ -52,6 +54,10 @@ export interface Settings {
   readonly corsOrigins: readonly string[]
   readonly apiToken: string | undefined
   readonly adminToken: string | undefined
+  /** PUBLISHERS, checked on first use; empty when unset. */
+  readonly publishers: readonly ConfiguredPublisher[]
+  /** PROMOTE_APPROVALS is `1` or `true`: a promote waits for another publisher's approval. */
+  readonly promoteApprovals: boolean
   /** PROMPT_LABEL, checked to be a label. */
   readonly promptLabel: string | undefined
   /** LOG_DEBUG is `true` or `1`. */
@@ -338,6 +344,14 @@ class EnvSettings implements Settings {
 
   get adminToken(): string | undefined {
     return this.#env.ADMIN_TOKEN || undefined
+  }
+
+  get publishers(): readonly ConfiguredPublisher[] {
+    return this.#once('publishers', () => parsePublishers(this.#env.PUBLISHERS))
+  }
+
+  get promoteApprovals(): boolean {
+    return this.#env.PROMOTE_APPROVALS === '1' || this.#env.PROMOTE_APPROVALS === 'true'
   }
 
   get promptLabel(): string | undefined {
