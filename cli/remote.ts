@@ -143,7 +143,11 @@ export class ApiBackend implements Backend {
   /** POST /api/{kind}/{id}/rollback: the deployment writes the version again. */
   async rollback(kind: RecordKind, id: string, n: number, to: WriteTo) {
     const query = { to: String(n), label: to.label ?? '', message: to.message }
-    const { data } = await this.#api.call<{ key: string; version: number }>('POST', recordPath(kind, id, 'rollback'), query)
+    const { data } = await this.#api.call<{ key: string; version: number }>(
+      'POST',
+      recordPath(kind, id, 'rollback'),
+      query,
+    )
     return data
   }
 

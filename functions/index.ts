@@ -9,6 +9,7 @@ import {
   unroutedHandler,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
+import { approvals } from './approvals'
 import { chat } from './chat'
 import { docs } from './docs'
 import { drafts } from './drafts'
@@ -19,6 +20,7 @@ import { mcp } from './mcp'
 import { promptTests } from './prompt-tests'
 import { prompts } from './prompts'
 import { published } from './published'
+import { rollbacks } from './rollback'
 import { v1ChatCompletions } from './v1-chat-completions'
 import { v1Models } from './v1-models'
 import { v1Responses } from './v1-responses'
@@ -68,7 +70,12 @@ import { writes } from './writes'
  * | DELETE | /api/environs/{environ_id}                        | writes.ts              | ADMIN_TOKEN |
  * | PUT    | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
  * | DELETE | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
+ * | POST   | /api/extensions/{extension_id}/rollback           | rollback.ts            | ADMIN_TOKEN |
+ * | POST   | /api/prompts/{prompt_id}/rollback                 | rollback.ts            | ADMIN_TOKEN |
+ * | POST   | /api/environs/{environ_id}/rollback               | rollback.ts            | ADMIN_TOKEN |
+ * | POST   | /api/tools/{tool_id}/rollback                     | rollback.ts            | ADMIN_TOKEN |
  * | POST   | /api/labels/{label}/promote                       | labels.ts              | ADMIN_TOKEN |
+ * | POST   | /api/labels/{label}/promote/requests/{n}/approve  | approvals.ts           | ADMIN_TOKEN |
  * | POST   | /mcp                                              | mcp.ts                 | API_TOKEN   |
  * | GET    | /mcp                                              | mcp.ts                 | API_TOKEN   |
  * | DELETE | /mcp                                              | mcp.ts                 | API_TOKEN   |
@@ -79,8 +86,10 @@ import { writes } from './writes'
  * | GET    | /docs                                             | docs.ts                | open        |
  * | GET    | /                                                 | docs.ts                | open        |
  *
- * API_TOKEN: the bearer token when API_TOKEN is set (ADMIN_TOKEN's too);
- * ADMIN_TOKEN: writes are enabled by it and need it. Each group declares its
+ * API_TOKEN: the bearer token when API_TOKEN is set (a publisher's too);
+ * ADMIN_TOKEN: writes are enabled by a publisher (ADMIN_TOKEN or
+ * PUBLISHERS) and need its token, and each route a scope of it
+ * (lib/publishers.ts). Each group declares its
  * routes' full paths and is mounted once, at `/`.
  */
 const app = new Hono<AppEnv>()
@@ -102,7 +111,9 @@ app.route('/', drafts)
 app.route('/', environs)
 app.route('/', versions)
 app.route('/', writes)
+app.route('/', rollbacks)
 app.route('/', labels)
+app.route('/', approvals)
 app.route('/', mcp)
 app.route('/', v1Responses)
 app.route('/', v1ChatCompletions)

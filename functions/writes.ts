@@ -106,7 +106,7 @@ const WRITE_EXAMPLES = {
 } as const satisfies Record<RecordKind, { id: string; body: unknown }>
 
 /** The longest `?message=` kept with a version. */
-const MAX_MESSAGE_CHARS = 500
+export const MAX_MESSAGE_CHARS = 500
 
 const WriteQuery = once(() =>
   z.object({
@@ -127,7 +127,7 @@ const PutQuery = once(() =>
   }),
 )
 
-const Written = once(() =>
+export const Written = once(() =>
   described(
     z.object({
       id: z.string(),
@@ -146,7 +146,7 @@ const Written = once(() =>
 )
 const WriteAnswer = once(() => successOf('WriteAnswer', Written()))
 
-const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'FORBIDDEN', 'BAD_REQUEST', 'CONFLICT'] as const
+export const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'FORBIDDEN', 'BAD_REQUEST', 'CONFLICT'] as const
 
 /** The kinds whose records hold templates. */
 const TEMPLATED: ReadonlySet<RecordKind> = new Set(['extensions', 'prompts'])
@@ -188,7 +188,7 @@ function deleteDeclaration(kind: RecordKind) {
   })
 }
 
-function paramsOf(kind: RecordKind) {
+export function paramsOf(kind: RecordKind) {
   const singular = ID_KIND[kind]
   return z.object({ [KIND_ROUTES[kind].param]: idParam(singular, `The ${singular} id.`, WRITE_EXAMPLES[kind].id) })
 }
