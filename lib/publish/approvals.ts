@@ -39,6 +39,10 @@ redis.call('HSET', KEYS[1], tostring(n), ARGV[2])
 return n
 `
 
+// The stores queue GET, LRANGE, LINDEX and EVAL in a transaction: a hash is read and trimmed by script.
+const GET_SCRIPT = `return redis.call('HGET', KEYS[1], ARGV[1])`
+const CLOSE_SCRIPT = `return redis.call('HDEL', KEYS[1], ARGV[1])`
+
 function keysOf(label: string): { requests: string; seq: string } {
   const requests = `${ROOT}promote-requests:${label}`
   return { requests, seq: `${requests}:seq` }
@@ -80,7 +84,10 @@ export async function requestPromote(
 
 /** Request `n` of `label`, waiting; 404 NOT_FOUND when there is none (never asked, or carried out). */
 export async function promoteRequest(store: Store, label: string, n: number): Promise<PromoteRequest> {
-  const [reply] = await writable(store).transaction([['HGET', keysOf(label).requests, String(n)]], false)
+  const [reply] = await writable(store).transaction(
+    [['EVAL', GET_SCRIPT, '1', keysOf(label).requests, String(n)]],
+    false,
+  )
   const text = result(reply, label)
   const request = typeof text === 'string' ? parsed(text) : undefined
   if (!request) throw new ServiceError('NOT_FOUND', `label '${label}' has no promote request ${n} waiting`)
@@ -103,7 +110,10 @@ export async function checkPlan(store: Store, request: PromoteRequest): Promise<
 
 /** Removes request `n` of `label` once carried out. */
 export async function closePromoteRequest(store: Store, label: string, n: number): Promise<void> {
-  const [reply] = await writable(store).transaction([['HDEL', keysOf(label).requests, String(n)]], true)
+  const [reply] = await writable(store).transaction(
+    [['EVAL', CLOSE_SCRIPT, '1', keysOf(label).requests, String(n)]],
+    true,
+  )
   result(reply, label)
 }
 
