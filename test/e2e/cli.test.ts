@@ -83,7 +83,7 @@ function rows(stdout: string): [number, string, string][] {
   const at = lines.findIndex((line) => /^version\s+created_at\s+by\s+message\s+deleted$/.test(line))
   expect(at, stdout).toBeGreaterThanOrEqual(0)
   return lines.slice(at + 1).map((line) => {
-    const [, version, , , message, deleted] = /^(\d+)\s+(\S+)\s+(\S+)  (.*?)\s*  (yes|no)$/.exec(line) ?? []
+    const [, version, , , message, deleted] = /^(\d+)\s+(\S+)\s+(\S+) +(.*?)\s*  (yes|no)$/.exec(line) ?? []
     expect(version, line).toBeDefined()
     return [Number(version), message as string, deleted as string]
   })
