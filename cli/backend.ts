@@ -21,14 +21,6 @@ export interface Versions {
   versions: VersionEntry[]
 }
 
-/** One version and the record it stored (null for a deletion). */
-export interface OneVersion {
-  entry: VersionEntry
-  value: unknown
-  /** The base key of the record holding the version, when the backend knows it (an extension's, for its prompts). */
-  baseKey?: string | undefined
-}
-
 export interface WriteTo {
   label?: string | undefined
   message?: string | undefined
@@ -47,8 +39,8 @@ export interface Backend {
   /** Writes each record with a new version, but those whose key stores the same text as its newest version already. */
   publish(records: readonly RecordFile[], to: WriteTo): Promise<Published[]>
   versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions>
-  version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion>
-  put(kind: RecordKind, id: string, value: unknown, to: WriteTo): Promise<{ key: string; version: number }>
+  /** Writes version `n` of a record again, as a new version (lib/publish/rollback.ts). */
+  rollback(kind: RecordKind, id: string, n: number, to: WriteTo): Promise<{ key: string; version: number }>
   promote(from: string, options: PromoteOptions): Promise<Promotion[]>
   /** A page of the audit trail, newest first (lib/changes/audit.ts). */
   audit(query: AuditQuery): Promise<AuditPage>

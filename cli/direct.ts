@@ -1,12 +1,12 @@
 import { readAudit } from '../lib/changes/audit'
 import type { AuditQuery } from '../lib/changes/audit'
-import { recordVersion, recordVersions } from '../lib/catalog'
+import { recordVersions } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
 import { gatedPromote } from '../lib/prompt-tests'
-import { promote, putRecord, putTexts } from '../lib/publish'
+import { promote, putTexts, rollbackRecord } from '../lib/publish'
 import type { Settings } from '../lib/settings'
-import { UpstashStore, baseKeyOf, withLabel } from '../lib/store'
-import type { Backend, OneVersion, PromoteOptions, Published, Versions, WriteTo } from './backend'
+import { UpstashStore, withLabel } from '../lib/store'
+import type { Backend, PromoteOptions, Published, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
 /** How long one Redis request may take, retries included: a CLI can wait longer than a render. */
@@ -53,15 +53,8 @@ export class RedisBackend implements Backend {
     return { label: layer.label, versions }
   }
 
-  async version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion> {
-    const { layer, version, value } = await recordVersion(withLabel(this.#store, label), kind, id, n)
-    const { text: _, ...entry } = version
-    const baseKey = layer.label === undefined ? layer.key : baseKeyOf(layer.label, layer.key)
-    return { entry, value, baseKey }
-  }
-
-  put(kind: RecordKind, id: string, value: unknown, to: WriteTo) {
-    return putRecord(this.#store, kind, id, value, { ...to, historyLimit: this.#historyLimit })
+  rollback(kind: RecordKind, id: string, n: number, to: WriteTo) {
+    return rollbackRecord(this.#store, kind, id, n, { ...to, historyLimit: this.#historyLimit })
   }
 
   /** Gated as the service's promote is: the affected prompts' tests first (render assertions: no model here). */

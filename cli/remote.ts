@@ -5,7 +5,7 @@ import type { Promotion } from '../lib/publish'
 import { keyToId } from '../lib/store'
 import type { VersionEntry } from '../lib/store'
 import { PartlyPublished } from './backend'
-import type { Backend, OneVersion, PromoteOptions, Published, Versions, WriteTo } from './backend'
+import type { Backend, PromoteOptions, Published, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
 /** A request to the service may take this long before the CLI gives up on it (unless the call says otherwise). */
@@ -141,18 +141,15 @@ export class ApiBackend implements Backend {
     return { label: headers.get('x-prompt-label') ?? undefined, versions: data }
   }
 
-  async version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion> {
-    const { data } = await this.#api.call<VersionEntry & { value: unknown }>(
-      'GET',
-      recordPath(kind, id, `versions/${n}`),
-      { label: label ?? '' },
+  /** POST /api/{kind}/{id}/rollback: the deployment writes the version again. */
+  async rollback(kind: RecordKind, id: string, n: number, to: WriteTo) {
+    const query = { to: String(n), label: to.label ?? '', message: to.message }
+    const { data } = await this.#api.call<{ key: string; version: number }>(
+      'POST',
+      recordPath(kind, id, 'rollback'),
+      query,
     )
-    const { value, ...entry } = data
-    return { entry, value }
-  }
-
-  put(kind: RecordKind, id: string, value: unknown, to: WriteTo) {
-    return this.#put(kind, id, value, to, false)
+    return data
   }
 
   async #put(kind: RecordKind, id: string, value: unknown, to: WriteTo, skipUnchanged: boolean) {

@@ -73,7 +73,7 @@ export const COMMANDS = {
   versions: {
     options: ['label', ...BACKEND_OPTIONS],
     usage: `  versions <extensions|prompts|environs|tools> <id> [--label NAME]
-      The versions kept of a record, newest first: version, created_at, message, deleted.
+      The versions kept of a record, newest first: version, created_at, by (the publisher), message, deleted.
       With --label, the label's own record's when it has one, else the base's.`,
   },
   rollback: {

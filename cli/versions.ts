@@ -1,7 +1,5 @@
 import { RECORD_KINDS } from '../lib/catalog'
 import type { RecordKind } from '../lib/catalog'
-import { isObject } from '../lib/json'
-import { keyToPath, kindPrefix } from '../lib/store'
 import type { VersionEntry } from '../lib/store'
 import type { Backend } from './backend'
 import { connect } from './connect'
@@ -52,21 +50,7 @@ export async function rollbackCommand(operands: readonly string[], values: Optio
   const [kind, id] = named
   const n = Number(values.to)
   try {
-    const { entry, value, baseKey } = await backend.version(kind, id, n, values.label)
-    if (entry.deleted) {
-      io.err(`rollback: version ${n} of ${kind} ${id} is its deletion: there is no record to write again`)
-      return FAILED
-    }
-    if (kind === 'prompts' && isExtension(value, baseKey)) {
-      const extension = baseKey?.startsWith(kindPrefix('extensions')) ? keyToPath('extensions', baseKey) : '<extension>'
-      io.err(
-        `rollback: version ${n} of prompt ${id} is a version of the extension that contributes it: ` +
-          `roll that back instead (rollback extensions ${extension} --to ${n})`,
-      )
-      return FAILED
-    }
-    const message = values.message ?? `rollback to version ${n}`
-    const written = await backend.put(kind, id, value, { label: values.label, message })
+    const written = await backend.rollback(kind, id, n, { label: values.label, message: values.message })
     io.out(`${kind} ${id}: version ${written.version} at ${written.key} is version ${n} again`)
     return DONE
   } catch (e) {
@@ -75,25 +59,27 @@ export async function rollbackCommand(operands: readonly string[], values: Optio
   }
 }
 
-/** `version  created_at  message  deleted` and a row per version, columns aligned. */
+/** `version  created_at  by  message  deleted` and a row per version, columns aligned (`-`: by no publisher). */
 export function versionsTable(versions: readonly VersionEntry[]): string[] {
   const rows = [
-    ['version', 'created_at', 'message', 'deleted'],
-    ...versions.map((v) => [String(v.version), v.created_at, oneLine(v.message ?? ''), v.deleted ? 'yes' : 'no']),
+    ['version', 'created_at', 'by', 'message', 'deleted'],
+    ...versions.map((v) => [
+      String(v.version),
+      v.created_at,
+      v.by ?? '-',
+      oneLine(v.message ?? ''),
+      v.deleted ? 'yes' : 'no',
+    ]),
   ]
-  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => (row[c] as string).length)))
-  return rows.map((row) => row.map((cell, c) => (c < 3 ? cell.padEnd(widths[c] as number) : cell)).join('  '))
+  const last = 4
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => (row[c] as string).length)))
+  return rows.map((row) => row.map((cell, c) => (c < last ? cell.padEnd(widths[c] as number) : cell)).join('  '))
 }
 
 /** A message on one line of the table: line breaks shown as spaces, at most 80 characters. */
 function oneLine(message: string): string {
   const flat = message.replace(/\s+/g, ' ')
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
-}
-
-function isExtension(value: unknown, baseKey: string | undefined): boolean {
-  if (baseKey !== undefined) return baseKey.startsWith(kindPrefix('extensions'))
-  return isObject(value) && 'contributes' in value
 }
 
 /** `<kind> <id>` of the operands, or the status of a misuse (said on stderr). */

@@ -10,6 +10,7 @@ import {
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { audit } from './audit'
+import { approvals } from './approvals'
 import { chat } from './chat'
 import { docs } from './docs'
 import { drafts } from './drafts'
@@ -20,6 +21,7 @@ import { mcp } from './mcp'
 import { promptTests } from './prompt-tests'
 import { prompts } from './prompts'
 import { published } from './published'
+import { rollbacks } from './rollback'
 import { v1ChatCompletions } from './v1-chat-completions'
 import { v1Models } from './v1-models'
 import { v1Responses } from './v1-responses'
@@ -69,8 +71,13 @@ import { writes } from './writes'
  * | DELETE | /api/environs/{environ_id}                        | writes.ts              | ADMIN_TOKEN |
  * | PUT    | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
  * | DELETE | /api/tools/{tool_id}                              | writes.ts              | ADMIN_TOKEN |
+ * | POST   | /api/extensions/{extension_id}/rollback           | rollback.ts            | ADMIN_TOKEN |
+ * | POST   | /api/prompts/{prompt_id}/rollback                 | rollback.ts            | ADMIN_TOKEN |
+ * | POST   | /api/environs/{environ_id}/rollback               | rollback.ts            | ADMIN_TOKEN |
+ * | POST   | /api/tools/{tool_id}/rollback                     | rollback.ts            | ADMIN_TOKEN |
  * | POST   | /api/labels/{label}/promote                       | labels.ts              | ADMIN_TOKEN |
  * | GET    | /api/audit                                        | audit.ts               | API_TOKEN   |
+ * | POST   | /api/labels/{label}/promote/requests/{n}/approve  | approvals.ts           | ADMIN_TOKEN |
  * | POST   | /mcp                                              | mcp.ts                 | API_TOKEN   |
  * | GET    | /mcp                                              | mcp.ts                 | API_TOKEN   |
  * | DELETE | /mcp                                              | mcp.ts                 | API_TOKEN   |
@@ -81,8 +88,10 @@ import { writes } from './writes'
  * | GET    | /docs                                             | docs.ts                | open        |
  * | GET    | /                                                 | docs.ts                | open        |
  *
- * API_TOKEN: the bearer token when API_TOKEN is set (ADMIN_TOKEN's too);
- * ADMIN_TOKEN: writes are enabled by it and need it. Each group declares its
+ * API_TOKEN: the bearer token when API_TOKEN is set (a publisher's too);
+ * ADMIN_TOKEN: writes are enabled by a publisher (ADMIN_TOKEN or
+ * PUBLISHERS) and need its token, and each route a scope of it
+ * (lib/publishers.ts). Each group declares its
  * routes' full paths and is mounted once, at `/`.
  */
 const app = new Hono<AppEnv>()
@@ -104,8 +113,10 @@ app.route('/', drafts)
 app.route('/', environs)
 app.route('/', versions)
 app.route('/', writes)
+app.route('/', rollbacks)
 app.route('/', labels)
 app.route('/', audit)
+app.route('/', approvals)
 app.route('/', mcp)
 app.route('/', v1Responses)
 app.route('/', v1ChatCompletions)

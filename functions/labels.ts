@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import type { Context } from 'hono'
 import { ServiceError } from '../lib/errors'
 import {
   API_ERRORS,
@@ -12,21 +13,24 @@ import {
   defineRoute,
   described,
   once,
+  publisherOf,
   recordChanges,
   renderOptionsOf,
+  requireScope,
   settingsOf,
   writerOf,
   LABEL_PATTERN,
   LABEL_RULE,
 } from '../lib/http'
+import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { gatedPromote } from '../lib/prompt-tests'
-import { promote } from '../lib/publish'
+import { promote, requestPromote } from '../lib/publish'
 
 /** A label, made for each use: the path's has an example, the query's `to` none (/docs would pre-fill it). */
 const Label = () => z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE))
 
-const Promotion = once(() =>
+export const Promotion = once(() =>
   described(
     z.object({
       kind: z.enum(['extensions', 'prompts', 'environs', 'tools']),
@@ -46,11 +50,26 @@ const Promotion = once(() =>
   ),
 )
 
+const PromoteRequested = once(() =>
+  successOf(
+    'PromoteRequested',
+    described(
+      z.object({
+        request: described(z.int(), { description: 'The request number, for its approval.', example: 1 }),
+        label: z.string(),
+        to: described(z.nullable(z.string()), { description: 'The target label; null for the base.' }),
+        by: described(z.string(), { description: 'The publisher who asked: another must approve.' }),
+      }),
+      { id: 'PromoteRequest' },
+    ),
+  ),
+)
+
 const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
   tags: ['writes'],
   summary: "Copies a label's records onto the base (or another label), then removes the label",
   description:
-    "Needs ADMIN_TOKEN. First the tests of every prompt the label changes, or whose templates read a variable or call a tool it changes, run against the label's records: any failure or error is 409 TESTS_FAILED with the `report`, and nothing changes. Then one transaction: each changed record becomes a new version on the target, a record the label deleted is deleted there, and the label's records and history are removed. `dry_run=true` only answers what would change (no tests run); `force=true` promotes without running them.",
+    "Needs a publisher with the scope `promote`. With PROMOTE_APPROVALS set, the promote (not a dry run) is kept as a request and answered 202 with its number: it is carried out when another publisher approves it (POST /api/labels/{label}/promote/requests/{n}/approve). First the tests of every prompt the label changes, or whose templates read a variable or call a tool it changes, run against the label's records: any failure or error is 409 TESTS_FAILED with the `report`, and nothing changes. Then one transaction: each changed record becomes a new version on the target, a record the label deleted is deleted there, and the label's records and history are removed. `dry_run=true` only answers what would change (no tests run); `force=true` promotes without running them.",
   middleware: [adminAuth],
   request: {
     params: z.object({ label: described(Label(), { example: 'feat-login' }) }),
@@ -70,28 +89,34 @@ const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
   },
   responses: {
     200: json('What changed (or would)', successOf('PromoteAnswer', z.array(Promotion()))),
-    ...errorsOf(...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT', 'TESTS_FAILED', 'LIMIT_EXCEEDED'),
+    202: json('With PROMOTE_APPROVALS: the request kept, waiting for an approval', PromoteRequested()),
+    ...errorsOf(
+      ...API_ERRORS,
+      'WRITES_DISABLED',
+      'FORBIDDEN',
+      'BAD_REQUEST',
+      'CONFLICT',
+      'TESTS_FAILED',
+      'LIMIT_EXCEEDED',
+    ),
   },
 }))
 
-/** POST /api/labels/{label}/promote: a branch's records, merged once its tests pass. */
-export const labels = new Routes().openapi(route, async (c) => {
-  const { label } = c.req.valid('param')
-  const { to, dry_run, message, force } = c.req.valid('query')
-  if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
+/**
+ * Carries out a promote (the gate first: lib/prompt-tests gatedPromote), its
+ * versions kept as `by`'s; said in the log line. The promote route and an
+ * approval of a promote request both run it.
+ */
+export async function gatedPromoteOf(
+  c: Context<AppEnv>,
+  label: string,
+  asked: { to: string | undefined; message: string | undefined; force: boolean; by: string },
+) {
   const settings = settingsOf(c)
-  const { historyLimit } = settings
-  if (dry_run === 'true') {
-    const promotions = await promote(writerOf(c), label, { to, dryRun: true, historyLimit })
-    requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
-    return success(c, promotions)
-  }
-  const forced = force === 'true'
+  const { to, force } = asked
   const { promotions, report } = await gatedPromote(writerOf(c), label, {
-    to,
-    message,
-    historyLimit,
-    force: forced,
+    ...asked,
+    historyLimit: settings.historyLimit,
     settings,
     renderOptions: renderOptionsOf(c),
   })
@@ -106,7 +131,7 @@ export const labels = new Routes().openapi(route, async (c) => {
     to: to ?? null,
     records: promotions.length,
     dry_run: false,
-    forced,
+    forced: force,
     tests: counts ?? null,
   })
   const made = promotions.map(({ kind, id, version }) => ({
@@ -116,6 +141,32 @@ export const labels = new Routes().openapi(route, async (c) => {
     label: to ?? null,
     versions: version === undefined ? [] : [version],
   }))
-  await recordChanges(c, changesOf(c, made))
-  return success(c, promotions)
+  // By the promote's author, as its versions are, when an approval carries it out.
+  await recordChanges(c, changesOf(c, made, asked.by))
+  return promotions
+}
+
+/**
+ * POST /api/labels/{label}/promote: a branch's records, merged once its
+ * tests pass; with PROMOTE_APPROVALS, kept as a request another publisher
+ * approves (functions/approvals.ts).
+ */
+export const labels = new Routes().openapi(route, async (c) => {
+  const { label } = c.req.valid('param')
+  const { to, dry_run, message, force } = c.req.valid('query')
+  if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
+  requireScope(c, 'promote')
+  const settings = settingsOf(c)
+  if (dry_run === 'true') {
+    const promotions = await promote(writerOf(c), label, { to, dryRun: true, historyLimit: settings.historyLimit })
+    requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
+    return success(c, promotions)
+  }
+  const asked = { to, message, force: force === 'true', by: publisherOf(c).name }
+  if (settings.promoteApprovals) {
+    const { request, by } = await requestPromote(writerOf(c), label, asked)
+    requestLog()?.set('promote_request', { label, to: to ?? null, request })
+    return c.json({ status: 'success' as const, data: { request, label, to: to ?? null, by } }, 202)
+  }
+  return success(c, await gatedPromoteOf(c, label, asked))
 })

@@ -27,6 +27,11 @@ const Version = once(() =>
       deleted: described(z.boolean(), {
         description: 'The version is the deletion of the record (under a label: its hiding).',
       }),
+      by: described(z.nullable(z.string()), {
+        description:
+          'The publisher who wrote it (`admin`: ADMIN_TOKEN); null for a version written directly to Redis or found changed there.',
+        example: 'ci',
+      }),
     }),
     { id: 'Version' },
   ),
@@ -39,6 +44,7 @@ const VersionWithValue = once(() =>
       created_at: z.string(),
       message: z.nullable(z.string()),
       deleted: z.boolean(),
+      by: z.nullable(z.string()),
       value: described(z.unknown(), { description: 'The record as that version stored it; null for a deletion.' }),
     }),
     { id: 'VersionWithValue' },

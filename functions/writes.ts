@@ -18,13 +18,16 @@ import {
   described,
   once,
   recordChanges,
+  publisherOf,
+  requireScope,
   settingsOf,
   writerOf,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { deleteRecord, putRecord } from '../lib/publish'
-import type { Written } from '../lib/publish'
+import type { Written as WrittenRecord } from '../lib/publish'
+import { writeScope } from '../lib/publishers'
 import { BODY_LIMITS, LabelQuery, idParam } from './shapes'
 
 /**
@@ -106,7 +109,7 @@ const WRITE_EXAMPLES = {
 } as const satisfies Record<RecordKind, { id: string; body: unknown }>
 
 /** The longest `?message=` kept with a version. */
-const MAX_MESSAGE_CHARS = 500
+export const MAX_MESSAGE_CHARS = 500
 
 const WriteQuery = once(() =>
   z.object({
@@ -127,7 +130,7 @@ const PutQuery = once(() =>
   }),
 )
 
-const Written = once(() =>
+export const Written = once(() =>
   described(
     z.object({
       id: z.string(),
@@ -146,7 +149,7 @@ const Written = once(() =>
 )
 const WriteAnswer = once(() => successOf('WriteAnswer', Written()))
 
-const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'BAD_REQUEST', 'CONFLICT'] as const
+export const WRITE_ERRORS = [...API_ERRORS, 'WRITES_DISABLED', 'FORBIDDEN', 'BAD_REQUEST', 'CONFLICT'] as const
 
 /** The kinds whose records hold templates. */
 const TEMPLATED: ReadonlySet<RecordKind> = new Set(['extensions', 'prompts'])
@@ -156,7 +159,7 @@ function putDeclaration(kind: RecordKind) {
   return () => ({
     tags: ['writes'],
     summary: `Writes ${KIND_ROUTES[kind].named}, as a new version`,
-    description: `Needs ADMIN_TOKEN. The body is checked as the catalogue reads ${kind}${TEMPLATED.has(kind) ? ' (templates parsed)' : ''}; nothing is written when it fails.${kind === 'tools' ? ' Its `{module}_{name}` must be the tool_id.' : ''} ${BODY_LIMITS}`,
+    description: `Needs a publisher with the scope \`write:<label>\` (\`write:base\` for the base). The body is checked as the catalogue reads ${kind}${TEMPLATED.has(kind) ? ' (templates parsed)' : ''}; nothing is written when it fails.${kind === 'tools' ? ' Its `{module}_{name}` must be the tool_id.' : ''} ${BODY_LIMITS}`,
     middleware: [adminAuth, ...recordBody],
     request: {
       params: paramsOf(kind),
@@ -178,7 +181,7 @@ function deleteDeclaration(kind: RecordKind) {
   return () => ({
     tags: ['writes'],
     summary: `Deletes ${KIND_ROUTES[kind].named}, as a new version (under a label: hides it there)`,
-    description: 'Needs ADMIN_TOKEN.',
+    description: 'Needs a publisher with the scope `write:<label>` (`write:base` for the base).',
     middleware: [adminAuth],
     request: { params: paramsOf(kind), query: WriteQuery() },
     responses: {
@@ -188,14 +191,18 @@ function deleteDeclaration(kind: RecordKind) {
   })
 }
 
-function paramsOf(kind: RecordKind) {
+export function paramsOf(kind: RecordKind) {
   const singular = ID_KIND[kind]
   return z.object({ [KIND_ROUTES[kind].param]: idParam(singular, `The ${singular} id.`, WRITE_EXAMPLES[kind].id) })
 }
 
+/** A write's options, once the publisher is found to hold `write:<label>` (`write:base` for the base). */
 function optionsOf(c: Context<AppEnv>) {
+  const label = labelOf(c)
+  requireScope(c, writeScope(label))
   return {
-    label: labelOf(c),
+    label,
+    by: publisherOf(c).name,
     message: c.req.query('message') || undefined,
     historyLimit: settingsOf(c).historyLimit,
     maxCases: settingsOf(c).tests.maxCases,
@@ -207,7 +214,8 @@ function put(kind: RecordKind): Handler<AppEnv> {
   return async (c) => {
     const id = c.req.param(KIND_ROUTES[kind].param) as string
     const skipUnchanged = c.req.query('skip_unchanged') === 'true'
-    const written = await putRecord(writerOf(c), kind, id, await c.req.json(), { ...optionsOf(c), skipUnchanged })
+    const options = optionsOf(c)
+    const written = await putRecord(writerOf(c), kind, id, await c.req.json(), { ...options, skipUnchanged })
     requestLog()?.set('written', { key: written.key, version: written.version })
     // A text found stored already changed nothing: nothing to audit.
     if (!written.unchanged) await recordWritten(c, 'write', kind, written)
@@ -227,7 +235,7 @@ function remove(kind: RecordKind): Handler<AppEnv> {
 }
 
 /** A write or deletion, acknowledged, in the audit trail. */
-function recordWritten(c: Context<AppEnv>, action: 'write' | 'delete', kind: RecordKind, written: Written) {
+function recordWritten(c: Context<AppEnv>, action: 'write' | 'delete', kind: RecordKind, written: WrittenRecord) {
   const { id, label, version } = written
   return recordChanges(c, changesOf(c, [{ action, kind, id, label, versions: [version] }]))
 }

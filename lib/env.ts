@@ -36,6 +36,10 @@ export interface Env {
   API_TOKEN?: string
   /** When set (a secret), writes are enabled, and need `Authorization: Bearer <ADMIN_TOKEN>`; unset, they answer 403. */
   ADMIN_TOKEN?: string
+  /** JSON: [{"name", "token_sha256", "scopes"}], publishers beside ADMIN_TOKEN, each known by its token's SHA-256 (a secret). */
+  PUBLISHERS?: string
+  /** `1` or `true`: a promote answers 202 with a request, carried out when another publisher approves it. */
+  PROMOTE_APPROVALS?: string
   /** The label every request reads and writes when it names none with `?label=`; unset, the base. */
   PROMPT_LABEL?: string
   /** Versions kept of each record (default 50). */

@@ -5,6 +5,8 @@ import { clip, misconfigured } from './errors'
 import { noLlm, parseRoutes } from './llm/config'
 import type { LlmRoute } from './llm/config'
 import type { LlmOptions } from './llm/options'
+import { parsePublishers } from './publishers'
+import type { ConfiguredPublisher } from './publishers'
 import type { RenderOptions } from './render/pipeline'
 import { MAX_HISTORY } from './store/history'
 import { LABEL_PATTERN, LABEL_RULE } from './store/keys'
@@ -54,6 +56,10 @@ export interface Settings {
   readonly corsOrigins: readonly string[]
   readonly apiToken: string | undefined
   readonly adminToken: string | undefined
+  /** PUBLISHERS, checked on first use; empty when unset. */
+  readonly publishers: readonly ConfiguredPublisher[]
+  /** PROMOTE_APPROVALS is `1` or `true`: a promote waits for another publisher's approval. */
+  readonly promoteApprovals: boolean
   /** PROMPT_LABEL, checked to be a label. */
   readonly promptLabel: string | undefined
   /** LOG_DEBUG is `true` or `1`. */
@@ -96,6 +102,8 @@ export const SETTING_NAMES = [
   'LLM_ROUTES',
   'API_TOKEN',
   'ADMIN_TOKEN',
+  'PUBLISHERS',
+  'PROMOTE_APPROVALS',
   'PROMPT_LABEL',
   'HISTORY_LIMIT',
   'AUDIT_MAX_ENTRIES',
@@ -355,6 +363,14 @@ class EnvSettings implements Settings {
 
   get adminToken(): string | undefined {
     return this.#env.ADMIN_TOKEN || undefined
+  }
+
+  get publishers(): readonly ConfiguredPublisher[] {
+    return this.#once('publishers', () => parsePublishers(this.#env.PUBLISHERS))
+  }
+
+  get promoteApprovals(): boolean {
+    return this.#env.PROMOTE_APPROVALS === '1' || this.#env.PROMOTE_APPROVALS === 'true'
   }
 
   get promptLabel(): string | undefined {

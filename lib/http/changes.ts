@@ -3,6 +3,7 @@ import { appendChanges } from '../changes/audit'
 import type { Change, ChangeAction } from '../changes/change'
 import type { RecordKind } from '../catalog'
 import { describeError, log } from '../log'
+import { publisherOf } from './auth'
 import { settingsOf, writerOf } from './context'
 import type { AppEnv } from './context'
 
@@ -15,18 +16,8 @@ export interface Made {
   versions: number[]
 }
 
-/**
- * The name of the publisher making this request's changes. Writes need
- * ADMIN_TOKEN, which is the publisher named `admin`; named publishers
- * (PUBLISHERS) are told apart here once they exist.
- */
-export function changedBy(_c: Context<AppEnv>): string {
-  return 'admin'
-}
-
-/** `made`, as the changes of this request: by its publisher, now, under its request id. */
-export function changesOf(c: Context<AppEnv>, made: readonly Made[]): Change[] {
-  const by = changedBy(c)
+/** `made`, as the changes of this request: by its publisher (or `by`), now, under its request id. */
+export function changesOf(c: Context<AppEnv>, made: readonly Made[], by = publisherOf(c).name): Change[] {
   const at = new Date().toISOString()
   const requestId = c.get('requestId') ?? null
   return made.map((m) => ({ ...m, by, at, request_id: requestId }))

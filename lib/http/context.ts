@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Env } from '../env'
 import { ServiceError } from '../errors'
 import type { RequestLog } from '../log'
+import type { Publisher } from '../publishers'
 import type { RenderOptions } from '../render'
 import { settingsFrom } from '../settings'
 import type { Settings } from '../settings'
@@ -19,6 +20,8 @@ export type AppEnv = {
     /** The store with 5-second freshness, once a handler opened it. */
     freshStore: Promise<Store> | undefined
     requestId: string
+    /** The publisher adminAuth found the request's token to be. */
+    publisher: Publisher | undefined
     /** The request's log line (lib/http/request-log.ts). */
     log: RequestLog
     /** A client error the protocol expects (an MCP client's probe for an event stream): its line is info, not warn. */

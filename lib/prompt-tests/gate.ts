@@ -20,6 +20,8 @@ export interface GateOptions {
   /** The target label; none for the base. */
   to?: string | undefined
   message?: string | undefined
+  /** The publisher promoting, kept with each version written. */
+  by?: string | undefined
   historyLimit: number
   /** Promote without running the tests; the versions' message says so (FORCED). */
   force: boolean
@@ -46,10 +48,10 @@ export const FORCED = 'tests skipped (force)'
  * read the label over the base, whatever the target.
  */
 export async function gatedPromote(store: Store, from: string, options: GateOptions): Promise<Gated> {
-  const { to, historyLimit } = options
+  const { to, historyLimit, by } = options
   const message = options.message ?? `promoted from label ${from}`
   if (options.force) {
-    const promotions = await promote(store, from, { to, historyLimit, message: `${message}; ${FORCED}` })
+    const promotions = await promote(store, from, { to, historyLimit, by, message: `${message}; ${FORCED}` })
     return { promotions, report: undefined }
   }
   const planned = await promote(store, from, { to, historyLimit, dryRun: true })
@@ -74,7 +76,7 @@ export async function gatedPromote(store: Store, from: string, options: GateOpti
       { extra: { report } },
     )
   }
-  const promotions = await promote(store, from, { to, historyLimit, message, expected: planned })
+  const promotions = await promote(store, from, { to, historyLimit, by, message, expected: planned })
   return { promotions, report }
 }
 

@@ -8,3 +8,7 @@ export { checkedRecord, deleteRecord, putRecord, putTexts, writable } from './wr
 export type { PutText, WriteOptions, Written } from './write'
 export { promote } from './promote'
 export type { PromoteOptions, Promotion } from './promote'
+export { MAX_PROMOTE_REQUESTS, checkPlan, closePromoteRequest, promoteRequest, requestPromote } from './approvals'
+export type { PromoteRequest } from './approvals'
+export { rollbackRecord } from './rollback'
+export type { RolledBack } from './rollback'

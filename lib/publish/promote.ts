@@ -38,6 +38,8 @@ export interface PromoteOptions {
   /** Only say what would change. */
   dryRun?: boolean
   message?: string | undefined
+  /** The publisher promoting, kept with each version written. */
+  by?: string | undefined
   historyLimit: number
   /**
    * What a dry run answered and was checked against (the promote gate's
@@ -83,7 +85,11 @@ export async function promote(store: Store, from: string, options: PromoteOption
     })
     const message = options.message ?? `promoted from label ${from}`
     const changes = promotions.map(({ key, after }) => ({ key, text: after, message }))
-    const done = await commitIf(commands, observed.guards(), changes, { historyLimit: options.historyLimit, deletions })
+    const done = await commitIf(commands, observed.guards(), changes, {
+      historyLimit: options.historyLimit,
+      deletions,
+      by: options.by,
+    })
     if (done) {
       await noteWrite(commands)
       return promotions.map((p, i) => ({ ...p, version: done[i] as number }))

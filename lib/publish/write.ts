@@ -34,6 +34,8 @@ export interface WriteOptions {
   label?: string | undefined
   /** Kept with the version. */
   message?: string | undefined
+  /** The publisher writing, kept with the version. */
+  by?: string | undefined
   historyLimit: number
   /**
    * Write no version of a record whose key holds this very text as its

@@ -20,6 +20,8 @@ export interface VersionEntry {
   message: string | null
   /** The version is the record's deletion (or, in a label, its hiding). */
   deleted: boolean
+  /** The publisher who wrote it (lib/publishers.ts); null for one found changed by other means, or kept before publishers. */
+  by: string | null
 }
 
 /** One version with the text it stored; null for a deletion. */
@@ -32,6 +34,13 @@ export interface Change {
   key: string
   text: string | null
   message?: string | undefined
+}
+
+export interface CommitOptions {
+  historyLimit: number
+  deletions?: readonly string[]
+  /** The publisher writing: kept in each version's entry. */
+  by?: string | undefined
 }
 
 /** The most versions kept of a record, whatever HISTORY_LIMIT says: a listing reads them all. */
@@ -132,7 +141,7 @@ export async function versionFrom(
 export async function commit(
   store: CommandStore,
   changes: readonly Change[],
-  options: { historyLimit: number; deletions?: readonly string[] },
+  options: CommitOptions,
 ): Promise<number[]> {
   // Without guards, nothing can stop it.
   return (await commitIf(store, [], changes, options)) as number[]
@@ -146,21 +155,21 @@ export async function commitIf(
   store: CommandStore,
   guards: readonly Guard[],
   changes: readonly Change[],
-  options: { historyLimit: number; deletions?: readonly string[] },
+  options: CommitOptions,
 ): Promise<number[] | undefined> {
   if (changes.length === 0 && guards.length === 0 && !options.deletions?.length) return []
   const createdAt = new Date().toISOString()
-  const entry = (message: string | null, deleted: boolean) =>
-    JSON.stringify({ created_at: createdAt, message, deleted })
+  const entry = (message: string | null, deleted: boolean, by: string | null) =>
+    JSON.stringify({ created_at: createdAt, message, deleted, by })
   const script = await Promise.all(
     changes.map(async ({ key, text, message }) => ({
       key,
       text,
-      entry: entry(message ?? null, text === null || text === TOMBSTONE),
+      entry: entry(message ?? null, text === null || text === TOMBSTONE, options.by ?? null),
       digest: await digestOf(text),
     })),
   )
-  const found = { live: entry(FOUND_MESSAGE, false), gone: entry(FOUND_MESSAGE, true) }
+  const found = { live: entry(FOUND_MESSAGE, false, null), gone: entry(FOUND_MESSAGE, true, null) }
   const command = commitCommand(script, {
     keep: options.historyLimit - 1,
     found,
@@ -222,5 +231,6 @@ function entryOf(text: string, version: number): VersionEntry {
     created_at: typeof entry.created_at === 'string' ? entry.created_at : '',
     message: typeof entry.message === 'string' ? entry.message : null,
     deleted: entry.deleted === true,
+    by: typeof entry.by === 'string' ? entry.by : null,
   }
 }

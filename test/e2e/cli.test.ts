@@ -77,13 +77,13 @@ async function promptFiles(prompts: Record<string, string>): Promise<string> {
   return dir
 }
 
-/** The rows of a `versions` table: [version, message, deleted] of each, newest first. */
+/** The rows of a `versions` table: [version, message, deleted] of each, newest first (its `by` column aside). */
 function rows(stdout: string): [number, string, string][] {
   const lines = stdout.trimEnd().split('\n')
-  const at = lines.findIndex((line) => /^version\s+created_at\s+message\s+deleted$/.test(line))
+  const at = lines.findIndex((line) => /^version\s+created_at\s+by\s+message\s+deleted$/.test(line))
   expect(at, stdout).toBeGreaterThanOrEqual(0)
   return lines.slice(at + 1).map((line) => {
-    const [, version, , message, deleted] = /^(\d+)\s+(\S+)  (.*?)\s*  (yes|no)$/.exec(line) ?? []
+    const [, version, , , message, deleted] = /^(\d+)\s+(\S+)\s+(\S+) +(.*?)\s*  (yes|no)$/.exec(line) ?? []
     expect(version, line).toBeDefined()
     return [Number(version), message as string, deleted as string]
   })
@@ -246,7 +246,7 @@ describe('versions, rollback and promote, directly against Upstash', { timeout: 
 
     const rolled = await cli(['rollback', 'prompts', 'team.gone', '--to', '2', ...upstash()])
     expect(rolled.code).toBe(1)
-    expect(rolled.stderr).toMatch(/^rollback: version 2 of prompts team\.gone is its deletion/m)
+    expect(rolled.stderr).toMatch(/^rollback: CONFLICT: version 2 of prompts team\.gone is its deletion/m)
     const missing = await cli(['rollback', 'prompts', 'team.gone', '--to', '9', ...upstash()])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/^rollback: VERSION_NOT_FOUND: /m)
