@@ -1,5 +1,6 @@
 import type { RecordKind } from '../lib/catalog'
 import type { Promotion } from '../lib/publish'
+import type { RolloutAnswer, RolloutVersion } from '../lib/rollout'
 import type { VersionEntry } from '../lib/store'
 import type { RecordFile } from './files'
 
@@ -49,6 +50,16 @@ export interface Backend {
   version(kind: RecordKind, id: string, n: number, label: string | undefined): Promise<OneVersion>
   put(kind: RecordKind, id: string, value: unknown, to: WriteTo): Promise<{ key: string; version: number }>
   promote(from: string, options: PromoteOptions): Promise<Promotion[]>
+  /** A prompt's rollout as the label sees it (lib/rollout); started or changed; ended. */
+  rollout(id: string, label: string | undefined): Promise<RolloutAnswer>
+  startRollout(id: string, rollout: RolloutRequest, label: string | undefined): Promise<RolloutAnswer>
+  endRollout(id: string, label: string | undefined): Promise<RolloutAnswer>
+}
+
+/** What `PUT /api/prompts/{id}/rollout` takes. */
+export interface RolloutRequest {
+  versions: RolloutVersion[]
+  sticky?: string | undefined
 }
 
 export interface PromoteOptions {

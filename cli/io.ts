@@ -33,6 +33,8 @@ export interface Options {
   strict?: boolean | undefined
   json?: boolean | undefined
   summary?: string | undefined
+  sticky?: string | undefined
+  end?: boolean | undefined
 }
 
 /** Exit statuses: done, failed, misused. */
