@@ -168,6 +168,29 @@ describe('a rollout', () => {
     }
   })
 
+  it("is served to MCP's prompts/get too, the sticky header read from the MCP request", async () => {
+    await versions('roll.m', 2)
+    const body = {
+      versions: [
+        { version: 1, weight: 50 },
+        { version: 2, weight: 50 },
+      ],
+      sticky: 'header:X-User-Id',
+    }
+    expect((await setRollout('roll.m', body)).status).toBe(200)
+    const rollout = checkRollout(body)
+    for (const user of ['m1', 'm2', 'm3', 'm4']) {
+      const res = await fetchWorker(env, '/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-user-id': user },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { name: 'roll.m' } }),
+      })
+      const answer = (await res.json()) as { result: { messages: { content: { text: string } }[] } }
+      const text = answer.result.messages[0]?.content.text
+      expect(text).toBe(`v${versionAt(rollout, bucketOf('roll.m', user))}`)
+    }
+  })
+
   it('says in the log line what it chose and why: a missing sticky header is a random choice', async () => {
     await versions('roll.l', 2)
     const body = {
