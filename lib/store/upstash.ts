@@ -46,7 +46,6 @@ export interface UpstashConfig {
 const QUEUE: Record<string, (tx: Pipeline, ...args: string[]) => unknown> = {
   GET: (tx, key) => tx.get(key),
   LRANGE: (tx, key, start, stop) => tx.lrange(key, Number(start), Number(stop)),
-  LINDEX: (tx, key, index) => tx.lindex(key, Number(index)),
   EVAL: (tx, script, count, ...rest) => tx.eval(script, rest.slice(0, Number(count)), rest.slice(Number(count))),
   // A rollout and the set of a label's rollouts (lib/rollout).
   SET: (tx, key, value) => tx.set(key, value),
