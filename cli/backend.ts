@@ -1,6 +1,7 @@
 import type { AuditPage, AuditQuery } from '../lib/changes/audit'
 import type { RecordKind } from '../lib/catalog'
 import type { Promotion } from '../lib/publish'
+import type { RolloutAnswer, RolloutVersion } from '../lib/rollout'
 import type { VersionEntry } from '../lib/store'
 import type { RecordFile } from './files'
 
@@ -44,6 +45,16 @@ export interface Backend {
   promote(from: string, options: PromoteOptions): Promise<Promotion[]>
   /** A page of the audit trail, newest first (lib/changes/audit.ts). */
   audit(query: AuditQuery): Promise<AuditPage>
+  /** A prompt's rollout as the label sees it (lib/rollout); started or changed; ended. */
+  rollout(id: string, label: string | undefined): Promise<RolloutAnswer>
+  startRollout(id: string, rollout: RolloutRequest, label: string | undefined): Promise<RolloutAnswer>
+  endRollout(id: string, label: string | undefined): Promise<RolloutAnswer>
+}
+
+/** What `PUT /api/prompts/{id}/rollout` takes. */
+export interface RolloutRequest {
+  versions: RolloutVersion[]
+  sticky?: string | undefined
 }
 
 export interface PromoteOptions {

@@ -6,7 +6,9 @@ import { gatedPromote } from '../lib/prompt-tests'
 import { promote, putTexts, rollbackRecord } from '../lib/publish'
 import type { Settings } from '../lib/settings'
 import { UpstashStore, withLabel } from '../lib/store'
-import type { Backend, PromoteOptions, Published, Versions, WriteTo } from './backend'
+import { endRollout, getRollout, putRollout } from '../lib/rollout'
+import type { RolloutAnswer } from '../lib/rollout'
+import type { Backend, PromoteOptions, Published, RolloutRequest, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
 /** How long one Redis request may take, retries included: a CLI can wait longer than a render. */
@@ -46,6 +48,18 @@ export class RedisBackend implements Backend {
     const options = { ...to, historyLimit: this.#historyLimit, skipUnchanged: true }
     const written = await putTexts(this.#store, texts, options)
     return written.map((put, i) => ({ file: (records[i] as RecordFile).file, ...put }))
+  }
+
+  rollout(id: string, label: string | undefined): Promise<RolloutAnswer> {
+    return getRollout(this.#store, id, label)
+  }
+
+  startRollout(id: string, rollout: RolloutRequest, label: string | undefined): Promise<RolloutAnswer> {
+    return putRollout(this.#store, id, label, rollout)
+  }
+
+  endRollout(id: string, label: string | undefined): Promise<RolloutAnswer> {
+    return endRollout(this.#store, id, label)
   }
 
   async versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions> {

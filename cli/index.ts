@@ -5,6 +5,7 @@ import type { Io, Options } from './io'
 import { promoteCommand } from './promote'
 import { publishCommand } from './publish'
 import { renderCommand } from './render'
+import { rolloutCommand } from './rollout'
 import { testCommand } from './test'
 import { COMMANDS, OPTIONS, isCommand, usage } from './usage'
 import type { Command, OptionName } from './usage'
@@ -16,7 +17,8 @@ export type { Io } from './io'
 /**
  * `ai-prompt-shell`: the command line for extension authors. It checks
  * record files as the service reads them, publishes them (with versions, to
- * the base or a label), lists and rolls back versions, promotes a label, lists the audit trail,
+ * the base or a label), lists and rolls back versions, rolls a prompt out
+ * between versions, promotes a label, lists the audit trail,
  * renders a prompt and runs prompts' test cases, through a running service
  * or from files.
  */
@@ -25,6 +27,7 @@ const RUN: Record<Command, (operands: readonly string[], values: Options, io: Io
   publish: publishCommand,
   versions: versionsCommand,
   rollback: rollbackCommand,
+  rollout: rolloutCommand,
   promote: promoteCommand,
   audit: auditCommand,
   render: renderCommand,

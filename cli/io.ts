@@ -38,6 +38,8 @@ export interface Options {
   action?: string | undefined
   limit?: string | undefined
   cursor?: string | undefined
+  sticky?: string | undefined
+  end?: boolean | undefined
 }
 
 /** Exit statuses: done, failed, misused. */

@@ -5,7 +5,8 @@ import type { Promotion } from '../lib/publish'
 import { keyToId } from '../lib/store'
 import type { VersionEntry } from '../lib/store'
 import { PartlyPublished } from './backend'
-import type { Backend, PromoteOptions, Published, Versions, WriteTo } from './backend'
+import type { RolloutAnswer } from '../lib/rollout'
+import type { Backend, PromoteOptions, Published, RolloutRequest, Versions, WriteTo } from './backend'
 import type { RecordFile } from './files'
 
 /** A request to the service may take this long before the CLI gives up on it (unless the call says otherwise). */
@@ -132,6 +133,22 @@ export class ApiBackend implements Backend {
       }
     }
     return written
+  }
+
+  async rollout(id: string, label: string | undefined): Promise<RolloutAnswer> {
+    return (await this.#api.call<RolloutAnswer>('GET', recordPath('prompts', id, 'rollout'), { label: label ?? '' }))
+      .data
+  }
+
+  async startRollout(id: string, rollout: RolloutRequest, label: string | undefined): Promise<RolloutAnswer> {
+    return (
+      await this.#api.call<RolloutAnswer>('PUT', recordPath('prompts', id, 'rollout'), { label: label ?? '' }, rollout)
+    ).data
+  }
+
+  async endRollout(id: string, label: string | undefined): Promise<RolloutAnswer> {
+    return (await this.#api.call<RolloutAnswer>('DELETE', recordPath('prompts', id, 'rollout'), { label: label ?? '' }))
+      .data
   }
 
   async versions(kind: RecordKind, id: string, label: string | undefined): Promise<Versions> {

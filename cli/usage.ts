@@ -28,12 +28,14 @@ export const OPTIONS = {
   action: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  sticky: { type: 'string' },
+  end: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
 export type OptionName = keyof typeof OPTIONS
 
-/** Where publish, versions, rollback, promote and audit go. */
+/** Where publish, versions, rollback, rollout, promote and audit go. */
 const BACKEND_OPTIONS = ['url', 'token', 'api', 'admin-token'] as const
 
 /** Each command: the options it takes (besides --help) and its section of the usage. */
@@ -81,6 +83,16 @@ export const COMMANDS = {
     usage: `  rollback <extensions|prompts|environs|tools> <id> --to N [--label NAME] [--message M]
       Writes version N's record again, as a new version (message: 'rollback to version N').
       A version that is a deletion cannot be written again (exit 1).`,
+  },
+  rollout: {
+    options: ['sticky', 'end', 'label', ...BACKEND_OPTIONS],
+    usage: `  rollout <prompt_id> [VERSION=WEIGHT ...] [--sticky header:NAME|arg:NAME] [--end] [--label NAME]
+      Without VERSION=WEIGHT, prints the rollout serving the prompt: each version and its weight,
+      and what keeps a caller on one. With them (2 to 10, weights summing to 100, such as 7=90
+      8=10), serves the prompt from those versions of its record: a render without --version
+      picks one, by a hash of the prompt id and the --sticky header's or arg's value (a caller
+      keeps its version while weights change), else at random. --end ends it: the newest version
+      serves again. --label: the label's own record's rollout.`,
   },
   promote: {
     options: ['from', 'to', 'dry-run', 'message', 'force', ...BACKEND_OPTIONS],
@@ -143,7 +155,7 @@ export const COMMANDS = {
 
 export type Command = keyof typeof COMMANDS
 
-const BACKENDS = `  Where publish, versions, rollback, promote and audit go:
+const BACKENDS = `  Where publish, versions, rollback, rollout, promote and audit go:
       --url URL --token TOKEN      Upstash Redis directly (default: UPSTASH_REDIS_REST_URL and
                                    UPSTASH_REDIS_REST_TOKEN), keeping HISTORY_LIMIT versions of
                                    each record (default 50, at most 1000), as the Worker does.

@@ -99,7 +99,7 @@ function recordNamed(
 }
 
 /** The backend a command goes to, after its label is checked; else the status of the misuse. */
-function connected(command: 'versions' | 'rollback', values: Options, io: Io): Backend | number {
+export function connected(command: 'versions' | 'rollback' | 'rollout', values: Options, io: Io): Backend | number {
   const misuse = checkLabels(command, { label: values.label }, io)
   if (misuse !== undefined) return misuse
   const backend = connect(values, io)

@@ -22,6 +22,7 @@ import { promptTests } from './prompt-tests'
 import { prompts } from './prompts'
 import { published } from './published'
 import { rollbacks } from './rollback'
+import { rollouts } from './rollouts'
 import { v1ChatCompletions } from './v1-chat-completions'
 import { v1Models } from './v1-models'
 import { v1Responses } from './v1-responses'
@@ -63,6 +64,9 @@ import { writes } from './writes'
  * | GET    | /api/environs/{environ_id}/versions/{version}     | versions.ts            | API_TOKEN   |
  * | GET    | /api/tools/{tool_id}/versions                     | versions.ts            | API_TOKEN   |
  * | GET    | /api/tools/{tool_id}/versions/{version}           | versions.ts            | API_TOKEN   |
+ * | PUT    | /api/prompts/{prompt_id}/rollout                  | rollouts.ts            | ADMIN_TOKEN |
+ * | GET    | /api/prompts/{prompt_id}/rollout                  | rollouts.ts            | API_TOKEN   |
+ * | DELETE | /api/prompts/{prompt_id}/rollout                  | rollouts.ts            | ADMIN_TOKEN |
  * | PUT    | /api/extensions/{extension_id}                    | writes.ts              | ADMIN_TOKEN |
  * | DELETE | /api/extensions/{extension_id}                    | writes.ts              | ADMIN_TOKEN |
  * | PUT    | /api/prompts/{prompt_id}                          | writes.ts              | ADMIN_TOKEN |
@@ -112,6 +116,7 @@ app.route('/', promptTests)
 app.route('/', drafts)
 app.route('/', environs)
 app.route('/', versions)
+app.route('/', rollouts)
 app.route('/', writes)
 app.route('/', rollbacks)
 app.route('/', labels)

@@ -13,12 +13,12 @@ import {
   defineRoute,
   described,
   once,
-  renderOptionsOf,
   settingsOf,
 } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { ServiceError } from '../lib/errors'
 import { SUPPORTED_VERSIONS, serveMcp } from '../lib/mcp'
+import { servingOptionsOf } from './rendering'
 import { BODY_LIMITS, LabelQuery } from './shapes'
 
 const JsonRpc = once(() =>
@@ -69,7 +69,7 @@ export const mcp = new Routes().openapi(route, async (c) => {
   const settings = settingsOf(c)
   const context = {
     store: await freshStoreOf(c),
-    options: renderOptionsOf(c),
+    options: servingOptionsOf(c),
     environMaxBytes: settings.environMaxBytes,
   }
   const answer = await serveMcp(c.req.valid('json'), context, {

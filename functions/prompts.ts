@@ -23,6 +23,7 @@ import {
   described,
   once,
 } from '../lib/http'
+import { decodeRollout } from '../lib/rollout'
 import { renderAnswer, renderRequested } from './rendering'
 import {
   Args,
@@ -75,6 +76,19 @@ const PromptDetail = once(() =>
       tests: described(z.array(z.unknown()), {
         description: 'Its test cases (jsonschema/prompt.json `tests`, docs/prompt-tests.md); none, an empty list.',
       }),
+      rollout: described(
+        z.optional(
+          z.object({
+            label: z.nullable(z.string()),
+            versions: z.array(z.object({ version: z.int(), weight: z.int() })),
+            sticky: z.nullable(z.string()),
+          }),
+        ),
+        {
+          description:
+            'Present when a rollout serves the prompt (no `?version=` asked): its versions, newest first, and weights (GET .../rollout).',
+        },
+      ),
     }),
     { id: 'PromptDetail' },
   ),
@@ -158,11 +172,20 @@ export const prompts = new Routes()
     const store = storeOf(c)
     const id = c.req.valid('param').prompt_id
     const { version } = c.req.valid('query')
-    const { prompt, served } = await (version === undefined
+    const {
+      prompt,
+      served,
+      rollout: stored,
+    } = await (version === undefined
       ? getServedPrompt(store, id)
-      : promptAt(store, id, Number(version)))
+      : promptAt(store, id, Number(version)).then((at) => ({ ...at, rollout: null })))
     for (const [name, value] of Object.entries(servedHeaders(served))) c.header(name, value)
-    return success(c, detail(prompt))
+    // Read with the prompt, at no cost: what the playground shows of it.
+    const rollout = stored === null ? undefined : decodeRollout(stored)
+    return success(
+      c,
+      rollout ? { ...detail(prompt), rollout: { label: served.label ?? null, ...rollout } } : detail(prompt),
+    )
   })
   .openapi(render, async (c) => {
     const { args = {} } = c.req.valid('json')

@@ -3,20 +3,32 @@ import { freshStoreOf, renderOptionsOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { renderPrompt } from '../lib/render'
-import type { Args, Rendered } from '../lib/render'
+import type { Args, Rendered, RenderOptions } from '../lib/render'
 import { servedHeaders } from './shapes'
+
+/**
+ * The render options of a caller's render of a stored prompt: the
+ * settings', and the request's headers for a rollout's sticky
+ * `header:<name>` (lib/rollout). /render, /chat, /v1 and MCP's prompts/get
+ * all serve a prompt's rollout; a prompt test renders the version it names,
+ * or the newest.
+ */
+export function servingOptionsOf(c: Context<AppEnv>): RenderOptions {
+  return { ...renderOptionsOf(c), rollout: { header: (name) => c.req.header(name) } }
+}
 
 /**
  * A prompt rendered for a route, /render or /chat: the same store, options
  * and log fields for both, so that a chat fails exactly as its render would.
- * `?version=N` renders that version of the prompt's record; the answer's
- * headers say which version was rendered, and from which label.
+ * `?version=N` renders that version of the prompt's record; without it, a
+ * rollout of the prompt picks one. The answer's headers say which version
+ * was rendered, and from which label.
  */
 export async function renderRequested(c: Context<AppEnv>, id: string, args: Args): Promise<Rendered> {
   requestLog()?.set('prompt_id', id)
   const version = c.req.query('version')
   const options = {
-    ...renderOptionsOf(c),
+    ...servingOptionsOf(c),
     version: version === undefined ? undefined : Number(version),
   }
   const rendered = await renderPrompt(await freshStoreOf(c), id, args, options)

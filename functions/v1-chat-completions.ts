@@ -1,7 +1,8 @@
 import * as z from 'zod/mini'
-import { described, freshStoreOf, jsonBody, Routes, defineRoute, once, renderOptionsOf, settingsOf } from '../lib/http'
+import { described, freshStoreOf, jsonBody, Routes, defineRoute, once, settingsOf } from '../lib/http'
 import { answerChatCompletions } from '../lib/openai'
 import { ChatMessage, FunctionTool, MAX_MESSAGES, MAX_TOOLS } from './chat'
+import { servingOptionsOf } from './rendering'
 import { BODY_LIMITS, chatHeaders } from './shapes'
 import { ModelName, PROMPT_CHAT_ERRORS, PromptNaming, openaiErrorsOf } from './v1-shapes'
 
@@ -63,7 +64,7 @@ const route = defineRoute('post', '/v1/chat/completions', () => ({
 
 /** POST /v1/chat/completions: lib/openai's answer, with /chat's headers. */
 export const v1ChatCompletions = new Routes().openapi(route, async (c) => {
-  const context = { store: await freshStoreOf(c), settings: settingsOf(c), renderOptions: renderOptionsOf(c) }
+  const context = { store: await freshStoreOf(c), settings: settingsOf(c), renderOptions: servingOptionsOf(c) }
   const answer = await answerChatCompletions(c.req.valid('json'), context)
   return new Response(answer.body, { headers: chatHeaders(answer) })
 })

@@ -8,6 +8,7 @@ import {
   overlayKey,
   pathToKey,
   readVersion,
+  rolloutKey,
   versionFrom,
 } from '../store'
 import type { Kind, Store, StoredVersion, VersionEntry } from '../store'
@@ -89,16 +90,26 @@ async function servedFrom(store: Store, text: string | null, values: readonly (s
   return { version: await versionFrom(text, seq, head), label: store.label }
 }
 
-/** getPrompt, and the version of its record served, in the same single round trip. */
-export async function getServedPrompt(store: Store, id: string): Promise<{ prompt: Prompt; served: Served }> {
+/**
+ * getPrompt, the version of its record served, and the rollout (lib/rollout)
+ * of the layer serving it, as stored (null when none): in the same single
+ * round trip, and so cached alike.
+ */
+export async function getServedPrompt(
+  store: Store,
+  id: string,
+): Promise<{ prompt: Prompt; served: Served; rollout: string | null }> {
   let candidates: readonly string[] = []
+  const label = store instanceof LabeledStore ? store.label : undefined
+  const rollouts = label === undefined ? [rolloutKey(id)] : [rolloutKey(id), rolloutKey(id, label)]
   const { prompt, text, also } = await findPrompt(store, id, (keys) => {
     candidates = keys
-    return keys.flatMap((key) => servedKeys(store, key))
+    return [...rollouts, ...keys.flatMap((key) => servedKeys(store, key))]
   })
-  const per = also.length / candidates.length
-  const at = candidates.indexOf(prompt.key) * per
-  return { prompt, served: await servedFrom(store, text, also.slice(at, at + per)) }
+  const per = (also.length - rollouts.length) / candidates.length
+  const at = rollouts.length + candidates.indexOf(prompt.key) * per
+  const served = await servedFrom(store, text, also.slice(at, at + per))
+  return { prompt, served, rollout: also[served.label === undefined ? 0 : 1] ?? null }
 }
 
 /**

@@ -13,10 +13,12 @@ import {
   keyToId,
   kindPrefix,
   labelPrefix,
+  labelRolloutsKey,
   noteWrite,
   overlayKey,
+  rolloutKey,
 } from '../store'
-import type { Kind, Store } from '../store'
+import type { CommandStore, Kind, Store } from '../store'
 import { writable } from './write'
 
 /** One record a promotion changes on its target. */
@@ -59,7 +61,9 @@ const ATTEMPTS = 5
  * target, or none of them. A record the label deleted is deleted on the
  * target. Records the target already holds as they are get no new version.
  * The label's version counters stay, so that a version number of a label
- * never names two texts.
+ * never names two texts. The label's rollouts (lib/rollout) end with it:
+ * they name versions of the label's history, which the target does not
+ * share; the target's own rollouts stay, as they do through a write.
  *
  * The step is made only if every key read still holds what was read
  * (commitIf): a write into the label (or the target) landing in between
@@ -79,10 +83,11 @@ export async function promote(store: Store, from: string, options: PromoteOption
         `label '${from}' or its target changed after the label's tests ran: nothing was promoted; promote again to test what it holds now`,
       )
     }
-    const deletions = overlay.flatMap((key) => {
+    const overlaid = overlay.flatMap((key) => {
       const h = historyKeys(key)
       return [key, h.head, h.log, h.values]
     })
+    const deletions = [...overlaid, ...(await rolloutsOf(commands, from))]
     const message = options.message ?? `promoted from label ${from}`
     const changes = promotions.map(({ key, after }) => ({ key, text: after, message }))
     const done = await commitIf(commands, observed.guards(), changes, {
@@ -99,6 +104,18 @@ export async function promote(store: Store, from: string, options: PromoteOption
     'CONFLICT',
     `label '${from}' was written to while it was promoted, ${ATTEMPTS} times running: nothing was promoted; try again`,
   )
+}
+
+/**
+ * The keys of label `from`'s rollouts and of their set (labelRolloutsKey),
+ * for a promote to remove. A rollout started meanwhile stays in the label,
+ * as a record written meanwhile does.
+ */
+async function rolloutsOf(commands: CommandStore, from: string): Promise<string[]> {
+  const set = labelRolloutsKey(from)
+  const [reply] = await commands.transaction([['SMEMBERS', set]], false)
+  const ids = Array.isArray(reply?.result) ? (reply.result as unknown[]).filter((id) => typeof id === 'string') : []
+  return ids.length === 0 ? [] : [set, ...ids.map((id) => rolloutKey(id, from))]
 }
 
 /** What promoting `from` onto `to` (the base when undefined) changes, read from `store`; and the overlay keys it removes. */

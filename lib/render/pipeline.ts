@@ -14,12 +14,14 @@ import {
 import type { Message, Prompt, PromptRecord, Served, Skip, Tool } from '../catalog'
 import { skip } from '../catalog/records'
 import { ServiceError } from '../errors'
-import { requestLog } from '../log'
+import { log, requestLog } from '../log'
 import { Lru } from '../lru'
 import { MAX_JSON_DEPTH, isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { isGenerational, staleOf } from '../store'
 import type { Store } from '../store'
+import { choose, decodeRollout } from '../rollout'
+import type { Rollout } from '../rollout'
 import { ExecError, LimitError } from '../template'
 import type { Analysis, ExecuteOptions, Template, TemplateFunction, Value } from '../template'
 import { ToolSession, dict } from '../tools'
@@ -57,6 +59,12 @@ const MAX_DATA_DEPTH = MAX_JSON_DEPTH + MAX_ENVIRON_SEGMENTS + 1
 export interface RenderOptions extends InvokeOptions {
   /** Render exactly this version of the prompt's record; unset, the record as stored now. */
   version?: number | undefined
+  /**
+   * Applies a prompt's rollout (lib/rollout) when no `version` is asked:
+   * where a sticky `header:<name>` is read. Unset, a rollout is not applied,
+   * and the record as stored now renders.
+   */
+  rollout?: { header(name: string): string | undefined } | undefined
   /** What this render alone sees differently (a prompt test's case): never part of a kept plan. */
   overlay?: RenderOverlay | undefined
 }
@@ -107,10 +115,12 @@ interface Plan {
   bytes: number
   /** The values and listings the store answered to build it, for the log line of a render that keeps it. */
   answered: number
+  /** The rollout of the layer serving the prompt, read with it; none for a version asked for. */
+  rollout: Rollout | undefined
 }
 
 /** The prompt to render, as read (with the version served) or as a draft gave it. */
-type Found = { prompt: Prompt; served: Served | undefined }
+type Found = { prompt: Prompt; served: Served | undefined; rollout?: string | null }
 
 /** Makes a render's plan, reading what it must under the render's deadline, and checks the args on the way. */
 type Planner = (signal: () => AbortSignal, timing: Timing) => Promise<{ plan: Plan; args: Args }>
@@ -141,27 +151,55 @@ interface KeptPlan {
  * ServiceError carrying the service's code.
  */
 export function renderPrompt(store: Store, id: string, given: Args, options: RenderOptions): Promise<Rendered> {
-  const planId = `${id}\n${options.version ?? ''}`
   // Should Redis fail, this prompt's snapshot may answer what no copy in the isolate holds.
   staleOf(store)?.reading(id)
   return render(store, options, async (signal, timing) => {
-    // A fixed tool changes what the plan is made of: such a render neither takes nor leaves one.
-    const keeps = (options.overlay?.tools?.size ?? 0) === 0
-    const kept = keeps ? keptPlan(store, planId) : undefined
-    if (kept) return { plan: kept, args: kept.compiled.checkArgs(given) }
-    // Taken before reading: a read that changes the store's cache makes the next render build again.
-    const generation = isGenerational(store) ? store.generation : undefined
-    const find = () =>
-      options.version === undefined ? getServedPrompt(store, id) : promptAt(store, id, options.version)
-    const made = await makePlan(store, find, (compiled) => compiled.checkArgs(given), options, signal, timing)
-    if (keeps && generation !== undefined && isGenerational(store)) {
-      const ageMs = staleOf(store)?.ageMs
-      const copiedAt = ageMs === undefined ? undefined : Date.now() - ageMs
-      const kept = { plan: made.plan, until: store.answersHoldUntil(), madeAt: Date.now(), copiedAt }
-      plans.set(`${generation}\n${planId}`, kept, made.plan.bytes)
-    }
-    return made
+    const planned = (version: number | undefined, args: ArgsCheck) =>
+      planFor(store, id, version, args, options, signal, timing)
+    const checked: ArgsCheck = (compiled) => compiled.checkArgs(given)
+    if (options.version !== undefined || options.rollout === undefined) return planned(options.version, checked)
+    // The args are checked against the version served, which may not be the newest: after the choice.
+    const newest = await planned(undefined, () => ({}))
+    const rollout = newest.plan.rollout
+    if (rollout === undefined) return { plan: newest.plan, args: checked(newest.plan.compiled) }
+    const { header } = options.rollout
+    const choice = choose(rollout, id, { header, args: given })
+    requestLog()?.set('rollout', { versions: rollout.versions, chose: choice.version, why: choice.why })
+    // The newest version is usually one of the rollout's: its plan serves, and no version is read.
+    if (choice.version !== newest.plan.served?.version) return planned(choice.version, checked)
+    return { plan: newest.plan, args: checked(newest.plan.compiled) }
   })
+}
+
+/**
+ * The plan of prompt `id` at `version` (unset: as stored now, with its
+ * rollout), kept while the store's answers it was built from hold.
+ */
+async function planFor(
+  store: Store,
+  id: string,
+  version: number | undefined,
+  checkArgs: ArgsCheck,
+  options: RenderOptions,
+  signal: () => AbortSignal,
+  timing: Timing,
+): Promise<{ plan: Plan; args: Args }> {
+  const planId = `${id}\n${version ?? ''}`
+  // A fixed tool changes what the plan is made of: such a render neither takes nor leaves one.
+  const keeps = (options.overlay?.tools?.size ?? 0) === 0
+  const kept = keeps ? keptPlan(store, planId) : undefined
+  if (kept) return { plan: kept, args: checkArgs(kept.compiled) }
+  // Taken before reading: a read that changes the store's cache makes the next render build again.
+  const generation = isGenerational(store) ? store.generation : undefined
+  const find = () => (version === undefined ? getServedPrompt(store, id) : promptAt(store, id, version))
+  const made = await makePlan(store, find, checkArgs, options, signal, timing)
+  if (keeps && generation !== undefined && isGenerational(store)) {
+    const ageMs = staleOf(store)?.ageMs
+    const copiedAt = ageMs === undefined ? undefined : Date.now() - ageMs
+    const kept = { plan: made.plan, until: store.answersHoldUntil(), madeAt: Date.now(), copiedAt }
+    plans.set(`${generation}\n${planId}`, kept, made.plan.bytes)
+  }
+  return made
 }
 
 /**
@@ -306,7 +344,9 @@ async function makePlan(
   timing: Timing,
 ): Promise<{ plan: Plan; args: Args }> {
   const read = <T>(work: () => Promise<T>) => readStore(work, signal, options.deadlineMs, { timing, toolsMs: 0, store })
-  const { prompt, served } = await read(find)
+  const { prompt, served, rollout: stored } = await read(find)
+  const rollout = stored === undefined || stored === null ? undefined : decodeRollout(stored)
+  if (stored && !rollout) log.warn('rollout not applied: what is stored is no rollout', { prompt_id: prompt.id })
   // Only the tools the templates name are read: the catalogue's size costs a render nothing.
   const fixed = [...(options.overlay?.tools?.keys() ?? [])]
   const names = timing.measureSync('render', () => functionNames(prompt)).filter((n) => !fixed.includes(n))
@@ -328,6 +368,7 @@ async function makePlan(
     bytes,
     toolSkips: tools.skipped,
     answered: isGenerational(store) ? store.answered : 0,
+    rollout,
   }
   return { plan, args }
 }

@@ -69,47 +69,36 @@ export async function listVersions(store: CommandStore, key: string): Promise<Ve
 /** Versions are immutable (their numbers are never reused): each is read once per isolate. */
 const versions = new Lru<string, StoredVersion>(200)
 
-/** Attempts at reading a version while other writes move it along the lists. */
-const READ_ATTEMPTS = 3
-
 /**
- * Version `n` of the record at `key`, or undefined when it is not kept
- * (never written, or trimmed). Version `seq - i` is at index `i`, so the
- * count is read with the entry, and the read is made again if a write
- * moved the entry between the two.
+ * Reads version ARGV[1] of a record in one step, so in one request (a
+ * render serving a rollout's version reads it so): the count, then the
+ * entry and text at the index the count gives (version `seq - i` is at `i`).
  */
+const READ_VERSION = `
+local count = redis.call('GET', KEYS[1])
+local index = (tonumber(count) or 0) - tonumber(ARGV[1])
+if index < 0 then return {count, false, false} end
+return {count, redis.call('LINDEX', KEYS[2], index), redis.call('LINDEX', KEYS[3], index)}
+`
+
+/** Version `n` of the record at `key`, or undefined when it is not kept (never written, or trimmed). */
 export async function readVersion(store: CommandStore, key: string, n: number): Promise<StoredVersion | undefined> {
   const id = `${store.identity}\n${key}\n${n}`
   const known = versions.get(id)
   if (known) return known
+  if (n < 1) return undefined
   const { seq, log, values } = historyKeys(key)
-  let [count] = results(await store.transaction([['GET', seq]], false), key)
-  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-    const index = toCount(count, key) - n
-    if (n < 1 || index < 0) return undefined
-    const at = String(index)
-    const replies = results(
-      await store.transaction(
-        [
-          ['GET', seq],
-          ['LINDEX', log, at],
-          ['LINDEX', values, at],
-        ],
-        false,
-      ),
-      key,
-    )
-    if (replies[0] !== count) {
-      count = replies[0]
-      continue
-    }
-    if (replies[1] === null) return undefined
-    const entry = entryOf(replies[1] as string, n)
-    const found = { ...entry, text: entry.deleted ? null : (replies[2] as string) }
-    versions.set(id, found)
-    return found
-  }
-  throw new ServiceError('CONFLICT', `the history of ${key} kept changing while version ${n} was read; try again`)
+  const [read] = results(
+    await store.transaction([['EVAL', READ_VERSION, '3', seq, log, values, String(n)]], false),
+    key,
+  )
+  const [count = null, entry = null, text = null] = Array.isArray(read) ? (read as unknown[]) : []
+  toCount(count, key)
+  if (entry === null || entry === false) return undefined
+  const parsed = entryOf(String(entry), n)
+  const found = { ...parsed, text: parsed.deleted ? null : String(text) }
+  versions.set(id, found)
+  return found
 }
 
 /**

@@ -120,3 +120,18 @@ export function historyKeys(key: string): HistoryKeys {
 
 /** `head` of a record whose newest version is its deletion. */
 export const DELETED = 'deleted'
+
+/**
+ * Where the rollout of prompt `id` is kept (lib/rollout): the base's, or
+ * that of `label`'s own record of it. Outside every record kind's prefix and
+ * the labels' overlay, so that no listing, index or reconcile sees it; ids
+ * hold no ':', so `base:` and `label:` never collide with one.
+ */
+export function rolloutKey(id: string, label?: string): string {
+  return `${ROOT}rollouts:${label === undefined ? 'base' : `label:${label}`}:${id}`
+}
+
+/** A set of the prompt ids `label` keeps rollouts of: what a promote of the label ends. */
+export function labelRolloutsKey(label: string): string {
+  return `${ROOT}rollouts:labeled:${label}`
+}

@@ -41,13 +41,20 @@ export interface UpstashConfig {
 /**
  * How each command a transaction may hold is queued: the SDK's multi() has a
  * method per command and no generic one, so the commands that callers of
- * `transaction` send (history.ts, commit-script.ts, lib/changes/audit.ts) are listed here.
+ * `transaction` send (history.ts, commit-script.ts, lib/rollout, lib/changes/audit.ts) are listed here.
  */
 const QUEUE: Record<string, (tx: Pipeline, ...args: string[]) => unknown> = {
   GET: (tx, key) => tx.get(key),
   LRANGE: (tx, key, start, stop) => tx.lrange(key, Number(start), Number(stop)),
-  LINDEX: (tx, key, index) => tx.lindex(key, Number(index)),
   EVAL: (tx, script, count, ...rest) => tx.eval(script, rest.slice(0, Number(count)), rest.slice(Number(count))),
+  // A rollout and the set of a label's rollouts (lib/rollout).
+  SET: (tx, key, value) => tx.set(key, value),
+  DEL: (tx, ...keys) => tx.del(...keys),
+  SADD: (tx, key, member) => tx.sadd(key, member),
+  SREM: (tx, key, member) => tx.srem(key, member),
+  SISMEMBER: (tx, key, member) => tx.sismember(key, member),
+  SCARD: (tx, key) => tx.scard(key),
+  SMEMBERS: (tx, key) => tx.smembers(key),
   // In the one form the audit trail sends each: XADD key MAXLEN ~ n * field value ..., XREVRANGE key end start COUNT n.
   XADD: (tx, key, type, comparison, threshold, id, ...fields) =>
     tx.xadd(key, id as string, pairsOf(fields), {

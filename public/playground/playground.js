@@ -110,6 +110,7 @@ async function selectPrompt(id) {
   $('prompt').hidden = false
   $('prompt-id').textContent = prompt.id
   $('prompt-description').textContent = prompt.description ?? ''
+  showRollout(prompt.rollout)
   const args = defaultArgs(prompt.parameters)
   argsEditor.value = JSON.stringify(args, null, 2)
   state.form = schemaForm(prompt.parameters, editArgs)
@@ -122,6 +123,16 @@ async function selectPrompt(id) {
   showList()
   tests.select()
   render()
+}
+
+/** The rollout serving the prompt, read-only: its versions and weights, and what keeps a caller on one. */
+function showRollout(rollout) {
+  $('rollout').hidden = !rollout
+  if (!rollout) return
+  const shares = rollout.versions.map(({ version, weight }) => `version ${version} ${weight}%`).join(', ')
+  const sticky = rollout.sticky ? `sticky by ${rollout.sticky}` : 'a version per request, at random'
+  const whose = rollout.label ? ` (label ${rollout.label})` : ''
+  $('rollout').textContent = `Rollout${whose}: ${shares}; ${sticky}. A render serves one of them.`
 }
 
 const isDraft = () => state.current !== null && templateEditor.value !== state.stored

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteRecord } from '../../lib/publish'
+import { bucketOf, checkRollout, versionAt } from '../../lib/rollout'
 import { UpstashStore } from '../../lib/store'
 import { startRedis } from '../support/redis-server'
 import type { RedisServer } from '../support/redis-server'
@@ -238,6 +239,25 @@ describe('versions, rollback and promote, directly against Upstash', { timeout: 
     ])
   })
 
+  it('rolls a prompt out directly against Upstash, refusing a version it does not keep', async () => {
+    for (const text of ['one', 'two']) {
+      const published = await cli(['publish', await promptFiles({ 'team.rolled': text }), ...upstash()])
+      expect(published.code, published.stderr).toBe(0)
+    }
+    const refused = await cli(['rollout', 'team.rolled', '2=90', '5=10', ...upstash()])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^rollout: BAD_REQUEST: version 5 is not a version kept/m)
+    const started = await cli(['rollout', 'team.rolled', '2=90', '1=10', ...upstash()])
+    expect(started.stderr).toBe('')
+    expect(started.stdout).toMatch(/version 1  10%\n  sticky: none/)
+    expect(await direct.values(['shenma:rollouts:base:team.rolled'])).toEqual([
+      '{"versions":[{"version":2,"weight":90},{"version":1,"weight":10}],"sticky":null}',
+    ])
+    const misuse = await cli(['rollout', 'team.rolled', '7'])
+    expect(misuse.code).toBe(2)
+    expect(misuse.stderr).toMatch(/'7' is not VERSION=WEIGHT/)
+  })
+
   it('refuses to roll back to a version that is a deletion, and writes nothing', async () => {
     const dir = await promptFiles({ 'team.gone': 'soon gone' })
     expect((await cli(['publish', dir, ...upstash()])).code).toBe(0)
@@ -416,6 +436,39 @@ describe("versions, rollback and promote through the Worker's write API", { time
     expect(listed.stderr).toBe('')
     expect(listed.stdout).toMatch(/^prompts team\.api \(label feat-api's own record\):$/m)
     expect(rows(listed.stdout)).toEqual([[1, 'via api', 'no']])
+  })
+
+  it("rolls a prompt out between two versions through the API: shown, served by the sticky header's hash, ended", async () => {
+    for (const text of ['roll one', 'roll two']) {
+      const published = await cli(['publish', await promptFiles({ 'team.roll': text }), ...api()])
+      expect(published.code, published.stderr).toBe(0)
+    }
+    const started = await cli(['rollout', 'team.roll', '2=50', '1=50', '--sticky', 'header:X-User-Id', ...api()])
+    expect(started.stderr).toBe('')
+    expect(started.stdout).toBe(
+      'prompt team.roll (the base):\n  version 2  50%\n  version 1  50%\n  sticky: header:X-User-Id\n',
+    )
+    const rollout = checkRollout({
+      versions: [
+        { version: 2, weight: 50 },
+        { version: 1, weight: 50 },
+      ],
+    })
+    for (const user of ['ann', 'bob', 'cy']) {
+      const res = await fetch(`${dev.url}/api/prompts/team.roll/render`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user-id': user },
+        body: '{}',
+      })
+      expect(res.headers.get('x-prompt-version')).toBe(String(versionAt(rollout, bucketOf('team.roll', user))))
+    }
+    const shown = await cli(['rollout', 'team.roll', ...api()])
+    expect(shown.stdout).toBe(started.stdout)
+    const ended = await cli(['rollout', 'team.roll', '--end', ...api()])
+    expect(ended.stdout).toBe('prompt team.roll (the base): rollout ended; its newest version serves\n')
+    const gone = await cli(['rollout', 'team.roll', ...api()])
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toMatch(/^rollout: NOT_FOUND: prompt 'team.roll' has no rollout/m)
   })
 
   it('lists three versions newest first, and rolls back to the first as version 4', async () => {
