@@ -5,6 +5,7 @@ import type { RecordKind } from '../lib/catalog'
 import {
   API_ERRORS,
   adminAuth,
+  changeOf,
   errorsOf,
   json,
   labelOf,
@@ -16,6 +17,7 @@ import {
   defineRoute,
   described,
   once,
+  sendChangeEventsOf,
   settingsOf,
   writerOf,
 } from '../lib/http'
@@ -206,6 +208,10 @@ function put(kind: RecordKind): Handler<AppEnv> {
     const skipUnchanged = c.req.query('skip_unchanged') === 'true'
     const written = await putRecord(writerOf(c), kind, id, await c.req.json(), { ...optionsOf(c), skipUnchanged })
     requestLog()?.set('written', { key: written.key, version: written.version })
+    // Until the audit's recordChanges sends them (design34.md): a write that changed nothing is no change.
+    if (written.unchanged !== true) {
+      sendChangeEventsOf(c, [changeOf(c, { action: 'write', kind, id, label: written.label, versions: [written.version] })])
+    }
     return success(c, written)
   }
 }
