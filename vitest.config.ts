@@ -1,5 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
+import { WEBHOOK_TEST_SECRET } from './test/support/webhook-receiver'
 
 /**
  * Three projects: units on Node; the README's `npm run dev` end to end; and
@@ -28,7 +29,13 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.toml' },
+            // The queue consumer runs with the Worker's own env, not a test's: it signs with this secret.
+            miniflare: { bindings: { WEBHOOK_SECRET: WEBHOOK_TEST_SECRET } },
+          }),
+        ],
         test: {
           name: 'workers',
           include: ['test/integration/**/*.test.ts'],

@@ -210,7 +210,9 @@ function put(kind: RecordKind): Handler<AppEnv> {
     requestLog()?.set('written', { key: written.key, version: written.version })
     // Until the audit's recordChanges sends them (design34.md): a write that changed nothing is no change.
     if (written.unchanged !== true) {
-      sendChangeEventsOf(c, [changeOf(c, { action: 'write', kind, id, label: written.label, versions: [written.version] })])
+      sendChangeEventsOf(c, [
+        changeOf(c, { action: 'write', kind, id, label: written.label, versions: [written.version] }),
+      ])
     }
     return success(c, written)
   }

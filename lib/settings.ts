@@ -156,7 +156,13 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 /** A few answers of TOOL_MAX_BYTES, JSON-escaped. */
 const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
 /** The settings that are secrets themselves; LLM_ROUTES names more (each route's `apiKeyVar`). */
-const SECRET_SETTINGS = ['LLM_API_KEY', 'API_TOKEN', 'ADMIN_TOKEN', 'UPSTASH_REDIS_REST_TOKEN', 'WEBHOOK_SECRET'] as const
+const SECRET_SETTINGS = [
+  'LLM_API_KEY',
+  'API_TOKEN',
+  'ADMIN_TOKEN',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'WEBHOOK_SECRET',
+] as const
 /** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
 const QUOTED_CHARS = 40
 
@@ -371,7 +377,10 @@ class EnvSettings implements Settings {
       const urls = parseWebhookUrls(this.#env.WEBHOOK_URLS, policy)
       const secret = this.#env.WEBHOOK_SECRET || undefined
       if (urls.length > 0 && secret === undefined) {
-        throw misconfigured('WEBHOOK_SECRET', 'is not set, though WEBHOOK_URLS is: every change event is signed with it')
+        throw misconfigured(
+          'WEBHOOK_SECRET',
+          'is not set, though WEBHOOK_URLS is: every change event is signed with it',
+        )
       }
       return { urls, secret, policy, queue: this.#env.CHANGE_EVENTS as Queue<ChangeMessage> | undefined }
     })

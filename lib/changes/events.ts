@@ -25,7 +25,6 @@ export interface ChangeEvent extends Change {
   affected_truncated?: true
 }
 
-
 /**
  * Queues the events of `changes`, one message per event and URL; does
  * nothing without WEBHOOK_URLS or the CHANGE_EVENTS binding. `store` is the
@@ -40,9 +39,7 @@ export async function sendChangeEvents(
   const { queue, urls } = webhooks
   if (queue === undefined || urls.length === 0 || changes.length === 0) return
   const bodies = await Promise.all(changes.map(async (change) => eventBody(change, await affectedBy(store, change))))
-  const messages = bodies.flatMap((body) =>
-    urls.map((url) => ({ body: { url, body }, contentType: 'json' as const })),
-  )
+  const messages = bodies.flatMap((body) => urls.map((url) => ({ body: { url, body }, contentType: 'json' as const })))
   for (const batch of batches(messages)) await queue.sendBatch(batch)
 }
 

@@ -60,4 +60,3 @@ export function parseWebhookUrls(raw: string | undefined, policy: EgressPolicy):
     return url.href
   })
 }
-
