@@ -1,6 +1,5 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
-import { WEBHOOK_TEST_SECRET } from './test/support/webhook-receiver'
 
 /**
  * Three projects: units on Node; the README's `npm run dev` end to end; and
@@ -32,8 +31,9 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: './wrangler.toml' },
-            // The queue consumer runs with the Worker's own env, not a test's: it signs with this secret.
-            miniflare: { bindings: { WEBHOOK_SECRET: WEBHOOK_TEST_SECRET } },
+            // The queue consumer runs with the Worker's own env, not a test's: it signs with this secret,
+            // test/support/webhook-receiver.ts's WEBHOOK_TEST_SECRET (an import from there would load node:http here).
+            miniflare: { bindings: { WEBHOOK_SECRET: 'webhook-test-secret' } },
           }),
         ],
         test: {

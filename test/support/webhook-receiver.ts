@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { closeNow, listenOnLoopback } from './ports'
 import { send } from './serving'
 
-/** The WEBHOOK_SECRET of the workers project (vitest.config.ts binds it for the queue consumer). */
+/** The WEBHOOK_SECRET of the workers project: vitest.config.ts binds the same for the queue consumer. */
 export const WEBHOOK_TEST_SECRET = 'webhook-test-secret'
 
 const GIVE_UP_MS = 30_000
