@@ -28,7 +28,14 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.toml' },
+            // The queue consumer runs with the Worker's own env, not a test's: it signs with this secret,
+            // test/support/webhook-receiver.ts's WEBHOOK_TEST_SECRET (an import from there would load node:http here).
+            miniflare: { bindings: { WEBHOOK_SECRET: 'webhook-test-secret' } },
+          }),
+        ],
         test: {
           name: 'workers',
           include: ['test/integration/**/*.test.ts'],

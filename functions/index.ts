@@ -4,6 +4,7 @@ import {
   corsFromEnv,
   onError,
   requestContext,
+  queue,
   requestLogger,
   scheduled,
   unroutedHandler,
@@ -132,9 +133,10 @@ app.notFound(unroutedHandler(app))
 app.onError(onError)
 
 /**
- * The Worker's handlers: the app answers requests (its `fetch`), and
- * `scheduled` runs the Cron Trigger's work (lib/http/scheduled.ts). The app
+ * The Worker's handlers: the app answers requests (its `fetch`),
+ * `scheduled` runs the Cron Trigger's work (lib/http/scheduled.ts), and
+ * `queue` delivers the change events of CHANGE_EVENTS (lib/http/queue.ts). The app
  * itself is the default export, given its `scheduled`, so that what reads
  * its routes (the tests, the OpenAPI generator) reads it as it is.
  */
-export default Object.assign(app, { scheduled })
+export default Object.assign(app, { scheduled, queue })

@@ -54,6 +54,12 @@ export interface Env {
   MAX_BODY_BYTES?: string
   /** Comma-separated origins browsers may call the API from (`*`: any); unset, no CORS headers at all. */
   CORS_ORIGINS?: string
+  /** The queue change events go through to WEBHOOK_URLS (wrangler.toml's [[queues.producers]]; docs/webhooks.md). */
+  CHANGE_EVENTS?: Queue
+  /** Comma-separated URLs (at most 10) every change event is POSTed to, each within TOOL_ALLOWED_HOSTS; unset, none. */
+  WEBHOOK_URLS?: string
+  /** The HMAC-SHA256 key of each event's X-Signature (a secret); needed when WEBHOOK_URLS is set. */
+  WEBHOOK_SECRET?: string
   /** Distinct tool calls one render may make; later ones are refused without a request (default 64). */
   TOOL_MAX_CALLS?: string
   /** Bytes of one tool answer at most (default 1048576, 1 MiB). */

@@ -1,4 +1,6 @@
 import { DEFAULT_ENVIRON_MAX_BYTES } from './catalog/environs'
+import { parseWebhookUrls } from './changes/webhooks'
+import type { ChangeMessage, WebhookSettings } from './changes/webhooks'
 import type { ChatOptions } from './chat/options'
 import type { Env } from './env'
 import { clip, misconfigured } from './errors'
@@ -66,6 +68,8 @@ export interface Settings {
   readonly logDebug: boolean
   /** The values of the secret settings and of the secrets LLM_ROUTES names (read leniently: redaction never fails). */
   readonly secrets: readonly string[]
+  /** WEBHOOK_URLS, WEBHOOK_SECRET and the CHANGE_EVENTS binding: where change events go (lib/changes). */
+  readonly webhooks: WebhookSettings
   /** The static assets binding (wrangler.toml's [assets]). */
   readonly assets: Fetcher | undefined
 }
@@ -124,10 +128,12 @@ export const SETTING_NAMES = [
   'TEST_JUDGE_MODEL',
   'TEST_MAX_CASES',
   'TEST_MAX_JUDGE_CALLS',
+  'WEBHOOK_URLS',
+  'WEBHOOK_SECRET',
 ] as const satisfies readonly Setting[]
 
 /** The settings that are text: every variable but the bindings. */
-type Setting = Exclude<keyof Env, 'ASSETS' | 'SNAPSHOTS'>
+type Setting = Exclude<keyof Env, 'ASSETS' | 'SNAPSHOTS' | 'CHANGE_EVENTS'>
 
 const DEFAULT_REDIS_TIMEOUT_MS = 2000
 /** An hour of Redis being down is served from the last good copies; past it, the answers are too old to trust. */
@@ -165,7 +171,13 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 /** A few answers of TOOL_MAX_BYTES, JSON-escaped. */
 const DEFAULT_MCP_MAX_BYTES = 4 * 1024 * 1024
 /** The settings that are secrets themselves; LLM_ROUTES names more (each route's `apiKeyVar`). */
-const SECRET_SETTINGS = ['LLM_API_KEY', 'API_TOKEN', 'ADMIN_TOKEN', 'UPSTASH_REDIS_REST_TOKEN'] as const
+const SECRET_SETTINGS = [
+  'LLM_API_KEY',
+  'API_TOKEN',
+  'ADMIN_TOKEN',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'WEBHOOK_SECRET',
+] as const
 /** Characters of a bad setting quoted back: enough to recognise it, never a whole file pasted by mistake. */
 const QUOTED_CHARS = 40
 
@@ -389,6 +401,21 @@ class EnvSettings implements Settings {
       const env = this.#env as Record<string, unknown>
       const names = [...SECRET_SETTINGS, ...routeKeyVars(this.#env.LLM_ROUTES)]
       return [...new Set(names.map((name) => env[name]).filter((v): v is string => typeof v === 'string' && v !== ''))]
+    })
+  }
+
+  get webhooks(): WebhookSettings {
+    return this.#once('webhooks', () => {
+      const policy = { allowedHosts: this.render.tools.allowedHosts }
+      const urls = parseWebhookUrls(this.#env.WEBHOOK_URLS, policy)
+      const secret = this.#env.WEBHOOK_SECRET || undefined
+      if (urls.length > 0 && secret === undefined) {
+        throw misconfigured(
+          'WEBHOOK_SECRET',
+          'is not set, though WEBHOOK_URLS is: every change event is signed with it',
+        )
+      }
+      return { urls, secret, policy, queue: this.#env.CHANGE_EVENTS as Queue<ChangeMessage> | undefined }
     })
   }
 

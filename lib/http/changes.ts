@@ -1,10 +1,11 @@
 import type { Context } from 'hono'
+import { sendChangeEvents } from '../changes'
 import { appendChanges } from '../changes/audit'
 import type { Change, ChangeAction } from '../changes/change'
 import type { RecordKind } from '../catalog'
 import { describeError, log } from '../log'
 import { publisherOf } from './auth'
-import { settingsOf, writerOf } from './context'
+import { settingsOf, waitUntilOf, writerOf } from './context'
 import type { AppEnv } from './context'
 
 /** What a route says of one change it made; recordChanges adds who, when and the request. */
@@ -25,13 +26,17 @@ export function changesOf(c: Context<AppEnv>, made: readonly Made[], by = publis
 
 /**
  * Keeps `changes`, made by this request and acknowledged already, in the
- * audit trail (lib/changes/audit.ts). The write stands whatever happens
+ * audit trail (lib/changes/audit.ts), and queues their signed events to
+ * WEBHOOK_URLS (lib/changes/events.ts). The write stands whatever happens
  * here: a failure to record is logged (a warning naming what was missed),
- * never answered. Waited for, so that a client reading the trail after its
- * answer finds its change there; one Redis request, bounded by REDIS_TIMEOUT_MS.
+ * never answered. The trail is waited for, so that a client reading it after
+ * its answer finds its change there (one Redis request, bounded by
+ * REDIS_TIMEOUT_MS); the events go after the answer (waitUntil), so neither
+ * the analysis of the prompts they affect nor the queue slows the write.
  */
 export async function recordChanges(c: Context<AppEnv>, changes: Change[]): Promise<void> {
   if (changes.length === 0) return
+  waitUntilOf(c)(sendEvents(c, changes))
   try {
     await appendChanges(writerOf(c), changes, settingsOf(c).auditMaxEntries)
     c.get('log')?.set('audited', changes.length)
@@ -42,5 +47,13 @@ export async function recordChanges(c: Context<AppEnv>, changes: Change[]): Prom
       changes: changes.slice(0, 5).map(({ action, kind, id, label }) => ({ action, kind, id, label })),
       error: describeError(e),
     })
+  }
+}
+
+async function sendEvents(c: Context<AppEnv>, changes: readonly Change[]): Promise<void> {
+  try {
+    await sendChangeEvents(settingsOf(c).webhooks, writerOf(c), changes)
+  } catch (e) {
+    log.warn('change events not sent', { changes: changes.length, reason: describeError(e) })
   }
 }

@@ -45,15 +45,8 @@ export async function affectedBy(
   changes: readonly Promotion[],
 ): Promise<{ ids: string[] }> {
   if (changes.length === 0) return { ids: [] }
-  const ids = (kind: Promotion['kind']) => new Set(changes.filter((c) => c.kind === kind).map((c) => c.id))
-  const prompts = ids('prompts')
-  const extensions = ids('extensions')
-  const tools = ids('tools')
-  const environs = [...ids('environs')].map((id) => id.split('.'))
-
-  const view = new LabeledStore(store, label)
-  const listed = await listPrompts(view, { limit: MAX_AFFECTED_SCAN })
-  if (listed.next !== null) {
+  const { ids, complete } = await scanAffected(new LabeledStore(store, label), changes, hasTests)
+  if (!complete) {
     throw new ServiceError(
       'LIMIT_EXCEEDED',
       `finding the prompts label '${label}' affects looks through ${MAX_AFFECTED_SCAN} prompts at most, and its catalogue holds more: ` +
@@ -61,22 +54,65 @@ export async function affectedBy(
       { extra: { limit: 'MAX_AFFECTED_SCAN' } },
     )
   }
-  const tested = listed.items.filter((prompt) => (prompt.record.tests?.length ?? 0) > 0)
-  const changed = (prompt: Prompt) =>
-    prompts.has(prompt.id) || (prompt.extension !== undefined && extensions.has(prompt.extension.id))
-  const reading = environs.length > 0 || tools.size > 0 ? await readers(view, tested, environs, tools) : new Set()
-  return { ids: tested.filter((p) => changed(p) || reading.has(p)).map((p) => p.id) }
+  return { ids }
 }
 
-/** The prompts of `tested` whose templates read one of `environs` or call one of `tools`. */
+/** A changed record: its kind and id. */
+export interface ChangedRecord {
+  kind: Promotion['kind']
+  id: string
+}
+
+/**
+ * Every prompt of `view` (a label's view, or the base store) that `changes`
+ * affect, as affectedBy finds them but with or without tests: sorted, and
+ * `complete: false` when the catalogue holds more than MAX_AFFECTED_SCAN
+ * prompts (only the first ones were looked through).
+ */
+export async function promptsAffected(
+  view: Store,
+  changes: readonly ChangedRecord[],
+): Promise<{ ids: string[]; complete: boolean }> {
+  if (changes.length === 0) return { ids: [], complete: true }
+  return scanAffected(view, changes, () => true)
+}
+
+function hasTests(prompt: Prompt): boolean {
+  return (prompt.record.tests?.length ?? 0) > 0
+}
+
+/** The prompts among the first MAX_AFFECTED_SCAN of `view` that `candidate` keeps and `changes` affect. */
+async function scanAffected(
+  view: Store,
+  changes: readonly ChangedRecord[],
+  candidate: (prompt: Prompt) => boolean,
+): Promise<{ ids: string[]; complete: boolean }> {
+  const ids = (kind: Promotion['kind']) => new Set(changes.filter((c) => c.kind === kind).map((c) => c.id))
+  const prompts = ids('prompts')
+  const extensions = ids('extensions')
+  const tools = ids('tools')
+  const environs = [...ids('environs')].map((id) => id.split('.'))
+
+  const listed = await listPrompts(view, { limit: MAX_AFFECTED_SCAN })
+  const candidates = listed.items.filter(candidate)
+  const changed = (prompt: Prompt) =>
+    prompts.has(prompt.id) || (prompt.extension !== undefined && extensions.has(prompt.extension.id))
+  const reading = environs.length > 0 || tools.size > 0 ? await readers(view, candidates, environs, tools) : new Set()
+  return {
+    ids: candidates.filter((p) => changed(p) || reading.has(p)).map((p) => p.id),
+    complete: listed.next === null,
+  }
+}
+
+/** The prompts of `candidates` whose templates read one of `environs` or call one of `tools`. */
 async function readers(
   view: Store,
-  tested: readonly Prompt[],
+  candidates: readonly Prompt[],
   environs: readonly Path[],
   tools: ReadonlySet<string>,
 ): Promise<Set<Prompt>> {
   const analyses = new Map(
-    tested.flatMap((prompt) => {
+    candidates.flatMap((prompt) => {
       const analysis = analysisOf(prompt)
       return analysis === undefined ? [] : [[prompt, analysis] as const]
     }),

@@ -6,6 +6,7 @@ import { startMcpServer } from './mcp-server'
 import { startRedis } from './redis-server'
 import { startToolServer } from './tool-server'
 import { startBridge } from './upstash-bridge'
+import { startWebhookReceiver } from './webhook-receiver'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,6 +30,8 @@ declare module 'vitest' {
     grpcDescriptor: string
     /** Base URL of the server whose event streams drip 16-byte chunks without a blank line (test/support/drip-server.ts). */
     dripUrl: string
+    /** Base URL of the webhook receiver (test/support/webhook-receiver.ts): deliveries to `/inbox/<name>`. */
+    webhookUrl: string
   }
 }
 
@@ -44,6 +47,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const llm = await startLlmServer()
   const grpc = await startGrpcServer()
   const drip = await startDripServer()
+  const webhooks = await startWebhookReceiver()
   project.provide('bridgeUrl', bridge.url)
   project.provide('toolServerUrl', tools.url)
   project.provide('mcpUrl', mcp.url)
@@ -51,8 +55,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('grpcUrl', grpc.url)
   project.provide('grpcDescriptor', grpc.descriptorBase64)
   project.provide('dripUrl', drip.url)
+  project.provide('webhookUrl', webhooks.url)
   return async () => {
-    await Promise.all([drip.stop(), grpc.stop(), llm.stop(), mcp.stop(), tools.stop()])
+    await Promise.all([webhooks.stop(), drip.stop(), grpc.stop(), llm.stop(), mcp.stop(), tools.stop()])
     await bridge.stop()
     await redis.stop()
   }
