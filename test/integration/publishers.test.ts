@@ -53,6 +53,9 @@ describe('publishers and scopes', () => {
     expect(written.status).toBe(200)
     expect(written.body.data).toMatchObject({ label: 'feat-x', version: 1 })
     expect(await versionsOf('/api/prompts/pub.p/versions?label=feat-x')).toMatchObject([{ version: 1, by: 'ci' }])
+    expect((await send(ADMIN, 'GET', '/api/audit?by=ci')).body.data).toMatchObject([
+      { action: 'write', kind: 'prompts', id: 'pub.p', label: 'feat-x', versions: [1], by: 'ci' },
+    ])
 
     const keysBefore = (await db.redis.keys('*')).sort()
     const base = await send(TOKENS.ci, 'PUT', '/api/prompts/pub.p', { prompt: 'onto the base' })
@@ -156,6 +159,13 @@ describe('promote approvals (PROMOTE_APPROVALS=1)', () => {
     expect(await db.redis.get('shenma:templates:appr:p')).toEqual({ prompt: 'approved text' })
     expect(await versionsOf('/api/prompts/appr.p/versions')).toMatchObject([
       { version: 1, by: 'author', message: 'ship it; approved by lead (request 1)' },
+    ])
+    // The trail, newest first: the approval is the approver's, the promote and the write its author's.
+    const trail = (await send(ADMIN, 'GET', '/api/audit?id=appr.p')).body.data as { action: string; by: string }[]
+    expect(trail.map(({ action, by }) => [action, by])).toEqual([
+      ['approve', 'lead'],
+      ['promote', 'author'],
+      ['write', 'author'],
     ])
     const again = await send(TOKENS.lead, 'POST', '/api/labels/appr-1/promote/requests/1/approve', undefined, on)
     expect(again.status).toBe(404)
