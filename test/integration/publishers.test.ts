@@ -2,7 +2,7 @@
 // promote approvals, through the real Worker against the real Redis behind the Upstash bridge.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
-import { ADMIN, fetchWorker, writableRedis } from '../support/harness'
+import { ADMIN, callWithToken, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
 let db: TestRedis
@@ -33,16 +33,8 @@ beforeAll(async () => {
 afterAll(() => db.release())
 
 /** A request with `token` as its bearer token, `body` sent as JSON. */
-async function send(token: string, method: string, path: string, body?: unknown, over: Env = {}): Promise<Answer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` }
-  const init: RequestInit = { method, headers }
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json'
-    init.body = JSON.stringify(body)
-  }
-  const res = await fetchWorker({ ...env, ...over }, path, init)
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> }
-}
+const send = (token: string, method: string, path: string, body?: unknown, over: Env = {}): Promise<Answer> =>
+  callWithToken({ ...env, ...over }, token, method, path, body)
 
 const versionsOf = async (path: string) =>
   (await send(ADMIN, 'GET', path)).body.data as { version: number; by: string | null; message: string | null }[]

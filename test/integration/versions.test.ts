@@ -2,7 +2,7 @@
 // real Redis behind the Upstash bridge: every check reads Redis itself too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../lib/env'
-import { ADMIN, call, fetchWorker, get, llmServer, logged, writableRedis } from '../support/harness'
+import { ADMIN, call, callWithToken, fetchWorker, get, llmServer, logged, writableRedis } from '../support/harness'
 import type { Answer, TestRedis } from '../support/harness'
 
 let db: TestRedis
@@ -12,16 +12,8 @@ beforeAll(async () => ({ db, env } = await writableRedis()))
 afterAll(() => db.release())
 
 /** A write with the admin token (or `token`), its body sent as JSON. */
-async function send(method: string, path: string, body?: unknown, token = ADMIN, over: Env = {}): Promise<Answer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` }
-  const init: RequestInit = { method, headers }
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json'
-    init.body = JSON.stringify(body)
-  }
-  const res = await fetchWorker({ ...env, ...over }, path, init)
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> }
-}
+const send = (method: string, path: string, body?: unknown, token = ADMIN, over: Env = {}): Promise<Answer> =>
+  callWithToken({ ...env, ...over }, token, method, path, body)
 
 const put = (path: string, body: unknown, over: Env = {}) => send('PUT', path, body, ADMIN, over)
 const render = (path: string, args: Record<string, unknown> = {}, over: Env = {}) =>

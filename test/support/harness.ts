@@ -152,9 +152,14 @@ export function call(env: Env, method: string, path: string, body?: unknown, raw
   return answerTo(env, method, path, {}, body, raw)
 }
 
+/** One request to the Worker with `token` as its bearer token, answered as parsed JSON. */
+export function callWithToken(env: Env, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
+  return answerTo(env, method, path, { authorization: `Bearer ${token}` }, body)
+}
+
 /** One request to the Worker with the admin token (a write, a promote), answered as parsed JSON. */
 export function callAsAdmin(env: Env, method: string, path: string, body?: unknown): Promise<Answer> {
-  return answerTo(env, method, path, { authorization: `Bearer ${ADMIN}` }, body)
+  return callWithToken(env, ADMIN, method, path, body)
 }
 
 async function answerTo(
