@@ -46,7 +46,10 @@ const EXECUTED: Record<string, { status: number; code?: string }> = {
  */
 const NOT_EXECUTED = [
   /^(PUT|DELETE) \/api\/\w+\/\{\w+_id\}$/, // 403 WRITES_DISABLED: writes need ADMIN_TOKEN and Redis
-  /^POST \/api\/labels\/\{label\}\/promote$/, // likewise a write
+  /^POST \/api\/labels\/\{label\}\/promote(\/requests\/\{n\}\/approve)?$/, // likewise writes
+  /^POST \/api\/\w+\/\{\w+_id\}\/rollback$/, // a write, of a version the embedded store does not keep
+  /^(PUT|DELETE) \/api\/prompts\/\{prompt_id\}\/rollout$/, // writes
+  /^GET \/api\/prompts\/\{prompt_id\}\/rollout$/, // 404 NOT_FOUND: no rollout without versions to roll out
   /^GET \/api\/\w+\/\{\w+_id\}\/versions\/\{version\}$/, // 404 VERSION_NOT_FOUND: the embedded store keeps no versions
   /^(GET|DELETE) \/mcp$/, // always 405, as documented
   /^GET \/(docs|openapi\.json)?$/, // the page and its document
