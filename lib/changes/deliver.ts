@@ -8,6 +8,7 @@
  */
 import { cancelBody, checkTarget } from '../egress'
 import { describeError, log } from '../log'
+import { hexOf } from '../store'
 import type { ChangeMessage, WebhookSettings } from './webhooks'
 
 /** Bound on one delivery, from the request sent to the answer's headers. */
@@ -78,8 +79,7 @@ export async function signature(secret: string, t: number, body: string): Promis
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
   ])
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(`${t}.${body}`)))
-  return `t=${t},v1=${Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('')}`
+  return `t=${t},v1=${hexOf(await crypto.subtle.sign('HMAC', key, encoder.encode(`${t}.${body}`)))}`
 }
 
 function messageOf(body: unknown): ChangeMessage | undefined {

@@ -185,8 +185,12 @@ export async function digestOf(text: string | null): Promise<string> {
 
 /** The digest of `text`'s UTF-8, hex, as Redis's sha1hex answers it for SHA-1. */
 export async function hexDigest(algorithm: 'SHA-1' | 'SHA-256', text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(algorithm, new TextEncoder().encode(text))
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
+  return hexOf(await crypto.subtle.digest(algorithm, new TextEncoder().encode(text)))
+}
+
+/** Bytes (a digest, a MAC) as lower-case hex. */
+export function hexOf(bytes: ArrayBuffer): string {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
 /** The results of `replies`; a command's error (a key of another type) is a CONFLICT naming the record. */

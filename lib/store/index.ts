@@ -32,7 +32,17 @@ export { StaleReads, snapshotKey } from './stale'
 export type { Snapshot, StaleOptions } from './stale'
 export { LabeledStore } from './labeled'
 export { UpstashStore } from './upstash'
-export { MAX_HISTORY, commit, commitIf, digestOf, hexDigest, listVersions, readVersion, versionFrom } from './history'
+export {
+  MAX_HISTORY,
+  commit,
+  commitIf,
+  digestOf,
+  hexDigest,
+  hexOf,
+  listVersions,
+  readVersion,
+  versionFrom,
+} from './history'
 export { Observed } from './observed'
 export { Recording } from './recording'
 export { passedAt } from './within'
