@@ -3,6 +3,7 @@
 // it in this tab's sessionStorage and sends the request again; requests that
 // meet the 401 meanwhile wait for the same answer.
 import { $ } from './dom.js'
+import { page } from './page.js'
 
 const KEY = 'ai-prompt-shell.api-token'
 /** The pending question, shared by every request that met a 401. */
@@ -10,11 +11,13 @@ let asking = null
 
 const token = () => sessionStorage.getItem(KEY)
 
-/** `/playground?label=feat`: every read and render sees the records as the label does (a branch's prompts). */
-export const label = new URLSearchParams(location.search).get('label')
-
-function labelled(path) {
-  if (label === null || !path.startsWith('/api/')) return path
+/**
+ * The path as `label` sees the records (a branch's prompts): `?label=` added
+ * to an /api path. `label` undefined is the page's (page.view.label, first
+ * the URL's `?label=`); null is the base.
+ */
+function labelled(path, label = page.view.label) {
+  if (label === null || label === undefined || !path.startsWith('/api/')) return path
   const url = new URL(path, location.origin)
   url.searchParams.set('label', label)
   return url.pathname + url.search
@@ -47,16 +50,17 @@ function newToken(refused) {
 
 /**
  * fetch() of the service, with the token when there is one; `body` is sent as
- * JSON. With `token` given (the admin token of a write), that one is sent and
- * a 401 is answered as it is: it is not the API token to ask for.
+ * JSON; an /api path is read as `label` sees it (see labelled). With `token`
+ * given (the admin token of a write), that one is sent and a 401 is answered
+ * as it is: it is not the API token to ask for.
  */
-export async function api(path, { method = 'GET', body, signal, token: given } = {}) {
+export async function api(path, { method = 'GET', body, signal, token: given, label } = {}) {
   for (;;) {
     const used = given ?? token()
     const headers = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (used) headers.authorization = `Bearer ${used}`
-    const res = await fetch(labelled(path), {
+    const res = await fetch(labelled(path, label), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -1,28 +1,34 @@
-// The playground: pick a prompt, edit its args and its template, see it
-// rendered as you type (a draft goes to POST /api/render, storing nothing),
-// with its warnings, what it reads and calls, and how long its tool calls took;
-// run its tests (tests.js); chat with the stored prompt when an LLM is configured.
-import { api, label, readJson } from './api.js'
+// The playground's shell: pick a prompt, edit its args and its template, see
+// it rendered as you type (a draft goes to POST /api/render, storing
+// nothing), with its warnings, what it reads and calls, and how long its tool
+// calls took. The panels (editor, variables, versions, tests, chat) share
+// what is selected through page.js.
+import { api, readJson } from './api.js'
+import { chatPanel } from './chat.js'
 import { $, errorView, fill, h } from './dom.js'
+import { promptEditor } from './editor.js'
+import { page } from './page.js'
 import { defaultArgs, schemaForm } from './schema-form.js'
 import { testsPanel } from './tests.js'
+import { variablesPanel } from './variables.js'
+import { versionsPanel } from './versions.js'
 
 const DEBOUNCE_MS = 300
 const state = {
   prompts: [],
-  /** The selected prompt as GET /api/prompts/{id} answers it. */
-  current: null,
-  /** Its template as the editor shows it when unedited. */
-  stored: '',
   form: null,
   selecting: 0,
   /** The number of the latest render asked for: answers to earlier ones are dropped. */
   renders: 0,
   renderAbort: null,
   timer: 0,
-  chatAbort: null,
 }
-const templateEditor = $('template-editor')
+const editor = promptEditor($('template-host'), {
+  onInput: () => {
+    showDraft()
+    page.emit('edit')
+  },
+})
 const argsEditor = $('args-editor')
 
 // ---- the prompt list
@@ -80,7 +86,7 @@ function showList() {
             type: 'button',
             'data-testid': 'prompt-item',
             'data-id': p.id,
-            'aria-current': p.id === state.current?.id ? 'true' : null,
+            'aria-current': p.id === page.prompt?.id ? 'true' : null,
             title: p.description ?? '',
             onclick: () => selectPrompt(p.id),
           },
@@ -95,17 +101,25 @@ function showList() {
 
 // ---- the selected prompt
 
-async function selectPrompt(id) {
+/** Selects the prompt `id` at the view the page shows (its label and version). */
+function selectPrompt(id) {
+  page.view.version = null
+  return loadPrompt(id)
+}
+
+/** Reads the prompt `id` as page.view says, and shows it. */
+async function loadPrompt(id) {
   const selecting = ++state.selecting
-  const res = await api(`/api/prompts/${encodeURIComponent(id)}`)
+  const { version } = page.view
+  const query = version === null ? '' : `?version=${version}`
+  const res = await api(`/api/prompts/${encodeURIComponent(id)}${query}`)
   const body = await readJson(res)
   if (selecting !== state.selecting) return
   if (!res.ok) return showError(body)
   const prompt = body.data
-  state.current = prompt
-  history.replaceState(null, '', `#${encodeURIComponent(id)}`)
-  state.stored = prompt.kind === 'messages' ? JSON.stringify(prompt.messages, null, 2) : prompt.prompt
-  templateEditor.value = state.stored
+  page.prompt = prompt
+  history.replaceState(null, '', `${location.search}#${encodeURIComponent(id)}`)
+  editor.load(prompt)
   $('empty').hidden = true
   $('prompt').hidden = false
   $('prompt-id').textContent = prompt.id
@@ -121,7 +135,7 @@ async function selectPrompt(id) {
   fill($('tools'))
   showDraft()
   showList()
-  tests.select()
+  page.emit('select', prompt)
   render()
 }
 
@@ -135,22 +149,24 @@ function showRollout(rollout) {
   $('rollout').textContent = `Rollout${whose}: ${shares}; ${sticky}. A render serves one of them.`
 }
 
-const isDraft = () => state.current !== null && templateEditor.value !== state.stored
+const isDraft = () => page.prompt !== null && editor.edited()
+const overridden = () => Object.keys(page.overrides).length > 0
 
 function showDraft() {
   $('draft-badge').hidden = $('reset-template').hidden = !isDraft()
 }
 
-/** The edited template as a draft's record (its parameters the stored ones'), null when unedited, or why it is not usable. */
+/** The record fields a draft of the selected prompt keeps from the stored one. */
+const KEPT = ['parameters', 'tools', 'returns']
+
+/** See page.draft: the edited template with the stored record's other fields, null when nothing differs. */
 function draftRecord() {
-  const prompt = state.current
-  if (!isDraft()) return null
-  if (prompt.kind !== 'messages') return { prompt: templateEditor.value, parameters: prompt.parameters }
-  try {
-    return { messages: JSON.parse(templateEditor.value), parameters: prompt.parameters }
-  } catch (e) {
-    return { error: `the messages are not JSON: ${e.message}` }
-  }
+  const prompt = page.prompt
+  if (!prompt || (!isDraft() && !overridden())) return null
+  const fields = editor.fields()
+  if (fields.error) return fields
+  const kept = Object.fromEntries(KEPT.filter((k) => prompt[k] != null).map((k) => [k, prompt[k]]))
+  return { ...kept, ...fields }
 }
 
 /** The args in the JSON editor, or why they are not usable. */
@@ -173,6 +189,7 @@ function editArgs(change) {
   change(args)
   argsEditor.value = JSON.stringify(args, null, 2)
   $('args-note').textContent = ''
+  page.emit('edit')
   scheduleRender()
 }
 
@@ -185,20 +202,21 @@ function scheduleRender() {
 
 async function render() {
   clearTimeout(state.timer)
-  const prompt = state.current
+  const prompt = page.prompt
   if (!prompt) return
   const number = ++state.renders
   state.renderAbort?.abort()
   const abort = (state.renderAbort = new AbortController())
   const { args, error } = parsedArgs()
   if (error) return showError({ code: 'NOT_SENT', message: error })
-  let path = `/api/prompts/${encodeURIComponent(prompt.id)}/render?explain=true`
+  const version = page.view.version === null ? '' : `&version=${page.view.version}`
+  let path = `/api/prompts/${encodeURIComponent(prompt.id)}/render?explain=true${version}`
   let body = { args }
   const draft = draftRecord()
   if (draft?.error) return showError({ code: 'NOT_SENT', message: draft.error })
   if (draft) {
     path = '/api/render'
-    body = { ...draft, args }
+    body = { ...draft, args, ...(overridden() ? { variables: page.overrides } : {}) }
   }
   $('render-state').textContent = 'rendering…'
   let res, answer
@@ -211,6 +229,9 @@ async function render() {
   }
   if (number !== state.renders) return
   $('render-state').textContent = isDraft() ? '(draft)' : ''
+  page.rendered = answer
+  page.emit('rendered', answer)
+  editor.markError(answer.status === 'success' ? null : answer)
   if (!res?.ok || answer.status !== 'success') return showError(answer)
   fill($('render-output'), renderedView(answer.rendered_prompt))
   const warnings = answer.warnings ?? []
@@ -289,91 +310,43 @@ function showTiming(timing) {
   )
 }
 
-// ---- chat
+// ---- the service
 
 async function loadHealth() {
   const res = await fetch('/health')
   const body = await readJson(res)
   const data = body.data ?? {}
-  const labelled = label === null ? '' : ` · label: ${label}`
+  const labelled = page.view.label === null ? '' : ` · label: ${page.view.label}`
   $('service').textContent = res.ok ? `${data.service} ${data.version} · store: ${data.store}${labelled}` : ''
-  const llm = data.llm === true
-  $('chat-form').hidden = !llm
-  $('chat-note').textContent = llm
-    ? 'Sends the stored prompt (not a draft) with these args; the answer streams in.'
-    : 'No LLM is configured (LLM_BASE_URL or LLM_ROUTES): chat is off.'
-}
-
-async function chat(event) {
-  event.preventDefault()
-  const prompt = state.current
-  const output = $('chat-output')
-  if (!prompt) return (output.textContent = 'Select a prompt first.')
-  const { args, error } = parsedArgs()
-  if (error) return (output.textContent = error)
-  state.chatAbort?.abort()
-  const abort = (state.chatAbort = new AbortController())
-  const body = { args, stream: true }
-  const model = $('chat-model').value.trim()
-  if (model) body.model = model
-  output.textContent = ''
-  output.className = 'streaming'
-  try {
-    const res = await api(`/api/prompts/${encodeURIComponent(prompt.id)}/chat`, {
-      method: 'POST',
-      body,
-      signal: abort.signal,
-    })
-    if (!res.ok) return fill(output, errorView(await readJson(res)))
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
-    let buffer = ''
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      buffer += value
-      const lines = buffer.split('\n')
-      buffer = lines.pop()
-      for (const line of lines) {
-        if (!line.startsWith('data:')) continue
-        const data = line.slice(5).trim()
-        if (data === '[DONE]') continue
-        try {
-          const chunk = JSON.parse(data)
-          if (chunk.error) output.append(`\n[${chunk.error.code ?? 'error'}: ${chunk.error.message ?? ''}]`)
-          const content = chunk.choices?.[0]?.delta?.content
-          if (typeof content === 'string') output.append(content)
-        } catch {
-          // Not an event of ours: skipped.
-        }
-      }
-    }
-    output.className = 'done'
-  } catch (e) {
-    if (!abort.signal.aborted) output.append(`\n[${e.message}]`)
-  }
+  chatPanel($('chat'), { llm: data.llm === true })
 }
 
 // ---- wiring
 
 $('filter').addEventListener('input', showList)
 $('supports').addEventListener('change', showList)
-templateEditor.addEventListener('input', () => {
-  showDraft()
-  scheduleRender()
-})
 argsEditor.addEventListener('input', () => {
   const { args, error } = parsedArgs()
   $('args-note').textContent = error ?? ''
   if (args) state.form?.show(args)
-  scheduleRender()
+  page.emit('edit')
 })
 $('render-button').addEventListener('click', render)
 $('reset-template').addEventListener('click', () => {
-  templateEditor.value = state.stored
+  editor.reset()
   showDraft()
+  page.emit('edit')
   render()
 })
-$('chat-form').addEventListener('submit', chat)
-const tests = testsPanel({ current: () => state.current, draft: draftRecord, args: parsedArgs })
+page.on('edit', scheduleRender)
+Object.assign(page, {
+  args: parsedArgs,
+  draft: draftRecord,
+  render,
+  reload: () => page.prompt && loadPrompt(page.prompt.id),
+})
+testsPanel()
+variablesPanel($('variables'))
+versionsPanel($('versions'))
 loadHealth()
 loadPrompts()

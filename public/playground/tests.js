@@ -6,19 +6,16 @@
 // record, read as stored, written back with it (PUT, with the admin token).
 import { api, readJson } from './api.js'
 import { $, errorView, fill, h } from './dom.js'
+import { page } from './page.js'
 
 /** Where the admin token is kept, for this tab only, as the API token is. */
 const ADMIN_KEY = 'ai-prompt-shell.admin-token'
 /** A case's name at most, as the schema bounds it. */
 const MAX_NAME_CHARS = 100
 
-/**
- * The tests panel, given what the page holds: `current()` the selected prompt
- * as GET /api/prompts/{id} answers it; `draft()` the edited template as a
- * draft's record, null when unedited, or `{error}`; `args()` the args editor's
- * `{args}` or `{error}`.
- */
-export function testsPanel({ current, draft, args: argsOf }) {
+/** The tests panel (its markup in index.html), for the prompt the page selects. */
+export function testsPanel() {
+  const current = () => page.prompt
   /** The latest report's case of each name, and what it ran against: earlier runs' answers are dropped. */
   let results = new Map()
   let runs = 0
@@ -49,7 +46,7 @@ export function testsPanel({ current, draft, args: argsOf }) {
     const prompt = current()
     if (!prompt) return
     const number = ++runs
-    const edited = draft()
+    const edited = page.draft()
     if (edited?.error) return fill($('tests-state'), errorView({ code: 'NOT_SENT', message: edited.error }))
     const body = {}
     if (edited) {
@@ -81,7 +78,7 @@ export function testsPanel({ current, draft, args: argsOf }) {
     const prompt = current()
     const note = $('save-note')
     if (!prompt) return
-    const { args, error } = argsOf()
+    const { args, error } = page.args()
     if (error) return (note.textContent = `Fix the args JSON first: ${error}`)
     const name = $('case-name').value.trim()
     if (!name || name.length > MAX_NAME_CHARS)
@@ -123,16 +120,14 @@ export function testsPanel({ current, draft, args: argsOf }) {
   $('run-tests').addEventListener('click', () => run(undefined))
   $('save-case').addEventListener('submit', save)
   $('admin-token').value = sessionStorage.getItem(ADMIN_KEY) ?? ''
-  return {
-    /** A newly selected prompt: its cases, no results yet. */
-    select() {
-      results = new Map()
-      runs++
-      $('tests-state').textContent = ''
-      $('save-note').textContent = ''
-      show()
-    },
-  }
+  // A newly selected prompt: its cases, no results yet.
+  page.on('select', () => {
+    results = new Map()
+    runs++
+    $('tests-state').textContent = ''
+    $('save-note').textContent = ''
+    show()
+  })
 }
 
 /** One case's result: how long it took, what it ran against, and why it did not pass. */
