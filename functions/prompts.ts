@@ -190,7 +190,7 @@ export const prompts = new Routes()
   .openapi(render, async (c) => {
     const { args = {} } = c.req.valid('json')
     const explain = c.req.valid('query').explain === 'true'
-    const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args, explain)
+    const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args, { explain })
     return c.json(renderAnswer(c, rendered, explain), 200)
   })
 

@@ -2,7 +2,9 @@ import type { Context } from 'hono'
 import { freshStoreOf, renderOptionsOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { analysisReport, renderPrompt, variablesSeen } from '../lib/render'
+import { draftOver, getServedPrompt, promptAt } from '../lib/catalog'
+import type { JsonObject } from '../lib/json'
+import { analysisReport, renderDraft, renderPrompt, variablesSeen } from '../lib/render'
 import type { Args, Rendered, RenderOptions } from '../lib/render'
 import { servedHeaders } from './shapes'
 
@@ -17,22 +19,44 @@ export function servingOptionsOf(c: Context<AppEnv>): RenderOptions {
   return { ...renderOptionsOf(c), rollout: { header: (name) => c.req.header(name) } }
 }
 
+/** What a request asks of a render besides its args. */
+export interface Asked {
+  /** Failures carry the templates' analysis (RenderOptions.explain). */
+  explain?: boolean | undefined
+  /** Laid over the shared variables for this render only. */
+  variables?: JsonObject | undefined
+  /** Fields replacing the stored record's (draftOver): the draft renders, not the record. */
+  draft?: Record<string, unknown> | undefined
+}
+
 /**
  * A prompt rendered for a route, /render or /chat: the same store, options
  * and log fields for both, so that a chat fails exactly as its render would.
  * `?version=N` renders that version of the prompt's record; without it, a
  * rollout of the prompt picks one. The answer's headers say which version
- * was rendered, and from which label.
+ * was rendered, and from which label; a draft of it (`asked.draft`, over
+ * that version or the newest) renders as POST /api/render does, and has no
+ * version.
  */
-export async function renderRequested(c: Context<AppEnv>, id: string, args: Args, explain = false): Promise<Rendered> {
+export async function renderRequested(
+  c: Context<AppEnv>,
+  id: string,
+  args: Args,
+  asked: Asked = {},
+): Promise<Rendered> {
   requestLog()?.set('prompt_id', id)
-  const version = c.req.query('version')
-  const options = {
-    ...servingOptionsOf(c),
-    version: version === undefined ? undefined : Number(version),
-    explain,
+  const query = c.req.query('version')
+  const version = query === undefined ? undefined : Number(query)
+  const overlay = asked.variables === undefined ? undefined : { variables: asked.variables }
+  const options = { ...servingOptionsOf(c), version, explain: asked.explain, overlay }
+  const store = await freshStoreOf(c)
+  const { draft } = asked
+  let rendered: Rendered
+  if (draft === undefined) rendered = await renderPrompt(store, id, args, options)
+  else {
+    const { prompt } = await (version === undefined ? getServedPrompt(store, id) : promptAt(store, id, version))
+    rendered = await renderDraft(store, draftOver(prompt.record, draft), args, options)
   }
-  const rendered = await renderPrompt(await freshStoreOf(c), id, args, options)
   requestLog()?.set('prompt_version', rendered.served?.version ?? null)
   for (const [name, value] of Object.entries(servedHeaders(rendered.served))) c.header(name, value)
   requestLog()?.debug({ args, rendered_prompt: rendered.prompt })

@@ -3,11 +3,13 @@
 // their values and age; the analysis of a render that failed. Against a real
 // Redis and the real tool server.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { call, freshRedis, toolServer } from '../support/harness'
+import { call, chatEnv, fetchWorker, freshRedis, llmServer, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 import { restTool } from '../support/records'
+import { sentEvents } from '../support/sse-read'
 
 const tools = toolServer()
+const llm = llmServer()
 let db: TestRedis
 
 const LONG = 'x'.repeat(5000)
@@ -19,6 +21,9 @@ beforeAll(async () => {
     'shenma:environs:vscode:rules': ['readability'],
     'shenma:environs:big:text': LONG,
     'shenma:tools:pg:broken': restTool('pg', 'broken', `${tools.url}/status/500/tools/b?group=pg`),
+    'shenma:tools:pg:lookup': restTool('pg', 'lookup', `${tools.url}/tools/pg/{symbol}?group=pg-chat`, {
+      parameters: { symbol: { type: 'string', required: true } },
+    }),
     'shenma:templates:team:summary': {
       prompt: 'Summarise {{.args.topic}} in {{.vscode.programming_language}}.',
       parameters: { topic: { type: 'string' } },
@@ -139,5 +144,68 @@ describe("an explained render's failure", () => {
     const plain = await call(db.env, 'POST', '/api/prompts/team.summary/render', { args: { topic: 1 } })
     expect(plain.body.code).toBe('INVALID_ARGS')
     expect(plain.body.analysis).toBeUndefined()
+  })
+})
+
+describe('a chat with a draft and variables', () => {
+  const chat = (body: Record<string, unknown>) =>
+    call(chatEnv(db), 'POST', '/api/prompts/team.summary/chat', { model: 'draft-chat', ...body })
+
+  it('renders the draft over the stored record, its variables laid over the shared ones, with no version', async () => {
+    await llm.script('draft-chat', [{ content: 'fine' }])
+    const { status, headers } = await chat({
+      args: { topic: 'caching' },
+      draft: { messages: [{ role: 'system', content: 'About {{.args.topic}} in {{.vscode.programming_language}}.' }] },
+      variables: { vscode: { programming_language: 'zig' } },
+    })
+    expect(status).toBe(200)
+    expect(headers.get('X-Prompt-Version')).toBeNull()
+    const [sent] = await llm.requests('draft-chat')
+    expect(sent?.body.messages).toEqual([{ role: 'system', content: 'About caching in zig.' }])
+    // The stored record's parameters were kept: they check the args.
+    await llm.script('draft-chat', [{ content: 'fine' }])
+    const refused = await chat({ args: { topic: 3 }, draft: { prompt: '{{.args.topic}}' } })
+    expect(refused.body.code).toBe('INVALID_ARGS')
+    expect(await llm.requests('draft-chat')).toHaveLength(0)
+  })
+
+  it('refuses a draft that is no prompt record as the draft render does, asking no model', async () => {
+    await llm.script('draft-chat', [{ content: 'fine' }])
+    const { status, body } = await chat({ args: { topic: 'x' }, draft: { parameters: 'n' } })
+    expect(status).toBe(400)
+    expect(body).toMatchObject({ code: 'BAD_REQUEST' })
+    expect(body.message).toContain('$.parameters')
+    expect(await llm.requests('draft-chat')).toHaveLength(0)
+  })
+
+  it("streams the tool round's results, then a summary of the steps and the usage summed", async () => {
+    await llm.script('draft-stream', [
+      { tool_calls: [{ id: 'call_1', name: 'pg_lookup', arguments: '{"symbol":"Foo"}' }] },
+      { content: 'done' },
+    ])
+    const res = await fetchWorker(chatEnv(db), '/api/prompts/team.summary/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'draft-stream',
+        stream: true,
+        args: { topic: 'x' },
+        draft: { tools: ['pg_lookup'] },
+      }),
+    })
+    const events = sentEvents(await res.text())
+    const [round] = await llm.requests('draft-stream')
+    expect(round?.body.stream_options).toEqual({ include_usage: true })
+    const step = JSON.parse(events.find((e) => e.event === 'step')?.data ?? '{}')
+    expect(step.step.calls).toEqual([
+      expect.objectContaining({ tool: 'pg_lookup', outcome: 'ok', result: expect.stringContaining('/tools/pg/Foo') }),
+    ])
+    const names = events.map((e) => e.event ?? e.data)
+    expect(names.slice(-2)).toEqual(['summary', '[DONE]'])
+    const summary = JSON.parse(events.at(-2)?.data ?? '{}')
+    expect(summary).toMatchObject({
+      steps: 1,
+      usage: { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 },
+    })
   })
 })
