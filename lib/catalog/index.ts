@@ -10,6 +10,7 @@ export { DRAFT_ID, draftOver, draftPrompt, getPrompt, promptDescription, promptK
 export { listPrompts } from './prompt-list'
 export type { PromptPageRequest } from './prompt-list'
 export { DEFAULT_PAGE, MAX_CURSOR_CHARS, MAX_PAGE, allPages } from './paging'
+export { listLabels } from './labels'
 export type { PageRequest, Paged } from './paging'
 export type { Prompt, PromptKind } from './prompts'
 export { environsTooLarge, listEnvironPaths, getEnviron, nestRecords, present } from './environs'

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { call, chatEnv, fetchWorker, freshRedis, llmServer, toolServer } from '../support/harness'
 import type { TestRedis } from '../support/harness'
 import { restTool } from '../support/records'
+import { reconciled } from '../support/reconciled'
 import { sentEvents } from '../support/sse-read'
 
 const tools = toolServer()
@@ -207,5 +208,61 @@ describe('a chat with a draft and variables', () => {
       steps: 1,
       usage: { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 },
     })
+  })
+})
+
+describe('GET /api/labels', () => {
+  const many = Object.fromEntries(
+    Array.from({ length: 300 }, (_, i) => [`shenma:labels:busy:environs:k${i}`, i] as [string, unknown]),
+  )
+
+  it('lists the labels with records, a page costing one EVAL whatever their keys', async () => {
+    const labels = await freshRedis()
+    await labels.redis.mset({
+      ...many,
+      'shenma:labels:a-1:templates:x': { prompt: 'x' },
+      'shenma:labels:a:environs:v': 1,
+      'shenma:labels:zeta:tools:m:t': { name: 't' },
+      'shenma:environs:base': 1,
+      // Not a record: no label of its own.
+      'shenma:labels:ghost:history:x': 1,
+    })
+    await reconciled(labels)
+    await labels.resetRequests()
+    const first = await call(labels.env, 'GET', '/api/labels?limit=2')
+    expect(first.status).toBe(200)
+    // In the byte order of their keys: `a-1:` before `a:`.
+    expect(first.body.data).toEqual([{ label: 'a-1' }, { label: 'a' }])
+    expect(typeof first.body.next_cursor).toBe('string')
+    expect(await labels.counts()).toEqual({ EVAL: 1 })
+    const second = await call(labels.env, 'GET', `/api/labels?limit=2&cursor=${first.body.next_cursor as string}`)
+    expect(second.body).toEqual({ status: 'success', data: [{ label: 'busy' }, { label: 'zeta' }], next_cursor: null })
+    await labels.release()
+  })
+
+  it('walks the keyspace before the first reconcile, as the other listings do', async () => {
+    const labels = await freshRedis()
+    await labels.redis.mset({
+      'shenma:labels:early:environs:v': 1,
+      'shenma:labels:early:environs:w': 2,
+      'shenma:labels:early-2:environs:w': 2,
+      'shenma:labels:late:environs:w': 2,
+    })
+    const first = await call(labels.env, 'GET', '/api/labels?limit=2')
+    expect(first.body.data).toEqual([{ label: 'early-2' }, { label: 'early' }])
+    const second = await call(labels.env, 'GET', `/api/labels?limit=2&cursor=${first.body.next_cursor as string}`)
+    expect(second.body).toEqual({ status: 'success', data: [{ label: 'late' }], next_cursor: null })
+    await labels.release()
+  })
+
+  it('answers an empty list on the embedded store, which has no labels', async () => {
+    const { status, body } = await call({}, 'GET', '/api/labels')
+    expect(status).toBe(200)
+    expect(body).toEqual({ status: 'success', data: [], next_cursor: null })
+  })
+
+  it('refuses a cursor no label listing gave', async () => {
+    const { status } = await call(db.env, 'GET', '/api/labels?cursor=abc')
+    expect(status).toBe(400)
   })
 })
