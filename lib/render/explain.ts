@@ -1,6 +1,7 @@
 import { ServiceError } from '../errors'
 import { isObject } from '../json'
 import type { JsonObject } from '../json'
+import type { Store } from '../store'
 import type { Analysis, Path } from '../template'
 
 /** Shared-variable paths an explained render reports at most: a page's worth, never the whole catalogue's reads. */
@@ -66,6 +67,15 @@ export function variablesSeen(seen: Seen, paths: readonly Path[]): VariableSeen[
       if (text.length <= MAX_VALUE_CHARS) return { ...entry, value }
       return { ...entry, truncated: true, preview: text.slice(0, PREVIEW_CHARS) }
     })
+}
+
+/**
+ * How long ago the copy of the shared variables a render used was read from
+ * Redis: 0 when this render read them, null when they are built in.
+ */
+export function ageOf(store: Store, readAt: number | undefined, startedAt: number): number | null {
+  if (store.kind === 'embedded') return null
+  return readAt === undefined || readAt >= startedAt ? 0 : startedAt - readAt
 }
 
 /**

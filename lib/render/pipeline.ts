@@ -32,7 +32,7 @@ import type { CompiledPrompt } from './compile'
 import { NoValues } from './no-value'
 import { STEPS_PER_MS, renderTimeout, stoppedEarly } from './stopped'
 import type { Spent } from './stopped'
-import { analysisReport, withAnalysis } from './explain'
+import { ageOf, analysisReport, withAnalysis } from './explain'
 import type { Seen } from './explain'
 import { Timing } from './timing'
 
@@ -123,7 +123,7 @@ interface Plan {
   answered: number
   /** The rollout of the layer serving the prompt, read with it; none for a version asked for. */
   rollout: Rollout | undefined
-  /** When its variables' copy was read from Redis (Generational.treeReadAt); unset, by the render that made it. */
+  /** When its variables' copy was read from Redis (Generational.treeReadAt); unset where no copy is kept. */
   varsReadAt: number | undefined
 }
 
@@ -479,15 +479,6 @@ function mergedOver(base: JsonObject, over: JsonObject): JsonObject {
     setOwn(merged, key, isObject(value) && isObject(below) ? mergedOver(below, value) : value)
   }
   return merged
-}
-
-/**
- * How long ago the copy of the shared variables a render used was read from
- * Redis: 0 when this render read them, null when they are built in.
- */
-function ageOf(store: Store, readAt: number | undefined, startedAt: number): number | null {
-  if (store.kind === 'embedded') return null
-  return readAt === undefined || readAt >= startedAt ? 0 : startedAt - readAt
 }
 
 function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number, spent: Spent): unknown {

@@ -107,6 +107,11 @@ describe("an explained render's variables", () => {
     expect((second.body.variables as { age_ms: number }[])[0]?.age_ms).toBeGreaterThanOrEqual(3000)
   })
 
+  it('says null for the age on the embedded store, whose variables are built in', async () => {
+    const { body } = await call({}, 'POST', '/api/render', { prompt: '{{if .args}}{{.nowhere.x}}{{end}}' })
+    expect(body.variables).toEqual([{ path: 'nowhere.x', missing: true, age_ms: null }])
+  })
+
   it('is in the stored render with ?explain=true, and not without it', async () => {
     const path = '/api/prompts/team.summary/render'
     const explained = await call(db.env, 'POST', `${path}?explain=true`, { args: { topic: 't' } })
