@@ -142,7 +142,7 @@ const ChatCompletion = once(() =>
   described(z.record(z.string(), z.unknown()), {
     id: 'ChatCompletion',
     description:
-      "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
+      "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome, result}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`; `result` the text the model was sent, likewise with `result_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
   }),
 )
 
@@ -166,7 +166,7 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
   responses: {
     200: {
       description:
-        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and `event: summary` (`stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
+        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and always `event: summary` (`steps`: the count of tool rounds; `usage`: the rounds' usage summed; `stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
       content: {
         'application/json': { schema: ChatCompletion() },
         'text/event-stream': { schema: z.string() },
