@@ -166,7 +166,7 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
   responses: {
     200: {
       description:
-        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and always `event: summary` (`steps`: the count of tool rounds; `usage`: the rounds' usage summed; `stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
+        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and always `event: summary` (`steps`: the count of tool rounds; `usage`: the usage of the rounds, summed; `stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
       content: {
         'application/json': { schema: ChatCompletion() },
         'text/event-stream': { schema: z.string() },
