@@ -1,5 +1,5 @@
 import type { Args, Rendered } from '../lib/render'
-import { renderPrompt } from '../lib/render'
+import { analysisReport, renderPrompt } from '../lib/render'
 import { settingsFrom } from '../lib/settings'
 import type { Settings } from '../lib/settings'
 import type { Env } from '../lib/env'
@@ -56,14 +56,9 @@ export async function renderFiles(
   } catch (e) {
     return { ok: false, text: describeFailure(e), warnings: [] }
   }
-  const { paths: reads, functions } = rendered.analysis
   const explained = {
     served: `from ${records.length === 1 ? '1 record file' : `${records.length} record files`}, with no server`,
-    analysis: {
-      reads: reads.map((p) => (p.length === 0 ? '.' : p.join('.'))),
-      tools: rendered.tools,
-      functions: [...functions],
-    },
+    analysis: analysisReport(rendered.analysis, rendered.tools),
     timing: rendered.timing.report(),
   }
   return renderedResult(rendered.prompt, rendered.warnings, explain ? explained : undefined)

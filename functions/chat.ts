@@ -14,7 +14,7 @@ import {
 } from '../lib/http'
 import { CHAT_ROLES } from '../lib/llm'
 import { renderRequested } from './rendering'
-import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, chatHeaders } from './shapes'
+import { Args, BODY_LIMITS, DraftVariables, Message, PromptId, PromptQuery, RENDER_ERRORS, chatHeaders } from './shapes'
 
 /** Messages a body may carry: a long conversation, never an unbounded one. */
 export const MAX_MESSAGES = 1000
@@ -81,6 +81,22 @@ const ChatBody = once(() =>
         example: 'gpt-4o-mini',
       }),
       args: z.optional(Args()),
+      draft: described(
+        z.optional(
+          z.object({
+            prompt: z.optional(z.string()),
+            messages: z.optional(z.array(Message())),
+            parameters: z.optional(z.unknown()),
+            returns: z.optional(z.unknown()),
+            tools: z.optional(z.array(z.string())),
+          }),
+        ),
+        {
+          description:
+            "Chat with a draft of the prompt: the fields given replace the stored record's (a template, `prompt` or `messages`, replaces either), the others kept, the whole checked as a stored record is (400 as POST /api/render's). It renders exactly as POST /api/render does; the answer has no X-Prompt-Version.",
+        },
+      ),
+      variables: z.optional(DraftVariables()),
       messages: described(z.optional(z.array(ChatMessage()).check(z.maxLength(MAX_MESSAGES))), {
         description:
           "Appended after the rendered prompt's messages, and checked as a whole first (400 INVALID_MESSAGES naming the index and the rule): a tool message answers a call of the assistant message before it; every call is answered before the next other message; system and developer messages come before the first user message; the last message is not the assistant's unless `continue_final_message`.",
@@ -126,7 +142,7 @@ const ChatCompletion = once(() =>
   described(z.record(z.string(), z.unknown()), {
     id: 'ChatCompletion',
     description:
-      "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
+      "The provider's last OpenAI chat completion (`object: chat.completion`), as it came when the prompt offers no tools and has no `returns` schema. Else with `steps` (each tool round: `{step, calls: [{id, tool, arguments, ms, outcome, result}], usage}`; arguments past 4,096 characters as the start of their text, with `arguments_chars`; `result` the text the model was sent, likewise with `result_chars`), `stopped` (`max_steps`, `deadline` or `max_bytes`, when the loop ended with calls unanswered), `tool_messages` (the answers of the service's calls, when the model also called the caller's tools) and `choices[0].message.parsed` (the answer, valid against `returns`; for `returns` in the tags format, the list of `{tag, attributes, content}`, with `parse_warnings`). Whatever the model's API (LLM_ROUTES `api`: openai, anthropic, gemini), the answer is OpenAI's.",
   }),
 )
 
@@ -150,7 +166,7 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
   responses: {
     200: {
       description:
-        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and `event: summary` (`stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
+        'The chat completion; with `stream: true`, its chunks as server-sent events ending in [DONE], with `event: step` after each tool round, `event: parsed` (the check against `returns`) and always `event: summary` (`steps`: the count of tool rounds; `usage`: the usage of the rounds, summed; `stopped`, `tool_messages`) before [DONE], each also an empty chunk (`choices: []`); a failure ends it with `event: error` and no [DONE]',
       content: {
         'application/json': { schema: ChatCompletion() },
         'text/event-stream': { schema: z.string() },
@@ -183,12 +199,14 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
  * does (and fails as it does, before any LLM request), checks the
  * conversation and the tools offered, then runs the chat (lib/chat): the
  * model's calls of the prompt's tools made in rounds, its answer checked
- * against the prompt's `returns`. The args never reach the provider.
+ * against the prompt's `returns`. The args never reach the provider. A
+ * `draft` of the prompt, and `variables` laid over the shared ones, chat
+ * exactly as they render at POST /api/render.
  */
 export const chat = new Routes().openapi(route, async (c) => {
-  const { args = {}, ...body } = c.req.valid('json')
+  const { args = {}, draft, variables, ...body } = c.req.valid('json')
   const promptId = c.req.valid('param').prompt_id
-  const rendered = await renderRequested(c, promptId, args)
+  const rendered = await renderRequested(c, promptId, args, { draft, variables })
   // After the render, so that every render error answers exactly as /render's.
   const context = { store: await freshStoreOf(c), settings: settingsOf(c), renderOptions: renderOptionsOf(c) }
   const answer = await answerChat(promptId, rendered, body, context)
