@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import { freshStoreOf, renderOptionsOf } from '../lib/http'
 import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
-import { renderPrompt } from '../lib/render'
+import { analysisReport, renderPrompt, variablesSeen } from '../lib/render'
 import type { Args, Rendered, RenderOptions } from '../lib/render'
 import { servedHeaders } from './shapes'
 
@@ -24,12 +24,13 @@ export function servingOptionsOf(c: Context<AppEnv>): RenderOptions {
  * rollout of the prompt picks one. The answer's headers say which version
  * was rendered, and from which label.
  */
-export async function renderRequested(c: Context<AppEnv>, id: string, args: Args): Promise<Rendered> {
+export async function renderRequested(c: Context<AppEnv>, id: string, args: Args, explain = false): Promise<Rendered> {
   requestLog()?.set('prompt_id', id)
   const version = c.req.query('version')
   const options = {
     ...servingOptionsOf(c),
     version: version === undefined ? undefined : Number(version),
+    explain,
   }
   const rendered = await renderPrompt(await freshStoreOf(c), id, args, options)
   requestLog()?.set('prompt_version', rendered.served?.version ?? null)
@@ -40,19 +41,16 @@ export async function renderRequested(c: Context<AppEnv>, id: string, args: Args
 
 /**
  * A render's answer, and its Server-Timing header. Explained, it also says
- * what the templates read and call (their static analysis) and where the
- * time went, tool call by tool call.
+ * what the templates read and call (their static analysis), the shared
+ * variables they read as the render saw them, and where the time went, tool
+ * call by tool call.
  */
 export function renderAnswer(c: Context<AppEnv>, rendered: Rendered, explain: boolean) {
   c.header('Server-Timing', rendered.timing.header())
   const warnings = rendered.warnings.length > 0 ? { warnings: rendered.warnings } : {}
   const answer = { status: 'success' as const, rendered_prompt: rendered.prompt, ...warnings }
   if (!explain) return answer
-  const { paths, functions } = rendered.analysis
-  const analysis = {
-    reads: paths.map((p) => (p.length === 0 ? '.' : p.join('.'))),
-    tools: rendered.tools,
-    functions: [...functions],
-  }
-  return { ...answer, analysis, timing: rendered.timing.report() }
+  const analysis = analysisReport(rendered.analysis, rendered.tools)
+  const variables = variablesSeen(rendered.seen, rendered.analysis.paths)
+  return { ...answer, analysis, variables, timing: rendered.timing.report() }
 }
