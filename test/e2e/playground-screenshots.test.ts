@@ -52,7 +52,8 @@ describe('the playground seen', () => {
           // Nothing wider than the window: no sideways scrolling at either width.
           expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(width)
           const path = join(ARTIFACTS, `playground-${width}-${colorScheme}.png`)
-          await page.screenshot({ path })
+          // At 900 px the result is under the prompt: the whole page, to show it too.
+          await page.screenshot({ path, fullPage: width === 900 })
           if (width === 1280 && colorScheme === 'light') {
             await mkdir(join(ROOT, 'docs/images'), { recursive: true })
             await copyFile(path, README_IMAGE)
