@@ -10,6 +10,18 @@ const KEYWORDS = new Set(['if', 'else', 'end', 'range', 'with', 'define', 'templ
 const CONSTANTS = new Set(['true', 'false', 'nil'])
 const IDENTIFIER = /[\p{L}\p{N}_]/u
 const SPACE = /[ \t\r\n]/
+// Runs matched at a position (sticky): one regular expression call a token, not one a character.
+const SPACES = /[ \t\r\n]+/y
+const IDENTIFIERS = /[\p{L}\p{N}_]*/uy
+// Go's numbers: a sign, digits of any base with `_`, a fraction, an exponent with its own sign, an `i`.
+const NUMBER = /[+-]?(?:[0-9a-zA-Z_.]|(?<=[eEpP])[+-])+/y
+
+/** The end of the run `sticky` matches at `pos`. */
+function runEnd(sticky, input, pos) {
+  sticky.lastIndex = pos
+  sticky.test(input)
+  return sticky.lastIndex || pos
+}
 
 /**
  * The tokens of `text`, `{type, start, end}` each, covering it end to end
@@ -72,7 +84,7 @@ function lexInsideAction(l) {
   if (l.pos >= input.length) return null
   const c = input[l.pos]
   if (SPACE.test(c)) {
-    while (l.pos < input.length && SPACE.test(input[l.pos])) l.pos++
+    l.pos = runEnd(SPACES, input, l.pos)
     l.emit('space')
     return lexInsideAction
   }
@@ -91,7 +103,11 @@ function lexInsideAction(l) {
   }
   if (c === '$') return word(l, 1, 'variable')
   if (c === '.' && !/[0-9]/.test(input[l.pos + 1] ?? '')) return word(l, 1, 'field')
-  if (/[0-9.]/.test(c) || (/[+-]/.test(c) && /[0-9.]/.test(input[l.pos + 1] ?? ''))) return lexNumber(l)
+  if (/[0-9.]/.test(c) || (/[+-]/.test(c) && /[0-9.]/.test(input[l.pos + 1] ?? ''))) {
+    l.pos = runEnd(NUMBER, input, l.pos)
+    l.emit('number')
+    return lexInsideAction
+  }
   if (IDENTIFIER.test(c)) {
     word(l, 0, null)
     const name = input.slice(l.start, l.pos)
@@ -106,8 +122,7 @@ function lexInsideAction(l) {
 
 /** `skip` characters, then an identifier's; emitted as `type` unless it is null (the caller names it). */
 function word(l, skip, type) {
-  l.pos += skip
-  while (l.pos < l.input.length && IDENTIFIER.test(l.input[l.pos])) l.pos++
+  l.pos = runEnd(IDENTIFIERS, l.input, l.pos + skip)
   if (type) l.emit(type)
   return lexInsideAction
 }
@@ -123,19 +138,6 @@ function quoted(l, quote) {
   if (closed) l.pos++
   l.pos = Math.min(l.pos, input.length)
   l.emit(closed ? 'string' : 'error')
-  return lexInsideAction
-}
-
-// Go's numbers: a sign, digits of any base with `_`, a fraction, an exponent with its own sign, an `i`.
-function lexNumber(l) {
-  const { input } = l
-  l.pos++
-  while (l.pos < input.length) {
-    const c = input[l.pos]
-    if (/[0-9a-zA-Z_.]/.test(c) || (/[+-]/.test(c) && /[eEpP]/.test(input[l.pos - 1]))) l.pos++
-    else break
-  }
-  l.emit('number')
   return lexInsideAction
 }
 
