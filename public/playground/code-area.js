@@ -23,37 +23,61 @@ export function codeArea(props, onInput) {
   })
   const element = h('div', { className: 'code-area' }, pre, textarea)
   let tokens = null
-  /** The token spans of brackets (delimiters, parens) by token index: where the caret's pair is marked. */
+  /** Where each bracket token (delimiter, paren) is shown: token index -> [line, index among the line's spans]. */
   let brackets = new Map()
+  /** The line elements shown, and what each shows (its parts' types and texts as one string). */
   let lines = []
+  let shown = []
   /** The line (from 1) marked as an error's, or null. */
   let marked = null
   let frame = 0
 
+  // The text is tokenized whole (a state reaches across lines) but only the lines that differ from those
+  // shown are built again: an edit in a long template replaces a line's elements, not the whole view.
   function paint() {
     frame = 0
     const text = textarea.value
     tokens = tokenize(text)
     element.classList.toggle('plain', tokens === null)
     brackets = new Map()
-    let line = h('span', { className: 'line' })
-    const out = [line]
+    /** Per line: its parts `[type, text]` and how many of them are spans. */
+    const parts = [[]]
+    const spans = [0]
     for (const [i, token] of (tokens ?? [{ type: 'text', start: 0, end: text.length }]).entries()) {
-      const parts = text.slice(token.start, token.end).split('\n')
-      for (const [p, part] of parts.entries()) {
-        if (p > 0) out.push((line = h('span', { className: 'line' })))
-        if (part === '') continue
-        const span =
-          token.type === 'text' || token.type === 'space' ? part : h('span', { className: `t-${token.type}` }, part)
-        if (token.type === 'delim' || token.type === 'paren') brackets.set(i, span)
-        line.append(span)
+      const plain = token.type === 'text' || token.type === 'space'
+      for (const [p, piece] of text.slice(token.start, token.end).split('\n').entries()) {
+        if (p > 0) {
+          parts.push([])
+          spans.push(0)
+        }
+        if (piece === '') continue
+        const n = parts.length - 1
+        if (token.type === 'delim' || token.type === 'paren') brackets.set(i, [n, spans[n]])
+        if (!plain) spans[n]++
+        parts[n].push([plain ? '' : token.type, piece])
       }
     }
-    lines = out
-    pre.replaceChildren(...out)
+    const keys = parts.map((line) => line.map(([type, piece]) => `${type}\u0001${piece}`).join('\u0002'))
+    let head = 0
+    while (head < keys.length && head < shown.length && keys[head] === shown[head]) head++
+    let tail = 0
+    const most = Math.min(keys.length, shown.length) - head
+    while (tail < most && keys.at(-1 - tail) === shown.at(-1 - tail)) tail++
+    const fresh = parts.slice(head, parts.length - tail).map(lineView)
+    for (const old of lines.splice(head, lines.length - tail - head, ...fresh)) old.remove()
+    const next = lines[head + fresh.length] ?? null
+    for (const line of fresh) pre.insertBefore(line, next)
+    shown = keys
     showLine()
     showPair()
   }
+
+  const lineView = (line) =>
+    h(
+      'span',
+      { className: 'line' },
+      line.map(([type, piece]) => (type ? h('span', { className: `t-${type}` }, piece) : piece)),
+    )
 
   function showLine() {
     lines.forEach((el, i) => el.classList.toggle('error-line', i + 1 === marked))
@@ -68,8 +92,10 @@ export function codeArea(props, onInput) {
     const pair = matchAt(tokens, textarea.value, caret)
     if (!pair) return
     const both = pair.open !== null && pair.close !== null
-    for (const i of [pair.open, pair.close])
-      if (i !== null) brackets.get(i)?.classList.add(both ? 'match' : 'unmatched')
+    for (const i of [pair.open, pair.close]) {
+      const [line, n] = brackets.get(i) ?? []
+      if (i !== null) lines[line]?.children[n]?.classList.add(both ? 'match' : 'unmatched')
+    }
   }
 
   // At most one paint a frame: typing fast into a long text paints once for all the keys of that frame.

@@ -124,10 +124,16 @@ describe('the template editor', () => {
     await mkdir(dirname(SCREENSHOT), { recursive: true })
     await page.locator('#template-host').screenshot({ path: SCREENSHOT })
 
+    // An edit builds again only the lines that changed: the first line's element stays.
+    await page
+      .locator('#template-host .code-view .line')
+      .first()
+      .evaluate((line) => line.setAttribute('data-kept', ''))
     await editor.fill('line one\nline two {{.args.code}}')
     await textOf(page, 'render-output', ['line two x := 1'])
     await page.waitForFunction(() => document.querySelectorAll('#template-host .error-line').length === 0)
     expect(await editor.getAttribute('aria-invalid')).toBeNull()
+    expect(await page.locator('#template-host .line[data-kept]').allTextContents()).toEqual(['line one'])
     expect(problems).toEqual([])
   })
 })
