@@ -1,7 +1,12 @@
-// The template editor: a prompt's `prompt` text, or its `messages`. (Issue 35's
-// editor replaces this plain textarea: highlighting, brace hints, the error's
-// line, messages as role + content blocks; the interface stays.)
+// The template editor: a prompt's `prompt` text, highlighted (code-area.js),
+// or its `messages` as role + content blocks (messages-editor.js); the line
+// a render's error points at is marked in the template it names.
+import { codeArea } from './code-area.js'
 import { h } from './dom.js'
+import { messagesEditor } from './messages-editor.js'
+
+/** The message a template's name stands for: catalog/parse.ts names them `<id>.messages[<index>]`. */
+const MESSAGE_NAME = /\.messages\[(\d+)\]$/
 
 /**
  * An editor in `host`; `onInput()` is called on each edit. `load(prompt)`
@@ -11,36 +16,35 @@ import { h } from './dom.js'
  * where a render's error body (its line and column) points, null clears it.
  */
 export function promptEditor(host, { onInput }) {
-  const textarea = h('textarea', {
-    id: 'template-editor',
-    'data-testid': 'template-editor',
-    spellcheck: false,
-    rows: 8,
-    'aria-label': 'Template',
-    oninput: () => onInput(),
-  })
-  host.replaceChildren(textarea)
+  const text = codeArea({ id: 'template-editor', 'data-testid': 'template-editor', 'aria-label': 'Template' }, onInput)
+  const messagesHost = h('div', { className: 'messages-editor', 'data-testid': 'messages-editor' })
+  const messages = messagesEditor(messagesHost, onInput)
+  host.replaceChildren(text.element)
+  /** The prompt as loaded, and its template as `current()` says it: what an edit is measured against. */
+  let loaded = { kind: 'text', prompt: '' }
   let stored = ''
-  let kind = 'text'
-  return {
+  const isMessages = () => loaded.kind === 'messages'
+  const current = () => (isMessages() ? JSON.stringify(messages.messages()) : text.textarea.value)
+
+  const editor = {
     load(prompt) {
-      kind = prompt.kind === 'messages' ? 'messages' : 'text'
-      stored = kind === 'messages' ? JSON.stringify(prompt.messages, null, 2) : prompt.prompt
-      textarea.value = stored
+      loaded = prompt
+      if (isMessages()) messages.set(prompt.messages ?? [])
+      else text.set(prompt.prompt ?? '')
+      host.replaceChildren(isMessages() ? messagesHost : text.element)
+      stored = current()
+      editor.markError(null)
     },
-    edited: () => textarea.value !== stored,
-    fields() {
-      if (kind === 'text') return { prompt: textarea.value }
-      try {
-        return { messages: JSON.parse(textarea.value) }
-      } catch (e) {
-        return { error: `the messages are not JSON: ${e.message}` }
-      }
+    edited: () => current() !== stored,
+    fields: () => (isMessages() ? { messages: messages.messages() } : { prompt: text.textarea.value }),
+    reset: () => editor.load(loaded),
+    markError(body) {
+      const line = typeof body?.line === 'number' ? body.line : null
+      if (!isMessages()) return text.markLine(line)
+      const index = MESSAGE_NAME.exec(body?.template ?? '')
+      messages.markLine(line === null || !index ? null : Number(index[1]), line)
     },
-    reset() {
-      textarea.value = stored
-    },
-    markError() {},
-    focus: () => textarea.focus(),
+    focus: () => (isMessages() ? messages.focus() : text.textarea.focus()),
   }
+  return editor
 }
