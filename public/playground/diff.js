@@ -15,8 +15,7 @@ export const MAX_LINES = 2000
 export function diffLines(a, b) {
   const left = a.split('\n')
   const right = b.split('\n')
-  if (left.length > MAX_LINES || right.length > MAX_LINES)
-    return { tooLarge: true, lines: [left.length, right.length] }
+  if (left.length > MAX_LINES || right.length > MAX_LINES) return { tooLarge: true, lines: [left.length, right.length] }
   let head = 0
   while (head < left.length && head < right.length && left[head] === right[head]) head++
   let tail = 0

@@ -2,7 +2,6 @@
 // page imports it: the operations it answers rebuild both texts, a change
 // reads as removals then additions, and past its bound it says so instead.
 import { describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain ES module of the page, without types
 import { diffLines, hunks, MAX_LINES } from '../../public/playground/diff.js'
 
 interface Op {
