@@ -52,16 +52,23 @@ export function versionsPanel(host) {
   host.hidden = false
   loadLabels()
 
-  // A prompt was (re)loaded at page.view: what it shows, and the pickers on its versions.
+  // A prompt was (re)loaded at page.view: what it shows, and the pickers on its versions. A and B and their
+  // comparison stay while the same prompt is shown at another version or label.
+  let comparing = null
   page.on('select', async (prompt) => {
     const label = page.view.label
+    const other = comparing !== prompt.id
+    comparing = prompt.id
+    if (other) fill(compared)
+    saving.reset()
     const entries = await view.show(prompt.id, { label, version: page.view.version })
     if (page.prompt !== prompt) return
     fill(shown, showingText(label, page.view.version, entries))
-    await sideA.show(prompt.id, { label, version: entries?.[1]?.version ?? null })
-    await sideB.show(prompt.id, { label, version: null })
-    fill(compared)
-    saving.reset()
+    if (other)
+      await Promise.all([
+        sideA.show(prompt.id, { label, version: entries?.[1]?.version ?? null }),
+        sideB.show(prompt.id, { label, version: null }),
+      ])
   })
 }
 
