@@ -106,6 +106,7 @@ describe("the playground's versions", () => {
     await page.getByRole('button', { name: 'Save draft' }).click()
     await textOf(page, 'save-draft-note', [`Saved the draft as version`, `of prompts/${PROMPT} in label feat-draft`])
     await textOf(page, 'version-shown', ['showing: label feat-draft · version', 'a friendlier hello'])
+    expect(await page.getByTestId('label-showing').inputValue()).toBe('feat-draft')
     expect(requests.filter((r) => r.startsWith('PUT '))).toEqual([
       `PUT ${dev.url}/api/prompts/${PROMPT}?message=a+friendlier+hello&label=feat-draft`,
     ])
@@ -138,5 +139,23 @@ describe("the playground's versions", () => {
     expect(await rendered(null, 'Bo')).toBe('Hello Bo, from the base')
     expect(await rendered('feat-draft', 'Bo')).toBe('Hi Bo from the label')
     expect(problems).toEqual([])
+  })
+})
+
+describe("the playground's labels", () => {
+  it('lists the labels that have records (GET /api/labels) and shows the prompt in the one picked', async () => {
+    const { context, page, problems, requests } = await newPage(browser)
+    try {
+      await page.goto(`${dev.url}/playground#${PROMPT}`)
+      await textOf(page, 'version-shown', ['showing: base · version 3'])
+      expect(requests).toContain(`GET ${dev.url}/api/labels`)
+      await page.getByTestId('label-showing').selectOption('feat-draft')
+      await textOf(page, 'version-shown', ['showing: label feat-draft', 'a friendlier hello'])
+      expect(await page.getByTestId('template-editor').inputValue()).toBe('Hi {{.args.name}} from the label')
+      expect(requests).toContain(`GET ${dev.url}/api/prompts/${PROMPT}?label=feat-draft`)
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
   })
 })
