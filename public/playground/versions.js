@@ -1,26 +1,15 @@
 // The versions panel: which label and version of the prompt the page shows
 // (always said, with who wrote it and when), the diff and side-by-side
 // renders of any two versions or labels (A and B) with the page's args, and
-// saving the draft as a new version in a label with the admin token (the
-// base only after a confirmation in the page).
+// the form that saves the draft (save-draft.js).
 import { api, readJson } from './api.js'
 import { diffLines, hunks } from './diff.js'
 import { errorView, fill, h } from './dom.js'
+import { addLabel, knownLabels, LABEL, LABEL_RULE, loadLabels, onLabels } from './labels.js'
 import { page } from './page.js'
-import { ADMIN_KEY, writePrompt } from './records.js'
-
-/** A label as the service takes one (docs/versions-and-previews.md#labels). */
-const LABEL = /^[a-z0-9][a-z0-9-]{0,62}$/
-/** Pages of GET /api/labels read at most. */
-const MAX_LABEL_PAGES = 10
+import { saveDraftForm } from './save-draft.js'
 /** The label select's choice that reveals the free-text input. */
 const OTHER = '\u0000other'
-/** The record fields that hold a prompt's template: what saving the draft replaces. */
-const TEMPLATE_FIELDS = ['prompt', 'messages']
-
-/** The labels that have records of their own (GET /api/labels), with those named in this tab. */
-const labels = new Set()
-const labelLists = new Set()
 
 /** The panel in `host`. */
 export function versionsPanel(host) {
@@ -33,7 +22,7 @@ export function versionsPanel(host) {
   const sideA = recordPicker('A')
   const sideB = recordPicker('B')
   const compared = h('div', { className: 'compare-result', 'data-testid': 'version-compare' })
-  const saving = saveForm()
+  const saving = saveDraftForm()
   fill(
     host,
     shown,
@@ -116,11 +105,11 @@ function recordPicker(name, onChange) {
   }
 
   function fillLabels(label) {
-    if (label) labels.add(label)
+    addLabel(label)
     fill(
       labelSelect,
       h('option', { value: '' }, 'base'),
-      [...labels].sort().map((l) => h('option', { value: l }, l)),
+      knownLabels().map((l) => h('option', { value: l }, l)),
       h('option', { value: OTHER }, 'another label…'),
     )
     labelSelect.value = label ?? ''
@@ -129,14 +118,15 @@ function recordPicker(name, onChange) {
   async function loadVersions(label, version) {
     const number = ++loads
     fill(versionSelect, h('option', { value: '' }, 'newest'))
-    if (label !== null && !LABEL.test(label)) {
-      note.textContent = 'A label is 1 to 63 lowercase letters, digits and hyphens.'
-      return null
+    let res, body
+    try {
+      res = await api(`/api/prompts/${encodeURIComponent(promptId)}/versions`, { label })
+      body = await readJson(res)
+    } catch (e) {
+      body = { code: 'NETWORK', message: e.message }
     }
-    const res = await api(`/api/prompts/${encodeURIComponent(promptId)}/versions`, { label })
-    const body = await readJson(res)
     if (number !== loads) return null
-    if (!res.ok) {
+    if (!res?.ok) {
       fill(note, errorView(body))
       return null
     }
@@ -156,19 +146,21 @@ function recordPicker(name, onChange) {
     return body.data
   }
 
-  labelSelect.addEventListener('change', async () => {
+  /** A label picked: the view's picker moves the page (which then shows this picker again), A's and B's load its versions. */
+  async function pick(label) {
+    if (label !== null && !LABEL.test(label)) return (note.textContent = LABEL_RULE)
+    if (onChange) return onChange({ label, version: null })
+    if (await loadVersions(label, null)) addLabel(label)
+  }
+
+  labelSelect.addEventListener('change', () => {
     other.hidden = labelSelect.value !== OTHER
     if (!other.hidden) return other.focus()
-    await loadVersions(choice().label, null)
-    onChange?.(choice())
+    pick(choice().label)
   })
-  other.addEventListener('change', async () => {
-    const { label } = choice()
-    if ((await loadVersions(label, null)) && label) labels.add(label)
-    onChange?.(choice())
-  })
+  other.addEventListener('change', () => pick(choice().label))
   versionSelect.addEventListener('change', () => onChange?.(choice()))
-  labelLists.add(() => labelSelect.value !== OTHER && fillLabels(choice().label))
+  onLabels(() => labelSelect.value !== OTHER && fillLabels(choice().label))
 
   return {
     elements: [h('label', {}, `${name}: label `, labelSelect), other, h('label', {}, ' version ', versionSelect), note],
@@ -180,20 +172,6 @@ function recordPicker(name, onChange) {
       return loadVersions(label, version)
     },
   }
-}
-
-/** The labels that have records (GET /api/labels, page after page); none listed when the service has no such route. */
-async function loadLabels() {
-  let cursor = null
-  for (let pages = 0; pages < MAX_LABEL_PAGES; pages++) {
-    const res = await api(`/api/labels${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { label: null })
-    if (!res.ok) return
-    const body = await readJson(res)
-    for (const { label } of body.data ?? []) labels.add(label)
-    cursor = body.next_cursor
-    if (!cursor) break
-  }
-  for (const refill of labelLists) refill()
 }
 
 /** The text a version holds: its template, or its messages each under its role. */
@@ -291,111 +269,4 @@ function diffView(a, b) {
           ),
     h('p', { className: 'note' }, others.length ? `Also different: ${others.join(', ')}.` : 'No other field differs.'),
   )
-}
-
-/**
- * The form that saves page.draft()'s template as a new version in a label
- * (typed, or picked from the known ones); the base (no label) asks "Save to
- * the base?" in the page first.
- */
-function saveForm() {
-  const listId = 'versions-labels'
-  const labelInput = h('input', { type: 'text', placeholder: 'label (empty: the base)', maxLength: 63 })
-  // `list` is a read-only property: only its attribute names the datalist.
-  labelInput.setAttribute('list', listId)
-  const message = h('input', { type: 'text', placeholder: 'what changed', maxLength: 200 })
-  const token = h('input', { type: 'password', autocomplete: 'off', placeholder: 'ADMIN_TOKEN' })
-  const note = h('p', { className: 'note', 'data-testid': 'save-draft-note', 'aria-live': 'polite' })
-  const confirm = h(
-    'div',
-    { className: 'confirm', role: 'alertdialog', 'aria-label': 'Save to the base?', hidden: true },
-    h('strong', {}, 'Save to the base? '),
-    'Every caller without a label is served it.',
-    h('button', { type: 'button', onclick: () => save(null) }, 'Confirm'),
-    h('button', { type: 'button', onclick: () => (confirm.hidden = true) }, 'Cancel'),
-  )
-  const datalist = h('datalist', { id: listId })
-  labelLists.add(() =>
-    fill(
-      datalist,
-      [...labels].sort().map((l) => h('option', { value: l })),
-    ),
-  )
-  token.value = sessionStorage.getItem(ADMIN_KEY) ?? ''
-
-  /** The draft's template fields, or why there is nothing to save. */
-  function draftTemplate() {
-    const draft = page.draft()
-    if (draft?.error) return { error: draft.error }
-    const fields = Object.fromEntries(TEMPLATE_FIELDS.filter((k) => draft?.[k] != null).map((k) => [k, draft[k]]))
-    const same = TEMPLATE_FIELDS.every(
-      (k) => JSON.stringify(fields[k] ?? null) === JSON.stringify(page.prompt?.[k] ?? null),
-    )
-    return same ? { error: 'Nothing to save: the template is as stored. Edit it first.' } : { fields }
-  }
-
-  function submit(event) {
-    event.preventDefault()
-    confirm.hidden = true
-    const label = labelInput.value.trim()
-    if (label && !LABEL.test(label))
-      return (note.textContent = 'A label is 1 to 63 lowercase letters, digits and hyphens.')
-    if (!label) {
-      note.textContent = ''
-      confirm.hidden = false
-      return confirm.querySelector('button').focus()
-    }
-    save(label)
-  }
-
-  async function save(label) {
-    confirm.hidden = true
-    const prompt = page.prompt
-    if (!prompt) return
-    const draft = draftTemplate()
-    if (draft.error) return (note.textContent = draft.error)
-    const given = token.value.trim()
-    if (!given) return (note.textContent = 'Saving writes a version: give the admin token (ADMIN_TOKEN).')
-    sessionStorage.setItem(ADMIN_KEY, given)
-    note.textContent = 'saving…'
-    const replace = (entry) => {
-      const kept = Object.fromEntries(Object.entries(entry).filter(([k]) => !TEMPLATE_FIELDS.includes(k)))
-      return { ...kept, ...draft.fields }
-    }
-    let written
-    try {
-      written = await writePrompt(prompt, replace, {
-        token: given,
-        label,
-        message: message.value.trim() || 'playground: draft saved',
-      })
-    } catch (e) {
-      written = { error: { code: 'NETWORK', message: e.message } }
-    }
-    if (written.error) return fill(note, errorView(written.error))
-    note.textContent = `Saved the draft as version ${written.version} of ${written.where}.`
-    if (label) labels.add(label)
-    for (const refill of labelLists) refill()
-    // The page now shows what was saved.
-    page.view.label = label
-    page.view.version = null
-    page.reload()
-  }
-
-  return {
-    elements: h(
-      'form',
-      { className: 'versions-row', onsubmit: submit },
-      h('label', {}, 'Label ', labelInput),
-      datalist,
-      h('label', {}, 'Message ', message),
-      h('label', {}, 'Token to write (ADMIN_TOKEN) ', token),
-      h('button', { type: 'submit' }, 'Save draft'),
-      confirm,
-      note,
-    ),
-    reset() {
-      confirm.hidden = true
-    },
-  }
 }
