@@ -52,7 +52,7 @@ export function versionsPanel(host) {
     saving.reset()
     const entries = await view.show(prompt.id, { label, version: page.view.version })
     if (page.prompt !== prompt) return
-    fill(shown, showingText(label, page.view.version, entries))
+    fill(shown, showingText(label, page.view.version, entries), rolledOut(prompt))
     if (other)
       await Promise.all([
         sideA.show(prompt.id, { label, version: entries?.[1]?.version ?? null }),
@@ -74,6 +74,10 @@ function showingText(label, version, entries) {
     entry.message ? ` — ${entry.message}` : '',
   ]
 }
+
+/** With no version picked, a rollout (shown by the shell) chooses the version each render serves. */
+const rolledOut = (prompt) =>
+  prompt.rollout && page.view.version === null ? ' · its renders follow the rollout: pick a version to pin one' : ''
 
 /** Who wrote a version and when, as the history records it. */
 const writtenBy = (entry) => `${entry.by ? `by ${entry.by}, ` : ''}${when(entry.created_at)}`
