@@ -66,7 +66,8 @@ function showingText(label, version, entries) {
   const where = label === null ? 'base' : `label ${label}`
   if (!entries) return `showing: ${where} · ${version === null ? 'as served' : `version ${version}`}`
   const entry = version === null ? entries[0] : entries.find((e) => e.version === version)
-  if (!entry) return `showing: ${where} · ${version === null ? 'no stored version' : `version ${version}`}`
+  // No history (the embedded store's built-in records, or a version not among them): what was asked for.
+  if (!entry) return `showing: ${where} · ${version === null ? 'as served, no version history' : `version ${version}`}`
   const newest = version === null ? ', newest' : ''
   return [
     h('strong', {}, `showing: ${where} · version ${entry.version}`),
