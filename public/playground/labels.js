@@ -32,7 +32,8 @@ export async function loadLabels() {
   for (let pages = 0; pages < MAX_PAGES; pages++) {
     const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''
     // A service without the route (older than the page) or out of reach: no labels listed, one typed in still works.
-    const res = await api(`/api/labels${query}`, { label: null }).catch(() => null)
+    // As every request of the page, with its label (which the listing does not depend on).
+    const res = await api(`/api/labels${query}`).catch(() => null)
     if (!res?.ok) return
     const body = await readJson(res)
     for (const { label } of body.data ?? []) addLabel(label)

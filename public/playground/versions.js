@@ -39,12 +39,13 @@ export function versionsPanel(host) {
     h('details', { className: 'versions-save' }, h('summary', {}, 'Save the draft'), saving.elements),
   )
   host.hidden = false
-  loadLabels()
 
   // A prompt was (re)loaded at page.view: what it shows, and the pickers on its versions. A and B and their
   // comparison stay while the same prompt is shown at another version or label.
   let comparing = null
   page.on('select', async (prompt) => {
+    // The labels once a prompt is shown: not before the prompt list, whose 401 asks for the API token.
+    if (comparing === null) loadLabels()
     const label = page.view.label
     const other = comparing !== prompt.id
     comparing = prompt.id
