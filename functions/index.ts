@@ -80,6 +80,7 @@ import { writes } from './writes'
  * | POST   | /api/prompts/{prompt_id}/rollback                 | rollback.ts            | ADMIN_TOKEN |
  * | POST   | /api/environs/{environ_id}/rollback               | rollback.ts            | ADMIN_TOKEN |
  * | POST   | /api/tools/{tool_id}/rollback                     | rollback.ts            | ADMIN_TOKEN |
+ * | GET    | /api/labels                                       | labels.ts              | API_TOKEN   |
  * | POST   | /api/labels/{label}/promote                       | labels.ts              | ADMIN_TOKEN |
  * | GET    | /api/audit                                        | audit.ts               | API_TOKEN   |
  * | POST   | /api/labels/{label}/promote/requests/{n}/approve  | approvals.ts           | ADMIN_TOKEN |

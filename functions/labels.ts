@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import type { Context } from 'hono'
+import { listLabels } from '../lib/catalog'
 import { ServiceError } from '../lib/errors'
 import {
   API_ERRORS,
@@ -7,6 +8,9 @@ import {
   changesOf,
   errorsOf,
   json,
+  pageOf,
+  paged,
+  storeOf,
   success,
   successOf,
   Routes,
@@ -26,6 +30,7 @@ import type { AppEnv } from '../lib/http'
 import { requestLog } from '../lib/log'
 import { gatedPromote } from '../lib/prompt-tests'
 import { promote, requestPromote } from '../lib/publish'
+import { ListQuery, pageAsked } from './shapes'
 
 /** A label, made for each use: the path's has an example, the query's `to` none (/docs would pre-fill it). */
 const Label = () => z.string().check(z.regex(LABEL_PATTERN, LABEL_RULE))
@@ -64,6 +69,25 @@ const PromoteRequested = once(() =>
     ),
   ),
 )
+
+const LabelList = once(() =>
+  pageOf(
+    'LabelList',
+    z.array(described(z.object({ label: z.string() }), { id: 'LabelEntry', example: { label: 'feat-login' } })),
+  ),
+)
+
+const list = defineRoute('get', '/api/labels', () => ({
+  tags: ['writes'],
+  summary: 'The labels that have records of their own',
+  description:
+    'Read from the record index, a page at a time in byte order: a page costs its labels, never their keys. The embedded store has none.',
+  request: { query: z.omit(ListQuery(), { label: true }) },
+  responses: {
+    200: json('A page of the labels', LabelList()),
+    ...errorsOf(...API_ERRORS, 'BAD_REQUEST'),
+  },
+}))
 
 const route = defineRoute('post', '/api/labels/{label}/promote', () => ({
   tags: ['writes'],
@@ -151,22 +175,27 @@ export async function gatedPromoteOf(
  * tests pass; with PROMOTE_APPROVALS, kept as a request another publisher
  * approves (functions/approvals.ts).
  */
-export const labels = new Routes().openapi(route, async (c) => {
-  const { label } = c.req.valid('param')
-  const { to, dry_run, message, force } = c.req.valid('query')
-  if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
-  requireScope(c, 'promote')
-  const settings = settingsOf(c)
-  if (dry_run === 'true') {
-    const promotions = await promote(writerOf(c), label, { to, dryRun: true, historyLimit: settings.historyLimit })
-    requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
-    return success(c, promotions)
-  }
-  const asked = { to, message, force: force === 'true', by: publisherOf(c).name }
-  if (settings.promoteApprovals) {
-    const { request, by } = await requestPromote(writerOf(c), label, asked)
-    requestLog()?.set('promote_request', { label, to: to ?? null, request })
-    return c.json({ status: 'success' as const, data: { request, label, to: to ?? null, by } }, 202)
-  }
-  return success(c, await gatedPromoteOf(c, label, asked))
-})
+export const labels = new Routes()
+  .openapi(list, async (c) => {
+    const { items, skipped, next } = await listLabels(storeOf(c), pageAsked(c.req.valid('query')))
+    return paged(c, items, skipped, next)
+  })
+  .openapi(route, async (c) => {
+    const { label } = c.req.valid('param')
+    const { to, dry_run, message, force } = c.req.valid('query')
+    if (to === label) throw new ServiceError('BAD_REQUEST', `the label '${label}' cannot be promoted onto itself`)
+    requireScope(c, 'promote')
+    const settings = settingsOf(c)
+    if (dry_run === 'true') {
+      const promotions = await promote(writerOf(c), label, { to, dryRun: true, historyLimit: settings.historyLimit })
+      requestLog()?.set('promoted', { label, to: to ?? null, records: promotions.length, dry_run: true })
+      return success(c, promotions)
+    }
+    const asked = { to, message, force: force === 'true', by: publisherOf(c).name }
+    if (settings.promoteApprovals) {
+      const { request, by } = await requestPromote(writerOf(c), label, asked)
+      requestLog()?.set('promote_request', { label, to: to ?? null, request })
+      return c.json({ status: 'success' as const, data: { request, label, to: to ?? null, by } }, 202)
+    }
+    return success(c, await gatedPromoteOf(c, label, asked))
+  })

@@ -6,10 +6,11 @@
  */
 export { listExtensions, getExtension } from './extensions'
 export type { Extension } from './extensions'
-export { DRAFT_ID, draftPrompt, getPrompt, promptDescription, promptKind } from './prompts'
+export { DRAFT_ID, draftOver, draftPrompt, getPrompt, promptDescription, promptKind } from './prompts'
 export { listPrompts } from './prompt-list'
 export type { PromptPageRequest } from './prompt-list'
 export { DEFAULT_PAGE, MAX_CURSOR_CHARS, MAX_PAGE, allPages } from './paging'
+export { listLabels } from './labels'
 export type { PageRequest, Paged } from './paging'
 export type { Prompt, PromptKind } from './prompts'
 export { environsTooLarge, listEnvironPaths, getEnviron, nestRecords, present } from './environs'

@@ -11,7 +11,7 @@ import type { StaleOptions } from './stale'
 import { UpstashStore } from './upstash'
 import type { UpstashConfig } from './upstash'
 import { runsCommands } from './types'
-import type { CommandStore, Store } from './types'
+import type { CommandStore, Page, Store } from './types'
 
 export type {
   Command,
@@ -136,6 +136,17 @@ export async function noteWrite(store: Store): Promise<void> {
 /** `store` as `label` sees it (labeled.ts); the base when there is no label. */
 export function withLabel<S extends Store>(store: S, label: string | undefined): S | LabeledStore {
   return label === undefined ? store : new LabeledStore(store, label)
+}
+
+/**
+ * A page of the labels that have records of their own, after the label
+ * `after` ('' from the first), from the record index of `store`'s Redis;
+ * the embedded store has none.
+ */
+export function labelPage(store: Store, after: string, limit: number): Promise<Page> {
+  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner)
+    if (at instanceof UpstashStore) return at.labels(after, limit)
+  return Promise.resolve({ keys: [], more: false })
 }
 
 /** The store below the caches and labels `store` reads through, when it runs commands (Redis does; the embedded store does not). */

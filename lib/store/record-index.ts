@@ -68,6 +68,42 @@ export function pageAnswer(result: unknown, limit: number): Page | undefined {
 }
 
 /**
+ * The labels that have keys of their own, in byte order, after the label
+ * ARGV[2] ('' from the first), ARGV[3] + 1 at most (one more says more
+ * follow): one ZRANGE BYLEX of one member per label, each jumping past that
+ * label's keys (`shenma:labels:{label}:` ... up to `{label};`, the byte after
+ * ':'), so that a page costs its labels, never their keys. KEYS the index and
+ * its state; ARGV[1] the labels' prefix. {-1}: there is no index yet.
+ */
+export const LABELS_SCRIPT = `
+if redis.call('HEXISTS', KEYS[2], 'ready') == 0 then return {-1} end
+local prefix, after, most = ARGV[1], ARGV[2], tonumber(ARGV[3]) + 1
+local last = '(' .. string.sub(prefix, 1, -2) .. string.char(string.byte(prefix, -1) + 1)
+local from, labels = '[' .. prefix, {}
+if after ~= '' then from = '[' .. prefix .. after .. ';' end
+while #labels < most do
+  local member = redis.call('ZRANGE', KEYS[1], from, last, 'BYLEX', 'LIMIT', 0, 1)[1]
+  if not member then break end
+  local rest = string.sub(member, #prefix + 1)
+  local at = string.find(rest, ':', 1, true)
+  if at then
+    labels[#labels + 1] = string.sub(rest, 1, at - 1)
+    from = '[' .. prefix .. string.sub(rest, 1, at - 1) .. ';'
+  else
+    from = '(' .. member
+  end
+end
+return {1, labels}
+`
+
+/** LABELS_SCRIPT's answer as a page of labels; undefined when there is no index. */
+export function labelsAnswer(result: unknown, limit: number): Page | undefined {
+  const [ready, labels] = result as [number, unknown[] | undefined]
+  if (ready !== 1 || !labels) return undefined
+  return { keys: labels.slice(0, limit).map(String), more: labels.length > limit }
+}
+
+/**
  * Store.tree in one EVAL, as tree.ts treeOf defines it, a label's view
  * included (labeled.ts: its own key wins, a tombstone hides, and what it
  * hides is not counted). KEYS: the index, its state, the keys asked. ARGV:

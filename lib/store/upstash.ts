@@ -2,12 +2,15 @@ import { Redis, errors } from '@upstash/redis/cloudflare'
 import type { Pipeline } from '@upstash/redis/cloudflare'
 import { ServiceError } from '../errors'
 import { describeError } from '../log'
-import { matchUnder } from './keys'
+import { ROOT, matchUnder } from './keys'
 import { LabeledStore } from './labeled'
 import {
   INDEX_KEYS,
+  LABELS_SCRIPT,
+  isRecordKey,
   PAGE_SCRIPT,
   TREE_SCRIPT,
+  labelsAnswer,
   noIndex,
   pageAnswer,
   pageArgs,
@@ -128,6 +131,25 @@ export class UpstashStore implements Store, CommandStore {
     if (answer) return answer
     noIndex('page')
     return this.#walked.page(prefix, after, limit)
+  }
+
+  /**
+   * A page of the labels with keys of their own, after `after` (a label;
+   * '' from the first): one EVAL on the record index (LABELS_SCRIPT);
+   * before its first reconcile, a walk of the keyspace.
+   */
+  async labels(after: string, limit: number): Promise<Page> {
+    const prefix = `${ROOT}labels:`
+    const answer = await this.#call('EVAL', async () =>
+      labelsAnswer(await this.#read.eval(LABELS_SCRIPT, [...INDEX_KEYS], [prefix, after, String(limit)]), limit),
+    )
+    if (answer) return answer
+    noIndex('labels')
+    // Ordered as the index orders them: by their keys, `{label}:` (so `a-1` comes before `a`).
+    const records = (await this.scan(prefix)).filter(isRecordKey)
+    const labels = new Set(records.map((key) => key.slice(prefix.length, key.indexOf(':', prefix.length) + 1)))
+    const page = pageOf([...labels].sort(), after === '' ? '' : `${after}:`, limit)
+    return { keys: page.keys.map((label) => label.slice(0, -1)), more: page.more }
   }
 
   /** One EVAL on the record index (record-index.ts TREE_SCRIPT); before its first reconcile, a walk of the keyspace. */

@@ -35,6 +35,7 @@ const EXECUTED: Record<string, { status: number; code?: string }> = {
   'GET /api/environs/{environ_id}/versions': { status: 200 },
   'GET /api/tools/{tool_id}/versions': { status: 200 },
   'GET /api/audit': { status: 200 },
+  'GET /api/labels': { status: 200 },
   'POST /mcp': { status: 200 },
   'GET /v1/models': { status: 200 },
 }
