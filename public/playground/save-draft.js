@@ -27,8 +27,13 @@ export function saveDraftForm() {
     { className: 'confirm', role: 'alertdialog', 'aria-label': 'Save to the base?', hidden: true },
     h('strong', {}, 'Save to the base? '),
     'Every caller without a label is served it.',
-    h('button', { type: 'button', onclick: () => save(null) }, 'Confirm'),
-    h('button', { type: 'button', onclick: () => (confirm.hidden = true) }, 'Cancel'),
+    h(
+      'span',
+      {},
+      h('button', { type: 'button', onclick: () => save(null) }, 'Confirm'),
+      ' ',
+      h('button', { type: 'button', onclick: () => (confirm.hidden = true) }, 'Cancel'),
+    ),
   )
   const datalist = h('datalist', { id: listId })
   onLabels(() =>
