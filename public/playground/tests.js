@@ -3,13 +3,11 @@
 // draft being edited (sent with the stored cases) or the stored text, each
 // shown with its result: a fail with each assertion's expected and actual, a
 // skip or an error with its reason. The args can be saved as a new case: the
-// record, read as stored, written back with it (PUT, with the admin token).
+// record, read as stored, written back with it (records.js).
 import { api, readJson } from './api.js'
 import { $, errorView, fill, h } from './dom.js'
 import { page } from './page.js'
-
-/** Where the admin token is kept, for this tab only, as the API token is. */
-const ADMIN_KEY = 'ai-prompt-shell.admin-token'
+import { ADMIN_KEY, writePrompt } from './records.js'
 /** A case's name at most, as the schema bounds it. */
 const MAX_NAME_CHARS = 100
 
@@ -99,15 +97,11 @@ export function testsPanel() {
   /** Writes the record with `testCase` added, then shows the cases as now stored (the template being edited is kept). */
   async function saveCase(prompt, testCase, token) {
     const note = $('save-note')
-    const write = await withCase(prompt, testCase, token)
-    if (write.error) return fill(note, errorView(write.error))
-    const message = encodeURIComponent(`playground: test case "${testCase.name}" added`)
-    const res = await api(`${write.path}?message=${message}`, { method: 'PUT', body: write.record, token })
-    const answer = await readJson(res)
-    if (!res.ok) return fill(note, errorView(answer))
-    const { version, label: written } = answer.data
-    const where = `${write.path.slice('/api/'.length)}${written ? ` in label ${written}` : ''}`
-    note.textContent = `Saved "${testCase.name}" as version ${version} of ${where}.`
+    const append = (entry) => ({ ...entry, tests: [...(entry.tests ?? []), testCase] })
+    const message = `playground: test case "${testCase.name}" added`
+    const written = await writePrompt(prompt, append, { token, message })
+    if (written.error) return fill(note, errorView(written.error))
+    note.textContent = `Saved "${testCase.name}" as version ${written.version} of ${written.where}.`
     $('case-name').value = ''
     const reread = await api(`/api/prompts/${encodeURIComponent(prompt.id)}`)
     const body = await readJson(reread)
@@ -158,48 +152,3 @@ function caseView(report) {
 }
 
 const asText = (value) => (typeof value === 'string' ? value : JSON.stringify(value))
-
-/**
- * The record that keeps the prompt, as stored, with `testCase` appended to the
- * prompt's tests: `{path, record}` to PUT, or `{error}`. A direct prompt's
- * record is its newest version; an extension's prompt is written as its
- * extension, found as the service finds it (the id split at each dot in turn).
- */
-async function withCase(prompt, testCase, token) {
-  const append = (entry) => ({ ...entry, tests: [...(entry.tests ?? []), testCase] })
-  if (prompt.origin === 'direct') {
-    const path = `/api/prompts/${encodeURIComponent(prompt.id)}`
-    const stored = await newestRecord(path, token)
-    return stored.error ? stored : { path, record: append(stored.record) }
-  }
-  for (let dot = prompt.id.indexOf('.'); dot > 0; dot = prompt.id.indexOf('.', dot + 1)) {
-    const path = `/api/extensions/${encodeURIComponent(prompt.id.slice(0, dot))}`
-    const res = await api(path, { token })
-    const body = await readJson(res)
-    if (res.status === 404) continue
-    if (!res.ok) return { error: body }
-    const name = prompt.id.slice(dot + 1)
-    const prompts = body.data.contributes?.prompts ?? []
-    const at = prompts.findIndex((p) => p.name === name)
-    if (at < 0) continue
-    const record = {
-      ...body.data,
-      contributes: { ...body.data.contributes, prompts: prompts.with(at, append(prompts[at])) },
-    }
-    return { path, record }
-  }
-  return { error: { code: 'NOT_FOUND', message: `no extension contributes ${prompt.id}` } }
-}
-
-/** A direct prompt's record as its newest version stores it (GET .../versions, then that version). */
-async function newestRecord(path, token) {
-  const list = await api(`${path}/versions`, { token })
-  const versions = await readJson(list)
-  if (!list.ok) return { error: versions }
-  const newest = versions.data[0]
-  if (!newest || newest.deleted)
-    return { error: { code: 'NOT_SENT', message: 'the prompt has no stored version to add the case to' } }
-  const one = await api(`${path}/versions/${newest.version}`, { token })
-  const body = await readJson(one)
-  return one.ok ? { record: body.data.value } : { error: body }
-}

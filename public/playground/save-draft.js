@@ -1,0 +1,120 @@
+// "Save draft" of the versions panel: the edited template written with the
+// admin token as a new version of the prompt into a label, typed or picked;
+// the base (no label) only after "Save to the base?" is confirmed in the page.
+import { errorView, fill, h } from './dom.js'
+import { addLabel, knownLabels, LABEL, LABEL_RULE, onLabels } from './labels.js'
+import { page } from './page.js'
+import { ADMIN_KEY, writePrompt } from './records.js'
+
+/** The record fields that hold a prompt's template: what saving the draft replaces. */
+const TEMPLATE_FIELDS = ['prompt', 'messages']
+
+/**
+ * The form that saves page.draft()'s template as a new version in a label
+ * (typed, or picked from the known ones); the base (no label) asks "Save to
+ * the base?" in the page first.
+ */
+export function saveDraftForm() {
+  const listId = 'versions-labels'
+  const labelInput = h('input', { type: 'text', placeholder: 'label (empty: the base)', maxLength: 63 })
+  // `list` is a read-only property: only its attribute names the datalist.
+  labelInput.setAttribute('list', listId)
+  const message = h('input', { type: 'text', placeholder: 'what changed', maxLength: 200 })
+  const token = h('input', { type: 'password', autocomplete: 'off', placeholder: 'ADMIN_TOKEN' })
+  const note = h('p', { className: 'note', 'data-testid': 'save-draft-note', 'aria-live': 'polite' })
+  const confirm = h(
+    'div',
+    { className: 'confirm', role: 'alertdialog', 'aria-label': 'Save to the base?', hidden: true },
+    h('strong', {}, 'Save to the base? '),
+    'Every caller without a label is served it.',
+    h(
+      'span',
+      {},
+      h('button', { type: 'button', onclick: () => save(null) }, 'Confirm'),
+      ' ',
+      h('button', { type: 'button', onclick: () => (confirm.hidden = true) }, 'Cancel'),
+    ),
+  )
+  const datalist = h('datalist', { id: listId })
+  onLabels(() =>
+    fill(
+      datalist,
+      knownLabels().map((l) => h('option', { value: l })),
+    ),
+  )
+  token.value = sessionStorage.getItem(ADMIN_KEY) ?? ''
+
+  /** The draft's template fields, or why there is nothing to save. */
+  function draftTemplate() {
+    const draft = page.draft()
+    if (draft?.error) return { error: draft.error }
+    const fields = Object.fromEntries(TEMPLATE_FIELDS.filter((k) => draft?.[k] != null).map((k) => [k, draft[k]]))
+    const same = TEMPLATE_FIELDS.every(
+      (k) => JSON.stringify(fields[k] ?? null) === JSON.stringify(page.prompt?.[k] ?? null),
+    )
+    return same ? { error: 'Nothing to save: the template is as stored. Edit it first.' } : { fields }
+  }
+
+  function submit(event) {
+    event.preventDefault()
+    confirm.hidden = true
+    const label = labelInput.value.trim()
+    if (label && !LABEL.test(label)) return (note.textContent = LABEL_RULE)
+    if (!label) {
+      note.textContent = ''
+      confirm.hidden = false
+      return confirm.querySelector('button').focus()
+    }
+    save(label)
+  }
+
+  async function save(label) {
+    confirm.hidden = true
+    const prompt = page.prompt
+    if (!prompt) return
+    const draft = draftTemplate()
+    if (draft.error) return (note.textContent = draft.error)
+    const given = token.value.trim()
+    if (!given) return (note.textContent = 'Saving writes a version: give the admin token (ADMIN_TOKEN).')
+    sessionStorage.setItem(ADMIN_KEY, given)
+    note.textContent = 'saving…'
+    const replace = (entry) => {
+      const kept = Object.fromEntries(Object.entries(entry).filter(([k]) => !TEMPLATE_FIELDS.includes(k)))
+      return { ...kept, ...draft.fields }
+    }
+    let written
+    try {
+      written = await writePrompt(prompt, replace, {
+        token: given,
+        label,
+        message: message.value.trim() || 'playground: draft saved',
+      })
+    } catch (e) {
+      written = { error: { code: 'NETWORK', message: e.message } }
+    }
+    if (written.error) return fill(note, errorView(written.error))
+    note.textContent = `Saved the draft as version ${written.version} of ${written.where}.`
+    addLabel(label)
+    // The page now shows what was saved.
+    page.view.label = label
+    page.view.version = null
+    page.reload()
+  }
+
+  return {
+    elements: h(
+      'form',
+      { className: 'versions-row', onsubmit: submit },
+      h('label', {}, 'Label ', labelInput),
+      datalist,
+      h('label', {}, 'Message ', message),
+      h('label', {}, 'Token to write (ADMIN_TOKEN) ', token),
+      h('button', { type: 'submit' }, 'Save draft'),
+      confirm,
+      note,
+    ),
+    reset() {
+      confirm.hidden = true
+    },
+  }
+}

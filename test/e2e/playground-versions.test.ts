@@ -1,0 +1,161 @@
+// The playground's versions panel in Chromium, against `npm run dev:redis` (a
+// real redis-server, writes enabled with the dev admin token): the version
+// shown is said with who wrote it and when; two versions picked show their
+// diff and their renders side by side with the same args; the view moves to
+// an older version; a draft saved into a label with the admin token is what
+// the API then renders in that label; saving to the base asks first, in the page.
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../support/browser'
+import { newPage, textOf } from '../support/playground-page'
+import type { PlaygroundPage } from '../support/playground-page'
+import { startDev } from '../support/wrangler-dev'
+import type { DevServer } from '../support/wrangler-dev'
+
+const ADMIN_TOKEN = 'dev-admin-token'
+const PROMPT = 'team.versioned'
+const PARAMETERS = { name: { type: 'string', default: 'Ada' } }
+const FIRST = 'Hello {{.args.name}}\nSee you.'
+const SECOND = 'Hello {{.args.name}}\nHow are you?\nSee you.'
+
+interface Answer {
+  rendered_prompt?: unknown
+  data?: { parameters?: { properties?: unknown } }
+}
+
+let dev: DevServer
+let browser: Browser
+
+/** A request to the service with the admin token; its status and body. */
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Answer }> {
+  const res = await fetch(`${dev.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: res.status, body: (await res.json()) as Answer }
+}
+
+/** What the API renders for the prompt in `label` (the base when null) with `name`. */
+async function rendered(label: string | null, name: string): Promise<unknown> {
+  const query = label === null ? '' : `?label=${label}`
+  return (await call('POST', `/api/prompts/${PROMPT}/render${query}`, { args: { name } })).body.rendered_prompt
+}
+
+beforeAll(async () => {
+  dev = await startDev({}, 'dev:redis')
+  expect(
+    (await call('PUT', `/api/prompts/${PROMPT}?message=first`, { prompt: FIRST, parameters: PARAMETERS })).status,
+  ).toBe(200)
+  expect(
+    (await call('PUT', `/api/prompts/${PROMPT}?message=asks`, { prompt: SECOND, parameters: PARAMETERS })).status,
+  ).toBe(200)
+  browser = await launchChromium()
+}, 90_000)
+afterAll(async () => {
+  await browser?.close()
+  await dev?.stop()
+})
+
+describe("the playground's versions", () => {
+  let shown: PlaygroundPage
+
+  beforeAll(async () => {
+    shown = await newPage(browser)
+  })
+  afterAll(() => shown?.context.close())
+
+  it('says which version it shows, and shows the diff and side-by-side renders of two versions picked', async () => {
+    const { page, problems } = shown
+    await page.goto(`${dev.url}/playground#${PROMPT}`)
+    await textOf(page, 'version-shown', ['showing: base · version 2', 'newest', 'by admin', 'UTC', 'asks'])
+    await page.getByTestId('args-editor').fill(JSON.stringify({ name: 'Grace' }))
+    await page.getByText('Compare two versions or labels').click()
+    await page.getByTestId('version-a').selectOption('1')
+    await page.getByTestId('version-b').selectOption('2')
+    await page.getByRole('button', { name: 'Compare', exact: true }).click()
+    await textOf(page, 'version-compare', ['A (base · version 1) → B (base · version 2)'])
+    const diff = await page
+      .getByTestId('version-diff')
+      .locator('.diff > div')
+      .evaluateAll((rows) => rows.map((row) => `${row.className} ${row.textContent}`))
+    expect(diff).toEqual(['diff-same  Hello {{.args.name}}', 'diff-add +How are you?', 'diff-same  See you.'])
+    expect(await page.getByTestId('compare-render-a').locator('pre').textContent()).toBe('Hello Grace\nSee you.')
+    expect(await page.getByTestId('compare-render-b').locator('pre').textContent()).toBe(
+      'Hello Grace\nHow are you?\nSee you.',
+    )
+    expect(problems).toEqual([])
+  })
+
+  it('moves the view to an older version: the editor holds its text and the panel says so', async () => {
+    const { page, problems } = shown
+    await page.getByTestId('version-showing').selectOption('1')
+    await textOf(page, 'version-shown', ['showing: base · version 1 (by admin', 'first'])
+    // The panel says what it shows once the prompt is loaded into the editor at that version.
+    expect(await page.getByTestId('template-editor').inputValue()).toBe(FIRST)
+    expect(problems).toEqual([])
+  })
+
+  it('saves the draft into a label with the admin token: the API renders it there, the base unchanged', async () => {
+    const { page, problems, requests } = shown
+    await page.getByTestId('template-editor').fill('Hi {{.args.name}} from the label')
+    await page.getByText('Save the draft').click()
+    await page.getByLabel('Label', { exact: true }).fill('feat-draft')
+    await page.getByLabel('Message').fill('a friendlier hello')
+    await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(ADMIN_TOKEN)
+    await page.getByRole('button', { name: 'Save draft' }).click()
+    await textOf(page, 'save-draft-note', [`Saved the draft as version`, `of prompts/${PROMPT} in label feat-draft`])
+    await textOf(page, 'version-shown', ['showing: label feat-draft · version', 'a friendlier hello'])
+    expect(await page.getByTestId('label-showing').inputValue()).toBe('feat-draft')
+    expect(requests.filter((r) => r.startsWith('PUT '))).toEqual([
+      `PUT ${dev.url}/api/prompts/${PROMPT}?message=a+friendlier+hello&label=feat-draft`,
+    ])
+    expect(await rendered('feat-draft', 'Bo')).toBe('Hi Bo from the label')
+    expect(await rendered(null, 'Bo')).toBe('Hello Bo\nHow are you?\nSee you.')
+    const stored = await call('GET', `/api/prompts/${PROMPT}?label=feat-draft`)
+    expect(stored.body.data?.parameters?.properties).toEqual(PARAMETERS)
+    expect(problems).toEqual([])
+  })
+
+  it('asks "Save to the base?" in the page before writing the base, then writes it', async () => {
+    const { page, problems, requests } = shown
+    await page.getByTestId('template-editor').fill('Hello {{.args.name}}, from the base')
+    await page.getByLabel('Label', { exact: true }).fill('')
+    const puts = () => requests.filter((r) => r.startsWith('PUT ')).length
+    const before = puts()
+    await page.getByRole('button', { name: 'Save draft' }).click()
+    const confirm = page.getByRole('alertdialog', { name: 'Save to the base?' })
+    await confirm.waitFor()
+    expect(puts()).toBe(before)
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    expect(await confirm.isHidden()).toBe(true)
+    expect(puts()).toBe(before)
+
+    await page.getByRole('button', { name: 'Save draft' }).click()
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await textOf(page, 'save-draft-note', [`Saved the draft as version 3 of prompts/${PROMPT}.`])
+    await textOf(page, 'version-shown', ['showing: base · version 3'])
+    expect(puts()).toBe(before + 1)
+    expect(await rendered(null, 'Bo')).toBe('Hello Bo, from the base')
+    expect(await rendered('feat-draft', 'Bo')).toBe('Hi Bo from the label')
+    expect(problems).toEqual([])
+  })
+})
+
+describe("the playground's labels", () => {
+  it('lists the labels that have records (GET /api/labels) and shows the prompt in the one picked', async () => {
+    const { context, page, problems, requests } = await newPage(browser)
+    try {
+      await page.goto(`${dev.url}/playground#${PROMPT}`)
+      await textOf(page, 'version-shown', ['showing: base · version 3'])
+      expect(requests).toContain(`GET ${dev.url}/api/labels`)
+      await page.getByTestId('label-showing').selectOption('feat-draft')
+      await textOf(page, 'version-shown', ['showing: label feat-draft', 'a friendlier hello'])
+      expect(await page.getByTestId('template-editor').inputValue()).toBe('Hi {{.args.name}} from the label')
+      expect(requests).toContain(`GET ${dev.url}/api/prompts/${PROMPT}?label=feat-draft`)
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
