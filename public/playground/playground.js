@@ -8,10 +8,12 @@ import { chatPanel } from './chat.js'
 import { $, errorView, fill, h } from './dom.js'
 import { promptEditor } from './editor.js'
 import { page } from './page.js'
-import { defaultArgs, schemaForm } from './schema-form.js'
+import { shortcuts } from './shortcuts.js'
+import { exampleArgs, schemaForm } from './schema-form.js'
 import { testsPanel } from './tests.js'
 import { variablesPanel } from './variables.js'
 import { versionsPanel } from './versions.js'
+import { timingView } from './waterfall.js'
 
 const DEBOUNCE_MS = 300
 const state = {
@@ -90,7 +92,7 @@ function showList() {
             title: p.description ?? '',
             onclick: () => selectPrompt(p.id),
           },
-          h('strong', {}, p.id),
+          h('strong', { className: 'id', title: p.id }, p.id),
           h('small', {}, `${p.kind} · ${(p.supports ?? []).join(', ') || 'no supports'}`),
         ),
       ),
@@ -123,20 +125,50 @@ async function loadPrompt(id) {
   $('empty').hidden = true
   $('prompt').hidden = false
   $('prompt-id').textContent = prompt.id
+  $('prompt-id').title = prompt.id
   $('prompt-description').textContent = prompt.description ?? ''
   showRollout(prompt.rollout)
-  const args = defaultArgs(prompt.parameters)
-  argsEditor.value = JSON.stringify(args, null, 2)
-  state.form = schemaForm(prompt.parameters, editArgs)
+  const example = exampleArgs(prompt)
+  const kept = keptArgs()
+  argsEditor.value = kept ?? JSON.stringify(example.args, null, 2)
+  $('args-note').textContent = kept !== null ? 'Your args for this prompt, kept in this tab.' : argsSource(example)
+  state.form = schemaForm(prompt.parameters, editArgs, example.examples)
   fill($('params-form'), state.form.elements)
-  state.form.show(args)
-  fill($('reads'))
-  fill($('arg-reads'))
-  fill($('tools'))
+  state.form.show(parsedArgs().args ?? {})
+  showAnalysis(null)
   showDraft()
   showList()
   page.emit('select', prompt)
   render()
+}
+
+/** Where the args shown on open came from. */
+function argsSource({ from }) {
+  if (from === 'defaults') return "Args from the parameters' defaults."
+  if (from === 'placeholders') return 'Example values for the required parameters: replace them with real ones.'
+  return `Args of the ${from}.`
+}
+
+// ---- args kept per prompt (and label) in this tab
+
+const ARGS_KEY = 'ai-prompt-shell.args:'
+/** Args longer than this are not kept (sessionStorage is small and shared by the tab). */
+const MAX_KEPT_CHARS = 64 * 1024
+
+const argsKey = () => `${ARGS_KEY}${page.view.label ?? ''}:${page.prompt.id}`
+
+/** The args text typed for the selected prompt earlier in this tab, or null. */
+function keptArgs() {
+  return sessionStorage.getItem(argsKey())
+}
+
+function keepArgs() {
+  if (!page.prompt || argsEditor.value.length > MAX_KEPT_CHARS) return
+  try {
+    sessionStorage.setItem(argsKey(), argsEditor.value)
+  } catch {
+    // Storage full or off: the args are just not kept.
+  }
 }
 
 /** The rollout serving the prompt, read-only: its versions and weights, and what keeps a caller on one. */
@@ -189,6 +221,7 @@ function editArgs(change) {
   change(args)
   argsEditor.value = JSON.stringify(args, null, 2)
   $('args-note').textContent = ''
+  keepArgs()
   page.emit('edit')
   scheduleRender()
 }
@@ -232,12 +265,12 @@ async function render() {
   page.rendered = answer
   page.emit('rendered', answer)
   editor.markError(answer.status === 'success' ? null : answer)
+  showAnalysis(answer.analysis ?? null, 'unknown')
   if (!res?.ok || answer.status !== 'success') return showError(answer)
   fill($('render-output'), renderedView(answer.rendered_prompt))
   const warnings = answer.warnings ?? []
   fill($('warnings'), warnings.length === 0 ? h('li', { className: 'note' }, 'none') : warnings.map(warningView))
-  showAnalysis(answer.analysis)
-  showTiming(answer.timing)
+  fill($('timing'), timingView(answer.timing))
 }
 
 function renderedView(rendered) {
@@ -265,49 +298,20 @@ function showError(error) {
   fill($('timing'))
 }
 
-function showAnalysis(analysis) {
+/** What the template reads and calls (a render's, failed or not, when it compiled); null: unknown yet. */
+function showAnalysis(analysis, unknown = '…') {
   const chips = (names) =>
     names.length === 0
       ? h('span', { className: 'note' }, 'none')
-      : names.map((n) => h('code', { className: 'chip' }, n))
-  if (!analysis) return
+      : names.map((n) => h('code', { className: 'chip id', title: n }, n))
+  if (!analysis) {
+    for (const id of ['reads', 'arg-reads', 'tools']) fill($(id), h('span', { className: 'note' }, unknown))
+    return
+  }
   const reads = analysis.reads ?? []
   fill($('reads'), chips(reads.filter((r) => !r.startsWith('args.') && r !== 'args')))
   fill($('arg-reads'), chips(reads.filter((r) => r.startsWith('args.'))))
   fill($('tools'), chips(analysis.tools ?? []))
-}
-
-const ms = (n) => `${Math.round(n * 10) / 10} ms`
-
-function showTiming(timing) {
-  if (!timing) return fill($('timing'), h('p', { className: 'note' }, 'The answer has no timing.'))
-  const phases = Object.entries(timing.phases ?? {}).map(([name, value]) => `${name} ${ms(value)}`)
-  const calls = timing.calls ?? []
-  const span = Math.max(timing.total_ms ?? 0, ...calls.map((c) => c.start_ms + c.ms), 1)
-  const pct = (n) => `${Math.min(100, (n / span) * 100)}%`
-  fill(
-    $('timing'),
-    h('p', {}, `total ${ms(timing.total_ms ?? 0)}`, phases.length ? ` · ${phases.join(' · ')}` : ''),
-    calls.length === 0
-      ? h('p', { className: 'note' }, 'No tool calls.')
-      : h(
-          'ol',
-          { className: 'waterfall' },
-          calls.map((c) =>
-            h(
-              'li',
-              { className: `call ${c.outcome}` },
-              h('span', { className: 'tool', title: c.tool }, c.tool),
-              h(
-                'span',
-                { className: 'track' },
-                h('span', { className: 'bar', style: `left:${pct(c.start_ms)};width:max(2px,${pct(c.ms)})` }),
-              ),
-              h('span', { className: 'took' }, `${c.outcome} ${ms(c.ms)}`),
-            ),
-          ),
-        ),
-  )
 }
 
 // ---- the service
@@ -329,6 +333,7 @@ argsEditor.addEventListener('input', () => {
   const { args, error } = parsedArgs()
   $('args-note').textContent = error ?? ''
   if (args) state.form?.show(args)
+  keepArgs()
   page.emit('edit')
 })
 $('render-button').addEventListener('click', render)
@@ -345,6 +350,7 @@ Object.assign(page, {
   render,
   reload: () => page.prompt && loadPrompt(page.prompt.id),
 })
+shortcuts(selectPrompt)
 testsPanel()
 variablesPanel($('variables'))
 versionsPanel($('versions'))

@@ -13,20 +13,82 @@ export function defaultArgs(schema) {
   return args
 }
 
+/** A value of a property's type, for a parameter with neither a default nor a test case's value. */
+function placeholder(name, property) {
+  if (Array.isArray(property.examples) && property.examples.length > 0) return property.examples[0]
+  if (Array.isArray(property.enum) && property.enum.length > 0) return property.enum[0]
+  if (property.const !== undefined) return property.const
+  const type = Array.isArray(property.type) ? property.type[0] : property.type
+  switch (type) {
+    case 'number':
+    case 'integer':
+      return 1
+    case 'boolean':
+      return false
+    case 'array':
+      return []
+    case 'object':
+      return {}
+    default:
+      return `example ${name}`
+  }
+}
+
+/**
+ * Args a prompt renders with on open, and where they came from: its
+ * defaults when they cover every required parameter; else the first test
+ * case's args over the defaults; else placeholders for the required
+ * parameters still missing, named in `examples` (name -> placeholder) so the
+ * form can mark them as made up.
+ */
+export function exampleArgs(prompt) {
+  const schema = prompt.parameters
+  const args = defaultArgs(schema)
+  const required = (schema?.required ?? []).filter((name) => typeof name === 'string')
+  const missing = () => required.filter((name) => args[name] === undefined)
+  if (missing().length === 0) return { args, from: 'defaults', examples: new Map() }
+  const testArgs = prompt.tests?.[0]?.args
+  if (testArgs && typeof testArgs === 'object' && !Array.isArray(testArgs)) {
+    Object.assign(args, testArgs)
+    if (missing().length === 0) return { args, from: `test case "${prompt.tests[0].name}"`, examples: new Map() }
+  }
+  const examples = new Map()
+  for (const name of missing()) {
+    args[name] = placeholder(name, schema?.properties?.[name] ?? {})
+    examples.set(name, args[name])
+  }
+  return { args, from: 'placeholders', examples }
+}
+
 /**
  * The form's elements, and `show(args)`, which sets its inputs from args.
  * `edit(change)` is called with a function that changes the args object.
+ * `examples` (name -> placeholder): a field still holding its placeholder
+ * shows an "example" badge.
  */
-export function schemaForm(schema, edit) {
+export function schemaForm(schema, edit, examples = new Map()) {
   const required = new Set(schema?.required ?? [])
   const fields = []
   const rows = Object.entries(schema?.properties ?? {}).map(([name, property]) => {
     const field = fieldFor(name, property ?? {}, edit)
-    if (field.show) fields.push(field)
+    const badge = h('span', { className: 'badge', title: 'A made-up value: type a real one' }, 'example')
+    badge.hidden = true
+    fields.push({
+      show(args) {
+        field.show?.(args)
+        badge.hidden = !examples.has(name) || JSON.stringify(args[name]) !== JSON.stringify(examples.get(name))
+      },
+    })
     return h(
       'div',
       { className: 'field' },
-      h('label', { htmlFor: `param-${name}` }, h('code', {}, name), required.has(name) ? ' (required)' : ''),
+      h(
+        'label',
+        { htmlFor: `param-${name}` },
+        h('code', { className: 'id' }, name),
+        required.has(name) ? ' (required) ' : ' ',
+        badge,
+      ),
       field.input,
       property?.description ? h('small', {}, property.description) : null,
       property?.default !== undefined ? h('small', {}, `default: ${JSON.stringify(property.default)}`) : null,
