@@ -18,12 +18,12 @@ const json = (value) => JSON.stringify(value, null, 2)
  * null when it failed (then `turn` shows why).
  */
 export async function readAnswer(res, turn, started, signal) {
-  const text = h('pre', { className: 'text' })
+  const text = h('pre', { className: 'chat-text' })
   const details = h('div', { className: 'details' })
   const latency = h('p', { className: 'latency note', 'data-role': 'latency' })
   fill(turn, text, details, latency)
   if (!res.ok) {
-    turn.classList.add('failed')
+    turn.dataset.state = 'failed'
     details.append(errorView(await readJson(res)))
     return null
   }
@@ -57,6 +57,7 @@ export async function readAnswer(res, turn, started, signal) {
   } catch (e) {
     if (signal.aborted) {
       latency.textContent = 'stopped'
+      turn.dataset.state = 'stopped'
       return null
     }
     answer.failed = true
@@ -68,7 +69,7 @@ export async function readAnswer(res, turn, started, signal) {
     answer.firstToken === null ? 'no text' : `first token ${ms(answer.firstToken - started)}`,
     `total ${ms(done - started)}`,
   ].join(' · ')
-  turn.classList.add(answer.failed ? 'failed' : 'done')
+  turn.dataset.state = answer.failed ? 'failed' : 'done'
   return answer.failed ? null : answer.content
 }
 
@@ -101,11 +102,13 @@ function stepRows(step) {
       { className: `call ${call.outcome}`, 'data-role': 'call' },
       h('td', {}, String(step.step ?? '')),
       h('td', { className: 'tool' }, h('code', {}, call.tool)),
-      h('td', {}, h('pre', { className: 'arguments' }, clipped(json(call.arguments), call.arguments_chars))),
+      h('td', {}, h('pre', { className: 'call-arguments' }, clipped(json(call.arguments), call.arguments_chars))),
       h(
         'td',
         {},
-        call.result === undefined ? '' : h('pre', { className: 'result' }, clipped(call.result, call.result_chars)),
+        call.result === undefined
+          ? ''
+          : h('pre', { className: 'call-result' }, clipped(call.result, call.result_chars)),
       ),
       h('td', { className: 'outcome' }, call.outcome),
       h('td', { className: 'took' }, ms(call.ms ?? 0)),

@@ -180,21 +180,20 @@ function column(prefix, title) {
           'li',
           { className: 'turn user', 'data-role': 'user' },
           first ? h('p', { className: 'note' }, base.draft ? 'the rendered draft' : 'the rendered prompt') : null,
-          text === '' ? null : h('pre', { className: 'text' }, text),
+          text === '' ? null : h('pre', { className: 'chat-text' }, text),
         ),
       )
-      const turn = h('li', { className: 'turn assistant streaming', 'data-role': 'assistant' })
+      const turn = h('li', { className: 'turn assistant', 'data-role': 'assistant', 'data-state': 'streaming' })
       transcript.append(turn)
       const started = performance.now()
       let res
       try {
         res = await api(path, { method: 'POST', body, signal })
       } catch (e) {
-        if (signal.aborted) return turn.classList.add('stopped')
+        if (signal.aborted) return (turn.dataset.state = 'stopped')
         res = new Response(JSON.stringify({ code: 'NETWORK', message: e.message }), { status: 599 })
       }
       const content = await readAnswer(res, turn, started, signal)
-      turn.classList.remove('streaming')
       if (content !== null) messages = [...sent, { role: 'assistant', content }]
     },
   }

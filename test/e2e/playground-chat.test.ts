@@ -69,8 +69,8 @@ async function answered(page: Page, column: 'chat' | 'compare', n: number) {
     .getByTestId(`${column}-output`)
     .locator('.turn.assistant')
     .nth(n - 1)
-  await turn.locator('xpath=self::*[contains(@class, "done") or contains(@class, "failed")]').waitFor()
-  expect(await turn.getAttribute('class')).toContain('done')
+  await turn.locator('xpath=self::*[@data-state="done" or @data-state="failed"]').waitFor()
+  expect(await turn.getAttribute('data-state')).toBe('done')
   return turn
 }
 
@@ -109,13 +109,13 @@ describe('the chat panel', () => {
     expect(sent).not.toHaveProperty('messages')
 
     const turn = await answered(page, 'chat', 1)
-    expect(await turn.locator('.text').textContent()).toBe(ANSWER)
+    expect(await turn.locator('.chat-text').textContent()).toBe(ANSWER)
     // Its tool step: the tool, the arguments and the tool server's answer (an echo of the call), outcome and time.
     const calls = turn.locator('[data-role=call]')
     expect(await calls.count()).toBe(1)
     expect(await calls.locator('.tool').textContent()).toBe('codebase_lookup_ref')
-    expect(JSON.parse((await calls.locator('.arguments').textContent()) ?? '')).toEqual({ symbol: SYMBOL })
-    expect(await calls.locator('.result').textContent()).toContain(`/codebase/refs/${SYMBOL}`)
+    expect(JSON.parse((await calls.locator('.call-arguments').textContent()) ?? '')).toEqual({ symbol: SYMBOL })
+    expect(await calls.locator('.call-result').textContent()).toContain(`/codebase/refs/${SYMBOL}`)
     expect(await calls.locator('.outcome').textContent()).toBe('ok')
     expect(await calls.locator('.took').textContent()).toMatch(/^\d+ ms$/)
     // Parsed against `returns`, and the usage of both rounds summed.
@@ -150,13 +150,13 @@ describe('the chat panel', () => {
     await page.getByTestId('chat-button').click()
     const first = await answered(page, 'chat', 1)
     // The stand-in echoes the last message, word by word: each word appended as it came.
-    expect(await first.locator('.text').textContent()).toBe(`echo: ${RENDERED_DRAFT}`)
-    expect(await first.locator('.text').evaluate((el) => el.childNodes.length)).toBeGreaterThan(1)
+    expect(await first.locator('.chat-text').textContent()).toBe(`echo: ${RENDERED_DRAFT}`)
+    expect(await first.locator('.chat-text').evaluate((el) => el.childNodes.length)).toBeGreaterThan(1)
 
     await page.getByTestId('chat-input').fill('And the second symbol?')
     await page.getByTestId('chat-button').click()
     const second = await answered(page, 'chat', 2)
-    expect(await second.locator('.text').textContent()).toBe('echo: And the second symbol?')
+    expect(await second.locator('.chat-text').textContent()).toBe('echo: And the second symbol?')
     const bodies = await received(model)
     expect(bodies).toHaveLength(2)
     expect(bodies[0]).not.toHaveProperty('temperature')
@@ -184,8 +184,8 @@ describe('the chat panel', () => {
     await page.getByTestId('chat-model-b').fill('model-b')
     await page.getByTestId('chat-button').click()
     const [a, b] = await Promise.all([answered(page, 'chat', 1), answered(page, 'compare', 1)])
-    expect(await a.locator('.text').textContent()).toBe(`echo: ${RENDERED_DRAFT}`)
-    expect(await b.locator('.text').textContent()).toBe(`echo: ${RENDERED_DRAFT}`)
+    expect(await a.locator('.chat-text').textContent()).toBe(`echo: ${RENDERED_DRAFT}`)
+    expect(await b.locator('.chat-text').textContent()).toBe(`echo: ${RENDERED_DRAFT}`)
     await page.getByTestId('chat-input').fill('Shorter, please')
     await page.getByTestId('chat-button').click()
     await Promise.all([answered(page, 'chat', 2), answered(page, 'compare', 2)])

@@ -197,7 +197,7 @@ describe('the playground', () => {
     await page.getByTestId('chat-button').click()
     // The stand-in echoes the last message, word by word.
     await textOf(page, 'chat-output', [`echo: ${RENDERED}`])
-    const answer = page.locator('[data-testid="chat-output"] .turn.assistant.done .text')
+    const answer = page.locator('[data-testid="chat-output"] .turn[data-state=done] .chat-text')
     await answer.waitFor()
     expect(await answer.textContent()).toBe(`echo: ${RENDERED}`)
     // Each delta was appended as it came: one text node each.
