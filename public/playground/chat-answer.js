@@ -27,13 +27,14 @@ export async function readAnswer(res, turn, started, signal) {
     details.append(errorView(await readJson(res)))
     return null
   }
-  const answer = { content: '', shownOver: 0, usage: null, firstToken: null, failed: false }
+  const answer = { content: '', shownOver: 0, usage: null, firstToken: null, failed: false, ended: false }
   const steps = h('table', { className: 'steps', 'data-role': 'steps', hidden: true }, stepsHead())
   details.append(steps)
   try {
     for await (const event of sseEvents(res.body)) {
       const data = event.data ?? {}
-      if (event.name === 'error') {
+      if (event.name === 'done') answer.ended = true
+      else if (event.name === 'error') {
         answer.failed = true
         details.append(errorView(data.error ?? { code: 'ERROR', message: String(data) }))
       } else if (event.name === 'step') {
@@ -62,6 +63,11 @@ export async function readAnswer(res, turn, started, signal) {
     }
     answer.failed = true
     details.append(errorView({ code: 'NETWORK', message: e.message }))
+  }
+  if (!answer.ended && !answer.failed) {
+    // Cut short (the connection lost, a proxy's limit): what came is shown, but it is not the whole answer.
+    answer.failed = true
+    details.append(errorView({ code: 'STREAM_CUT', message: 'the answer ended before [DONE]' }))
   }
   const done = performance.now()
   if (answer.usage) details.append(usageView(answer.usage, steps.querySelectorAll('tr.call').length))

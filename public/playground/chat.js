@@ -6,7 +6,7 @@
 // Each answer (chat-answer.js) streams in with its steps, parsed and usage.
 import { api, readJson } from './api.js'
 import { readAnswer } from './chat-answer.js'
-import { $, fill, h } from './dom.js'
+import { $, errorView, fill, h } from './dom.js'
 import { page } from './page.js'
 
 /** Turns of a conversation at most: each is sent again with the next (the service takes 1,000 messages). */
@@ -190,8 +190,8 @@ function column(prefix, title) {
       try {
         res = await api(path, { method: 'POST', body, signal })
       } catch (e) {
-        if (signal.aborted) return (turn.dataset.state = 'stopped')
-        res = new Response(JSON.stringify({ code: 'NETWORK', message: e.message }), { status: 599 })
+        turn.dataset.state = signal.aborted ? 'stopped' : 'failed'
+        return signal.aborted || fill(turn, errorView({ code: 'NETWORK', message: e.message }))
       }
       const content = await readAnswer(res, turn, started, signal)
       if (content !== null) messages = [...sent, { role: 'assistant', content }]

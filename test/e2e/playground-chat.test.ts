@@ -178,6 +178,25 @@ describe('the chat panel', () => {
     expect(problems).toEqual([])
   })
 
+  it("shows a refused answer's error in its turn, and keeps that turn out of the conversation", async () => {
+    await page.getByTestId('chat-reset').click()
+    await page.getByTestId('chat-model').fill('bad-request')
+    await page.getByTestId('chat-button').click()
+    const turn = page.getByTestId('chat-output').locator('.turn.assistant[data-state=failed]')
+    await turn.waitFor()
+    expect(await turn.locator('.error').count()).toBe(1)
+    expect(await received('bad-request')).toHaveLength(1)
+    // The next turn is a first turn again: nothing of the failed one is sent.
+    await page.getByTestId('chat-model').fill('after-refusal')
+    await page.getByTestId('chat-input').fill('Try again')
+    await page.getByTestId('chat-button').click()
+    await answered(page, 'chat', 2)
+    expect(messagesOf((await received('after-refusal'))[0])).toEqual([
+      { role: 'user', content: RENDERED_DRAFT },
+      { role: 'user', content: 'Try again' },
+    ])
+  })
+
   it('compares two models side by side, each sent the same turns', async () => {
     await page.getByTestId('chat-model').fill('model-a')
     await page.getByTestId('chat-compare').check()
