@@ -14,7 +14,7 @@ import {
 } from '../lib/http'
 import { CHAT_ROLES } from '../lib/llm'
 import { renderRequested } from './rendering'
-import { Args, BODY_LIMITS, PromptId, PromptQuery, RENDER_ERRORS, chatHeaders } from './shapes'
+import { Args, BODY_LIMITS, DraftVariables, Message, PromptId, PromptQuery, RENDER_ERRORS, chatHeaders } from './shapes'
 
 /** Messages a body may carry: a long conversation, never an unbounded one. */
 export const MAX_MESSAGES = 1000
@@ -81,6 +81,22 @@ const ChatBody = once(() =>
         example: 'gpt-4o-mini',
       }),
       args: z.optional(Args()),
+      draft: described(
+        z.optional(
+          z.object({
+            prompt: z.optional(z.string()),
+            messages: z.optional(z.array(Message())),
+            parameters: z.optional(z.unknown()),
+            returns: z.optional(z.unknown()),
+            tools: z.optional(z.array(z.string())),
+          }),
+        ),
+        {
+          description:
+            "Chat with a draft of the prompt: the fields given replace the stored record's (a template, `prompt` or `messages`, replaces either), the others kept, the whole checked as a stored record is (400 as POST /api/render's). It renders exactly as POST /api/render does; the answer has no X-Prompt-Version.",
+        },
+      ),
+      variables: z.optional(DraftVariables()),
       messages: described(z.optional(z.array(ChatMessage()).check(z.maxLength(MAX_MESSAGES))), {
         description:
           "Appended after the rendered prompt's messages, and checked as a whole first (400 INVALID_MESSAGES naming the index and the rule): a tool message answers a call of the assistant message before it; every call is answered before the next other message; system and developer messages come before the first user message; the last message is not the assistant's unless `continue_final_message`.",
@@ -183,12 +199,14 @@ const route = defineRoute('post', '/api/prompts/{prompt_id}/chat', () => ({
  * does (and fails as it does, before any LLM request), checks the
  * conversation and the tools offered, then runs the chat (lib/chat): the
  * model's calls of the prompt's tools made in rounds, its answer checked
- * against the prompt's `returns`. The args never reach the provider.
+ * against the prompt's `returns`. The args never reach the provider. A
+ * `draft` of the prompt, and `variables` laid over the shared ones, chat
+ * exactly as they render at POST /api/render.
  */
 export const chat = new Routes().openapi(route, async (c) => {
-  const { args = {}, ...body } = c.req.valid('json')
+  const { args = {}, draft, variables, ...body } = c.req.valid('json')
   const promptId = c.req.valid('param').prompt_id
-  const rendered = await renderRequested(c, promptId, args)
+  const rendered = await renderRequested(c, promptId, args, { draft, variables })
   // After the render, so that every render error answers exactly as /render's.
   const context = { store: await freshStoreOf(c), settings: settingsOf(c), renderOptions: renderOptionsOf(c) }
   const answer = await answerChat(promptId, rendered, body, context)

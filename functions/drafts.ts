@@ -15,7 +15,17 @@ import {
 import { requestLog } from '../lib/log'
 import { renderDraft } from '../lib/render'
 import { renderAnswer } from './rendering'
-import { Args, BODY_LIMITS, Message, RENDER_ERRORS, ReadQuery, RenderAnswer, RenderHeaders } from './shapes'
+import {
+  Args,
+  BODY_LIMITS,
+  DraftVariables,
+  Message,
+  RENDER_ERRORS,
+  ReadQuery,
+  RenderAnswer,
+  RenderHeaders,
+  definedOnly,
+} from './shapes'
 
 const DraftBody = once(() =>
   described(
@@ -27,7 +37,14 @@ const DraftBody = once(() =>
           'Its args, in any shape a stored prompt may have: a JSON Schema object, an array of `{name, type, default, description}`, or a map from name to schema.',
         example: { code: { type: 'string' } },
       }),
+      returns: described(z.optional(z.unknown()), {
+        description: "What a chat's answer is checked against, as a stored prompt's `returns`.",
+      }),
+      tools: described(z.optional(z.array(z.string())), {
+        description: 'The tools a chat offers the model, as a stored prompt declares them.',
+      }),
       args: z.optional(Args()),
+      variables: z.optional(DraftVariables()),
     }),
     { id: 'DraftRenderRequest', description: `A prompt not stored, with its args. ${BODY_LIMITS}` },
   ),
@@ -63,12 +80,14 @@ const draft = defineRoute('post', '/api/render', () => ({
  * checked as a stored prompt record is (400 naming what is wrong, a template
  * that does not parse 400 TEMPLATE_SYNTAX at `draft:LINE:COL`), then renders
  * with the shared variables and tools that `?label=` sees, under the same
- * deadline and limits. The answer is always explained.
+ * deadline and limits. `variables` are laid over the shared variables for
+ * this render only, never written. The answer is always explained; so is a
+ * failure, once the template compiled (its `analysis`).
  */
 export const drafts = new Routes().openapi(draft, async (c) => {
-  const { args = {}, prompt, messages, parameters } = c.req.valid('json')
-  const record = Object.fromEntries(Object.entries({ prompt, messages, parameters }).filter(([, v]) => v !== undefined))
-  const rendered = await renderDraft(await freshStoreOf(c), draftPrompt(record), args, renderOptionsOf(c))
+  const { args = {}, variables, ...record } = c.req.valid('json')
+  const options = { ...renderOptionsOf(c), overlay: { variables }, explain: true }
+  const rendered = await renderDraft(await freshStoreOf(c), draftPrompt(definedOnly(record)), args, options)
   requestLog()?.debug({ args, rendered_prompt: rendered.prompt })
   return c.json(renderAnswer(c, rendered, true), 200)
 })

@@ -23,7 +23,7 @@ import { ServiceError } from '../lib/errors'
 import { checkedCases, labelChangesRun, promptsWithTests, runTests, testContext } from '../lib/prompt-tests'
 import type { TestContext, TestTarget } from '../lib/prompt-tests'
 import { requestLog } from '../lib/log'
-import { BODY_LIMITS, Message, PromptId, PromptQuery, ReadQuery } from './shapes'
+import { BODY_LIMITS, Message, PromptId, PromptQuery, ReadQuery, definedOnly } from './shapes'
 
 const Cases = once(() =>
   described(z.array(z.unknown()), {
@@ -202,9 +202,4 @@ async function run(context: TestContext, targets: TestTarget[]) {
   const { passed, failed, skipped, errors } = report
   requestLog()?.set('tests', { passed, failed, skipped, errors })
   return report
-}
-
-/** A draft's fields that were given: the record checked as stored ones are, with no `undefined` members. */
-function definedOnly(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined))
 }

@@ -189,8 +189,9 @@ export const prompts = new Routes()
   })
   .openapi(render, async (c) => {
     const { args = {} } = c.req.valid('json')
-    const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args)
-    return c.json(renderAnswer(c, rendered, c.req.valid('query').explain === 'true'), 200)
+    const explain = c.req.valid('query').explain === 'true'
+    const rendered = await renderRequested(c, c.req.valid('param').prompt_id, args, { explain })
+    return c.json(renderAnswer(c, rendered, explain), 200)
   })
 
 function summary(prompt: Prompt) {

@@ -42,6 +42,20 @@ export const Args = once(() =>
   }),
 )
 
+/** Shared variables a request lays over the stored ones, for its render only (a draft's, a draft chat's). */
+export const DraftVariables = once(() =>
+  described(z.record(z.string(), z.unknown()), {
+    description:
+      'Deep-merged over the shared variables for this render only, never written: objects merge key by key, anything else replaces.',
+    example: { vscode: { programming_language: 'go' } },
+  }),
+)
+
+/** A draft's fields that were given: the record checked as stored ones are, with no `undefined` members. */
+export function definedOnly(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined))
+}
+
 /** What every JSON body is bounded by, said once for the OpenAPI descriptions. */
 export const BODY_LIMITS = `At most MAX_BODY_BYTES (default 1 MiB; past it, 413 PAYLOAD_TOO_LARGE), nested at most ${MAX_JSON_DEPTH} levels deep.`
 
@@ -217,6 +231,31 @@ const Explanation = once(() => ({
     }),
     { id: 'RenderTiming', description: 'Where the time went: per phase, and per tool call (a waterfall).' },
   ),
+  variables: described(
+    z.array(
+      z.object({
+        path: described(z.string(), { example: 'vscode.programming_language' }),
+        value: described(z.optional(z.unknown()), { description: 'Its JSON as the render saw it.' }),
+        missing: described(z.optional(z.literal(true)), { description: 'Nothing is stored at it.' }),
+        overridden: described(z.optional(z.literal(true)), {
+          description: "The request's `variables` set it, a path below it, or replaced an object above it.",
+        }),
+        truncated: described(z.optional(z.literal(true)), {
+          description: 'Its JSON is over 4,096 characters: `preview` instead of `value`.',
+        }),
+        preview: described(z.optional(z.string()), { description: 'The first 2,000 characters of its JSON.' }),
+        age_ms: described(z.union([z.number(), z.null()]), {
+          description:
+            "How long ago the service's copy of the shared variables was read from Redis: 0 when this render read them; null on the embedded store, whose variables are built in.",
+        }),
+      }),
+    ),
+    {
+      id: 'RenderVariables',
+      description:
+        'Each shared-variable path its templates read (the `reads` not under `args`), in that order, at most 200.',
+    },
+  ),
 }))
 
 /** A rendered prompt; explained (`?explain=true`, and every draft render), with what it read and where the time went. */
@@ -236,6 +275,7 @@ export const RenderAnswer = once(() =>
       ),
       analysis: z.optional(Explanation().analysis),
       timing: z.optional(Explanation().timing),
+      variables: z.optional(Explanation().variables),
     }),
     { id: 'RenderAnswer' },
   ),

@@ -6,7 +6,7 @@
  */
 export { listExtensions, getExtension } from './extensions'
 export type { Extension } from './extensions'
-export { DRAFT_ID, draftPrompt, getPrompt, promptDescription, promptKind } from './prompts'
+export { DRAFT_ID, draftOver, draftPrompt, getPrompt, promptDescription, promptKind } from './prompts'
 export { listPrompts } from './prompt-list'
 export type { PromptPageRequest } from './prompt-list'
 export { DEFAULT_PAGE, MAX_CURSOR_CHARS, MAX_PAGE, allPages } from './paging'

@@ -123,6 +123,18 @@ export function draftPrompt(record: unknown): Prompt {
 }
 
 /**
+ * A draft of a stored prompt: the fields given replace the record's, the
+ * others kept, checked as a whole (draftPrompt). A template given, `prompt`
+ * or `messages`, replaces the stored one of either kind.
+ */
+export function draftOver(stored: PromptRecord, given: Record<string, unknown>): Prompt {
+  const template = given.prompt !== undefined || given.messages !== undefined
+  const kept = Object.entries(stored).filter(([name]) => !template || (name !== 'prompt' && name !== 'messages'))
+  const fields = Object.entries(given).filter(([, value]) => value !== undefined)
+  return draftPrompt(Object.fromEntries([...kept, ...fields]))
+}
+
+/**
  * The prompt `id` as the text `raw` of the record at `key` holds it (a
  * version of that record): a direct prompt, or one its extension
  * contributes. A reason, worded to follow "the record", when it holds none.

@@ -81,13 +81,18 @@ export interface StepCall {
   arguments_chars?: number
   ms: number
   outcome: 'ok' | 'failed'
+  /** The tool message's text as the model was sent it (the answer, or why it failed); past STEP_ECHO_CHARS, its start. */
+  result: string
+  /** The length of a result echoed only in part. */
+  result_chars?: number
 }
 
 /**
- * Characters of a call's arguments the answer echoes in `steps`: enough to
- * see what was asked, never the megabytes a model can write into a call.
+ * Characters of a call's arguments, and of its result, the answer echoes in
+ * `steps`: enough to see what was asked and answered, never the megabytes a
+ * model can write into a call or a tool answer.
  */
-const STEP_ARGUMENT_CHARS = 4096
+const STEP_ECHO_CHARS = 4096
 
 /** A tool round: the calls made, and the `tool` messages that answer them, in the order of the calls. */
 export interface Round {
@@ -137,6 +142,8 @@ export async function runCalls(
       ...echoed(text, args),
       ms,
       outcome: ok ? ('ok' as const) : ('failed' as const),
+      result: clip(content, STEP_ECHO_CHARS),
+      ...(content.length > STEP_ECHO_CHARS ? { result_chars: content.length } : {}),
     }
     round.calls.push(step)
     round.answers.push({ role: 'tool', tool_call_id: call.id, content })
@@ -144,10 +151,10 @@ export async function runCalls(
   return round
 }
 
-/** A call's arguments as `steps` echo them: parsed, or the start of their text past STEP_ARGUMENT_CHARS. */
+/** A call's arguments as `steps` echo them: parsed, or the start of their text past STEP_ECHO_CHARS. */
 function echoed(text: unknown, args: unknown): Pick<StepCall, 'arguments' | 'arguments_chars'> {
-  if (typeof text !== 'string' || text.length <= STEP_ARGUMENT_CHARS) return { arguments: args }
-  return { arguments: clip(text, STEP_ARGUMENT_CHARS), arguments_chars: text.length }
+  if (typeof text !== 'string' || text.length <= STEP_ECHO_CHARS) return { arguments: args }
+  return { arguments: clip(text, STEP_ECHO_CHARS), arguments_chars: text.length }
 }
 
 function parseArguments(text: string): unknown {

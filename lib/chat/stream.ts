@@ -13,17 +13,21 @@ import type { Conversation } from './conversation'
  * step` (`{step}`) once its calls are made, its tool-call chunks kept
  * back; the last round's remaining chunks as the provider sent them; then,
  * with `returns`, `event: parsed` (the check of the whole text: it cannot
- * be asked again, the text is out), `event: summary` with `stopped` or
- * `tool_messages` when the loop ended so, and `[DONE]`. A failure ends the stream with `event: error` and no
- * `[DONE]`, as a plain stream's does. The first request is made before the
- * answer starts, so that its failure is still an HTTP error.
+ * be asked again, the text is out), `event: summary` (the count of
+ * `steps`, the rounds' `usage` summed, and `stopped` or `tool_messages` when
+ * the loop ended so), and `[DONE]`. A failure ends the stream with `event:
+ * error` and no `[DONE]`, as a plain stream's does. The first request is
+ * made before the answer starts, so that its failure is still an HTTP error.
+ * Each request asks for its usage (`stream_options`: OpenAI's own, which
+ * the other APIs' translations read).
  */
 export async function streamConversation(
   conversation: Conversation,
   client: LlmClient,
   options: LlmOptions,
 ): Promise<ReadableStream<Uint8Array>> {
-  const ask = () => stream(client, conversation.request(), options, conversation.deadline)
+  const ask = () =>
+    stream(client, { ...conversation.request(), stream_options: USAGE_ASKED }, options, conversation.deadline)
   let first: ReadableStream<Uint8Array>
   try {
     first = await ask()
@@ -31,8 +35,6 @@ export async function streamConversation(
     await conversation.close()
     throw e
   }
-  // Nothing to add: the provider's chunks go through as stream() forwards them, and the deadline ends with them.
-  if (!conversation.extended) return first.pipeThrough(new TransformStream({ flush: () => conversation.close() }))
   // stream() bounds each round at LLM_MAX_BYTES in all, and so the one event open in it.
   return readableOf(rounds(conversation, first, ask, { bytes: options.maxBytes, name: 'LLM_MAX_BYTES' }))
 }
@@ -44,6 +46,7 @@ async function* rounds(
   limit: ByteLimit,
 ): AsyncGenerator<string> {
   let body = first
+  let usage: Usage | undefined
   try {
     for (;;) {
       const round = new RoundReader()
@@ -54,6 +57,7 @@ async function* rounds(
         const now = round.take(event)
         if (now !== undefined) yield now
       }
+      usage = summed(usage, round.usage)
       const next = await conversation.next(round.message(), round.usage, false)
       if (next.kind === 'again') {
         if (next.step) yield ourEvent('step', { step: next.step })
@@ -70,9 +74,9 @@ async function* rounds(
             : { valid: false, errors: checked.errors },
         )
       }
-      // The steps went out one by one: what is left to say is how the loop ended.
+      // The steps went out one by one: what is left to say is how many, what they cost, and how the loop ended.
       const { steps: _said, ...fields } = conversation.answerFields(next)
-      if (Object.keys(fields).length > 0) yield ourEvent('summary', fields)
+      yield ourEvent('summary', { ...fields, steps: conversation.steps.length, ...(usage ? { usage } : {}) })
       yield 'data: [DONE]\n\n'
       return
     }
@@ -82,6 +86,18 @@ async function* rounds(
   } finally {
     await conversation.close()
   }
+}
+
+const USAGE_ASKED = { include_usage: true }
+
+const USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const
+type Usage = Record<(typeof USAGE_FIELDS)[number], number>
+
+/** The usage of the rounds so far and this round's, as the provider reported it (none said: as it was). */
+function summed(total: Usage | undefined, round: unknown): Usage | undefined {
+  if (!isObject(round)) return total
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? n : 0)
+  return Object.fromEntries(USAGE_FIELDS.map((f) => [f, (total?.[f] ?? 0) + count(round[f])])) as Usage
 }
 
 /**

@@ -37,7 +37,7 @@ export const ErrorBody = once(() =>
     {
       id: 'Error',
       description:
-        'Some errors add fields: `details`, `variable`, `template`, `line`, `column` (as Go counts it: UTF-8 bytes from the line start, from 0); LIMIT_EXCEEDED, the `limit` passed; MISCONFIGURED, the `setting` at fault; TESTS_FAILED, the `report` of the tests run.',
+        'Some errors add fields: `details`, `variable`, `template`, `line`, `column` (as Go counts it: UTF-8 bytes from the line start, from 0); LIMIT_EXCEEDED, the `limit` passed; MISCONFIGURED, the `setting` at fault; TESTS_FAILED, the `report` of the tests run; an explained render (every draft render, `?explain=true`), the `analysis` of its templates (`reads`, `tools`, `functions`) whenever they compiled.',
     },
   ),
 )

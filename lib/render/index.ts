@@ -4,6 +4,8 @@
  */
 export { renderDraft, renderPrompt } from './pipeline'
 export { compilePrompt } from './compile'
+export { analysisReport, variablesSeen } from './explain'
+export type { AnalysisReport, VariableSeen } from './explain'
 export { writeSnapshots } from './snapshots'
 export type { SnapshotRun } from './snapshots'
 export type { Rendered, RenderOptions, RenderOverlay, Warning } from './pipeline'

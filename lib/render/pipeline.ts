@@ -32,6 +32,8 @@ import type { CompiledPrompt } from './compile'
 import { NoValues } from './no-value'
 import { STEPS_PER_MS, renderTimeout, stoppedEarly } from './stopped'
 import type { Spent } from './stopped'
+import { analysisReport, withAnalysis } from './explain'
+import type { Seen } from './explain'
 import { Timing } from './timing'
 
 /**
@@ -67,6 +69,8 @@ export interface RenderOptions extends InvokeOptions {
   rollout?: { header(name: string): string | undefined } | undefined
   /** What this render alone sees differently (a prompt test's case): never part of a kept plan. */
   overlay?: RenderOverlay | undefined
+  /** A failure after the templates compiled carries what they read and call (`analysis`), as an explained answer does. */
+  explain?: boolean | undefined
 }
 
 /** A prompt test's case's changes to the world its render sees (lib/prompt-tests). */
@@ -97,6 +101,8 @@ export interface Rendered {
   tools: string[]
   /** The prompt's record: what a chat reads of it besides the templates (`tools`, `returns`). */
   record: PromptRecord
+  /** The shared variables as it saw them, for an explained answer (variablesSeen). */
+  seen: Seen
 }
 
 /** What a render derives from the records it reads: kept while they hold (see keptPlan). */
@@ -117,16 +123,31 @@ interface Plan {
   answered: number
   /** The rollout of the layer serving the prompt, read with it; none for a version asked for. */
   rollout: Rollout | undefined
+  /** When its variables' copy was read from Redis (Generational.treeReadAt); unset, by the render that made it. */
+  varsReadAt: number | undefined
 }
 
 /** The prompt to render, as read (with the version served) or as a draft gave it. */
 type Found = { prompt: Prompt; served: Served | undefined; rollout?: string | null }
 
-/** Makes a render's plan, reading what it must under the render's deadline, and checks the args on the way. */
-type Planner = (signal: () => AbortSignal, timing: Timing) => Promise<{ plan: Plan; args: Args }>
+/**
+ * Makes a render's plan, reading what it must under the render's deadline,
+ * and checks the args on the way, with the check `watched` gives it.
+ */
+type Planner = (
+  signal: () => AbortSignal,
+  timing: Timing,
+  watched: (check: ArgsCheck) => ArgsCheck,
+) => Promise<{ plan: Plan; args: Args }>
+
+/** A prompt compiled, and the tools its templates call: what its args are checked on. */
+interface Compiled {
+  compiled: CompiledPrompt
+  called: readonly Tool[]
+}
 
 /** The args a render takes, checked against the compiled prompt's parameters (or none, when only reading). */
-type ArgsCheck = (compiled: CompiledPrompt) => Args
+type ArgsCheck = (found: Compiled) => Args
 
 /**
  * Plans kept, one per store generation and prompt: a catalogue's worth, in
@@ -153,21 +174,21 @@ interface KeptPlan {
 export function renderPrompt(store: Store, id: string, given: Args, options: RenderOptions): Promise<Rendered> {
   // Should Redis fail, this prompt's snapshot may answer what no copy in the isolate holds.
   staleOf(store)?.reading(id)
-  return render(store, options, async (signal, timing) => {
+  return render(store, options, async (signal, timing, watched) => {
     const planned = (version: number | undefined, args: ArgsCheck) =>
       planFor(store, id, version, args, options, signal, timing)
-    const checked: ArgsCheck = (compiled) => compiled.checkArgs(given)
+    const checked = watched(({ compiled }) => compiled.checkArgs(given))
     if (options.version !== undefined || options.rollout === undefined) return planned(options.version, checked)
     // The args are checked against the version served, which may not be the newest: after the choice.
     const newest = await planned(undefined, () => ({}))
     const rollout = newest.plan.rollout
-    if (rollout === undefined) return { plan: newest.plan, args: checked(newest.plan.compiled) }
+    if (rollout === undefined) return { plan: newest.plan, args: checked(newest.plan) }
     const { header } = options.rollout
     const choice = choose(rollout, id, { header, args: given })
     requestLog()?.set('rollout', { versions: rollout.versions, chose: choice.version, why: choice.why })
     // The newest version is usually one of the rollout's: its plan serves, and no version is read.
     if (choice.version !== newest.plan.served?.version) return planned(choice.version, checked)
-    return { plan: newest.plan, args: checked(newest.plan.compiled) }
+    return { plan: newest.plan, args: checked(newest.plan) }
   })
 }
 
@@ -188,7 +209,7 @@ async function planFor(
   // A fixed tool changes what the plan is made of: such a render neither takes nor leaves one.
   const keeps = (options.overlay?.tools?.size ?? 0) === 0
   const kept = keeps ? keptPlan(store, planId) : undefined
-  if (kept) return { plan: kept, args: checkArgs(kept.compiled) }
+  if (kept) return { plan: kept, args: checkArgs(kept) }
   // Taken before reading: a read that changes the store's cache makes the next render build again.
   const generation = isGenerational(store) ? store.generation : undefined
   const find = () => (version === undefined ? getServedPrompt(store, id) : promptAt(store, id, version))
@@ -209,10 +230,10 @@ async function planFor(
  * parsed for each request.
  */
 export function renderDraft(store: Store, draft: Prompt, given: Args, options: RenderOptions): Promise<Rendered> {
-  const check: ArgsCheck = (compiled) => compiled.checkArgs(given)
-  return render(store, options, (signal, timing) =>
-    makePlan(store, async () => ({ prompt: draft, served: undefined }), check, options, signal, timing),
-  )
+  return render(store, options, (signal, timing, watched) => {
+    const check = watched(({ compiled }) => compiled.checkArgs(given))
+    return makePlan(store, async () => ({ prompt: draft, served: undefined }), check, options, signal, timing)
+  })
 }
 
 /**
@@ -240,17 +261,27 @@ export async function readForRender(store: Store, id: string, options: RenderOpt
  */
 async function render(store: Store, options: RenderOptions, planner: Planner): Promise<Rendered> {
   const timing = new Timing()
-  const deadlineAt = Date.now() + options.deadlineMs
+  const startedAt = Date.now()
+  const deadlineAt = startedAt + options.deadlineMs
   // Made when something is to wait: a render served whole from a kept plan sets no timer.
   let deadline: AbortSignal | undefined
   const signal = () => (deadline ??= AbortSignal.timeout(Math.max(0, deadlineAt - Date.now())))
   let session: ToolSession | undefined
+  // Known once the templates compiled: an explained failure says what they read and call.
+  let compiledAs: Compiled | undefined
+  const watched =
+    (check: ArgsCheck): ArgsCheck =>
+    (found) => {
+      compiledAs = found
+      return check(found)
+    }
   try {
-    const { plan, args } = await planner(signal, timing)
+    const { plan, args } = await planner(signal, timing, watched)
     const { compiled, called, vars } = plan
-    // Args are data: they enter the context as values, never as template text.
     const overlaid = options.overlay?.variables
-    const data: JsonObject = overlaid ? mergedOver(vars, overlaid) : { ...vars }
+    const seenVars = overlaid ? mergedOver(vars, overlaid) : vars
+    // Args are data: they enter the context as values, never as template text.
+    const data: JsonObject = { ...seenVars }
     setOwn(data, 'args', args)
     // Only what every execution reads must exist now; a read in a branch is judged when it runs.
     const missing = missingPath(data, compiled.analysis.required)
@@ -296,9 +327,19 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
       analysis: compiled.analysis,
       tools: called.map((t) => t.id),
       record: plan.record,
+      seen: { vars: seenVars, overlay: overlaid, ageMs: ageOf(store, plan.varsReadAt, startedAt) },
     }
   } catch (e) {
-    throw asServiceError(e, deadline, options.deadlineMs, { timing, toolsMs: session?.busyMs ?? 0, store })
+    const failure = asServiceError(e, deadline, options.deadlineMs, { timing, toolsMs: session?.busyMs ?? 0, store })
+    if (!options.explain || compiledAs === undefined) throw failure
+    const { compiled, called } = compiledAs
+    throw withAnalysis(
+      failure,
+      analysisReport(
+        compiled.analysis,
+        called.map((t) => t.id),
+      ),
+    )
   } finally {
     // MCP connections end with the render; closing them is no reason to fail it.
     await session?.close().catch(() => undefined)
@@ -353,8 +394,8 @@ async function makePlan(
   const tools = await read(() => findTools(store, names))
   const toolsById = new Map(tools.items.map((t) => [t.id, t]))
   const compiled = timing.measureSync('render', () => compile(prompt, [...toolsById.keys(), ...fixed, 'dict']))
-  const args = checkArgs(compiled)
   const called = compiled.analysis.functions.flatMap((name) => toolsById.get(name) ?? [])
+  const args = checkArgs({ compiled, called })
   const { vars, skipped, bytes } = await read(() =>
     loadVariables(store, [...compiled.analysis.paths, ...basePaths(called)], options.environMaxBytes),
   )
@@ -369,6 +410,7 @@ async function makePlan(
     toolSkips: tools.skipped,
     answered: isGenerational(store) ? store.answered : 0,
     rollout,
+    varsReadAt: isGenerational(store) ? store.treeReadAt : undefined,
   }
   return { plan, args }
 }
@@ -437,6 +479,15 @@ function mergedOver(base: JsonObject, over: JsonObject): JsonObject {
     setOwn(merged, key, isObject(value) && isObject(below) ? mergedOver(below, value) : value)
   }
   return merged
+}
+
+/**
+ * How long ago the copy of the shared variables a render used was read from
+ * Redis: 0 when this render read them, null when they are built in.
+ */
+function ageOf(store: Store, readAt: number | undefined, startedAt: number): number | null {
+  if (store.kind === 'embedded') return null
+  return readAt === undefined || readAt >= startedAt ? 0 : startedAt - readAt
 }
 
 function asServiceError(e: unknown, deadline: AbortSignal | undefined, deadlineMs: number, spent: Spent): unknown {

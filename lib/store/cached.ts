@@ -149,6 +149,7 @@ export class CachedStore implements Store, Generational {
   readonly kind: StoreKind
   answered = 0
   missed = 0
+  treeReadAt: number | undefined
   /** When the oldest answer given so far is due to be read again (then a render must read, to refresh it). */
   #holdsUntil = Infinity
 
@@ -200,6 +201,8 @@ export class CachedStore implements Store, Generational {
   async tree(request: TreeRequest): Promise<Tree> {
     const id = `${this.options.namespace}/${await readIds.tree(request)}`
     const [answer] = await this.#read<Tree>([id], async () => [await this.inner.tree(request)])
+    // A miss is kept from when Redis was asked; a hit, from when its copy was.
+    this.treeReadAt = isolate.get(id)?.fetchedAt
     return answer as Tree
   }
 

@@ -21,6 +21,7 @@ export class EmbeddedStore implements Store, Generational {
   readonly generation = `embedded#${++instances}`
   readonly answered = 0
   readonly missed = 0
+  readonly treeReadAt = undefined
   readonly #data: ReadonlyMap<string, string>
   readonly #sortedKeys: readonly string[]
 

@@ -43,6 +43,10 @@ export class LabeledStore implements Store {
     return isGenerational(this.inner) ? this.inner.missed : 0
   }
 
+  get treeReadAt(): number | undefined {
+    return isGenerational(this.inner) ? this.inner.treeReadAt : undefined
+  }
+
   /**
    * The base's keys and the label's, merged in order, less those the label
    * deleted: each source is read a page at a time, and the merge is good up

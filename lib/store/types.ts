@@ -112,6 +112,12 @@ export interface Generational {
   readonly answered: number
   /** How many of those it had to read from the store below, no cache holding them (a RENDER_TIMEOUT says so). */
   readonly missed: number
+  /**
+   * When the copy of the last tree (shared variables) it answered was read
+   * from the store below, ms since the epoch: what an explained render says
+   * of their age. Undefined where no copy is kept (every read is fresh).
+   */
+  readonly treeReadAt: number | undefined
 }
 
 export function isGenerational(store: Store): store is Store & Generational {

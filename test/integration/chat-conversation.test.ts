@@ -256,10 +256,11 @@ describe('an answer in tags', () => {
     expect(sent?.body).not.toHaveProperty('response_format')
   })
 
-  it('is parsed once at the end of a stream, in the last event before [DONE]', async () => {
+  it('is parsed once at the end of a stream, in the last event before the summary and [DONE]', async () => {
     await llm.script('tagged-stream', [{ content: TAGGED + '\n<task>unclosed' }])
     const { events } = await streamed('team.build', { model: 'tagged-stream' })
-    expect(events.at(-2)).toEqual({
+    expect(events.at(-2)?.name).toBe('summary')
+    expect(events.at(-3)).toEqual({
       name: 'parsed',
       data: {
         object: 'chat.completion.chunk',
@@ -292,14 +293,25 @@ describe('a streamed loop', () => {
       step: {
         step: 1,
         calls: [
-          { id: 'call_1', tool: 'refs_lookup', arguments: { symbol: 'Foo' }, ms: expect.any(Number), outcome: 'ok' },
+          {
+            id: 'call_1',
+            tool: 'refs_lookup',
+            arguments: { symbol: 'Foo' },
+            ms: expect.any(Number),
+            outcome: 'ok',
+            result: expect.any(String),
+          },
         ],
+        // Asked for with stream_options: the round's usage.
+        usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
       },
     })
     // The tool round's tool-call chunks stay here; the last round's finish reason reaches the caller.
     const deltas = events.flatMap((e) => (e.name === 'message' && e.data !== '[DONE]' ? [e.data] : []))
     expect(deltas.some((d) => JSON.stringify(d).includes('tool_calls'))).toBe(false)
-    expect(deltas.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }] })
+    // Then the provider's usage chunk (no choices), asked for with stream_options.
+    expect(deltas.at(-2)).toMatchObject({ choices: [{ finish_reason: 'stop' }] })
+    expect(deltas.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: 10 } })
     expect(events.indexOf(step as (typeof events)[number])).toBeLessThan(events.length - 2)
     expect(events.at(-1)?.data).toBe('[DONE]')
     const [, second] = await llm.requests('streams')
@@ -324,7 +336,7 @@ describe('a streamed loop', () => {
   it('ends with the check of the answer against returns, without asking again', async () => {
     await llm.script('streamed-score', [{ content: '{"score": "high"}' }])
     const invalid = await streamed('team.score', { model: 'streamed-score' })
-    expect(invalid.events.at(-2)).toEqual({
+    expect(invalid.events.at(-3)).toEqual({
       name: 'parsed',
       data: {
         object: 'chat.completion.chunk',
@@ -338,7 +350,7 @@ describe('a streamed loop', () => {
     await llm.script('streamed-score', [{ content: '{"score": 7}' }])
     const valid = await streamed('team.score', { model: 'streamed-score' })
     expect(contentOf(valid.events)).toBe('{"score": 7}')
-    expect(valid.events.at(-2)?.data).toMatchObject({ valid: true, parsed: { score: 7 } })
+    expect(valid.events.at(-3)?.data).toMatchObject({ valid: true, parsed: { score: 7 } })
     expect(valid.events.at(-1)?.data).toBe('[DONE]')
   })
 
@@ -348,7 +360,14 @@ describe('a streamed loop', () => {
     expect(events.filter((e) => e.name === 'step')).toHaveLength(1)
     expect(events.at(-2)).toEqual({
       name: 'summary',
-      data: { object: 'chat.completion.chunk', choices: [], stopped: 'max_steps' },
+      data: {
+        object: 'chat.completion.chunk',
+        choices: [],
+        stopped: 'max_steps',
+        steps: 1,
+        // Two rounds of the provider's usage (7 + 3 = 10 each), summed.
+        usage: { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 },
+      },
     })
     const last = events.filter((e) => e.name === 'message' && e.data !== '[DONE]').map((e) => JSON.stringify(e.data))
     expect(last.some((d) => d.includes('"tool_calls"'))).toBe(true)

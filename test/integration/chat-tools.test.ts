@@ -57,7 +57,14 @@ describe('a chat whose prompt declares tools', () => {
       {
         step: 1,
         calls: [
-          { id: 'call_1', tool: 'refs_lookup', arguments: { symbol: 'Foo' }, ms: expect.any(Number), outcome: 'ok' },
+          {
+            id: 'call_1',
+            tool: 'refs_lookup',
+            arguments: { symbol: 'Foo' },
+            ms: expect.any(Number),
+            outcome: 'ok',
+            result: expect.any(String),
+          },
         ],
         usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
       },
@@ -66,6 +73,9 @@ describe('a chat whose prompt declares tools', () => {
     expect((await tools.stats('chat-loop')).requests).toEqual(['GET /tools/refs/Foo?limit=20'])
 
     const [first, second] = await llm.requests('asks-once')
+    // The step says what the model was sent of the tool's answer.
+    const toolMessage = messagesOf(second?.body ?? {}).find((m) => m.role === 'tool')
+    expect((body.steps as { calls: { result: string }[] }[])[0]?.calls[0]?.result).toBe(toolMessage?.content)
     expect(first?.body.tools).toEqual([
       {
         type: 'function',

@@ -302,8 +302,16 @@ describe('streaming', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
     const events = text.split('\n\n').filter(Boolean)
     expect(events.at(-1)).toBe('data: [DONE]')
+    // Before [DONE], the summary: no tool rounds, and the usage the provider reported.
+    const summary = events.at(-2) ?? ''
+    expect(summary).toMatch(/^event: summary\ndata: /)
+    expect(JSON.parse(summary.replace(/^event: summary\ndata: /, ''))).toMatchObject({
+      choices: [],
+      steps: 0,
+      usage: { prompt_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+    })
     const deltas = events
-      .slice(0, -1)
+      .slice(0, -2)
       .map((e) => JSON.parse(e.replace(/^data: /, '')) as { choices: { delta: { content?: string } }[] })
       .map((chunk) => chunk.choices[0]?.delta.content ?? '')
     expect(deltas.join('')).toBe('echo: Summarise a b.')
