@@ -225,3 +225,33 @@ describe('the chat panel', () => {
     expect(problems).toEqual([])
   })
 })
+
+describe('the chat panel with shared variables overridden', () => {
+  it('sends the overrides as `variables` with the draft: the LLM receives the render they change', async () => {
+    const { context, page, problems } = await newPage(browser)
+    try {
+      await open(page)
+      await page.getByTestId('template-editor').fill(DRAFT)
+      await textOf(page, 'render-output', [RENDERED_DRAFT])
+      await page
+        .locator('[data-testid=variable][data-path="vscode.programming_language"] [data-testid=variable-override]')
+        .fill('"rust"')
+      await textOf(page, 'render-output', [`Draft: rate ${SYMBOL} in rust.`])
+      await page.getByTestId('chat-model').fill('echo-override')
+      const request = page.waitForRequest((r) => r.url() === `${dev.url}/api/prompts/${PROMPT}/chat`)
+      await page.getByTestId('chat-button').click()
+      expect((await request).postDataJSON()).toMatchObject({
+        draft: { prompt: DRAFT },
+        variables: { vscode: { programming_language: 'rust' } },
+      })
+      const turn = await answered(page, 'chat', 1)
+      expect(await turn.locator('.chat-text').textContent()).toBe(`echo: Draft: rate ${SYMBOL} in rust.`)
+      expect(messagesOf((await received('echo-override'))[0])).toEqual([
+        { role: 'user', content: `Draft: rate ${SYMBOL} in rust.` },
+      ])
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
