@@ -220,6 +220,8 @@ function editArgs(change) {
   if (error) return ($('args-note').textContent = `Fix the args JSON first: ${error}`)
   change(args)
   argsEditor.value = JSON.stringify(args, null, 2)
+  // The same values back into the form: only its "example" badges change.
+  state.form.show(args)
   $('args-note').textContent = ''
   keepArgs()
   page.emit('edit')

@@ -18,9 +18,18 @@ export interface PlaygroundPage {
   requests: string[]
 }
 
+/** How the page is seen: its viewport and the system's color scheme. */
+export interface Look {
+  viewport?: { width: number; height: number }
+  colorScheme?: 'light' | 'dark'
+}
+
 /** A page with its own session storage, recording what went wrong and which requests it made. */
-export async function newPage(browser: Browser): Promise<PlaygroundPage> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+export async function newPage(browser: Browser, look: Look = {}): Promise<PlaygroundPage> {
+  const context = await browser.newContext({
+    viewport: look.viewport ?? { width: 1400, height: 900 },
+    colorScheme: look.colorScheme ?? 'light',
+  })
   // Below the test's own timeout, so that a wait that fails says what it waited for.
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
@@ -41,6 +50,14 @@ export async function newPage(browser: Browser): Promise<PlaygroundPage> {
   })
   page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`))
   return { context, page, problems, requests }
+}
+
+/** The requests of `requests` (as newPage records them) to another origin than `origin`. */
+export function otherOrigins(requests: string[], origin: string): string[] {
+  return requests.filter((r) => {
+    const url = r.slice(r.indexOf(' ') + 1)
+    return !url.startsWith('data:') && new URL(url).origin !== origin
+  })
 }
 
 /** Resolves once the text of `[data-testid=testid]` includes each of `parts`. */
