@@ -96,6 +96,8 @@ describe('the chat panel', () => {
     ])
     await page.getByTestId('template-editor').fill(DRAFT)
     await textOf(page, 'render-output', [RENDERED_DRAFT])
+    // The model inputs suggest the service's models (GET /v1/models): LLM_DEFAULT_MODEL here.
+    await page.locator('#chat-models option[value="ok"]').waitFor({ state: 'attached' })
     await page.getByTestId('chat-model').fill(model)
     await page.getByTestId('chat-temperature').fill('0.3')
     await page.getByTestId('chat-max-tokens').fill('200')
