@@ -196,12 +196,15 @@ describe('the playground', () => {
   it('streams a chat with the stored prompt into the chat panel', async () => {
     await page.getByRole('button', { name: 'Back to the stored template' }).click()
     await renderedText(page, RENDERED)
+    expect(await page.getByTestId('chat-sends').textContent()).toBe('sends the stored prompt')
     await page.getByTestId('chat-button').click()
     // The stand-in echoes the last message, word by word.
     await textOf(page, 'chat-output', [`echo: ${RENDERED}`])
-    await page.waitForSelector('[data-testid="chat-output"].done')
+    const answer = page.locator('[data-testid="chat-output"] .turn[data-state=done] .chat-text')
+    await answer.waitFor()
+    expect(await answer.textContent()).toBe(`echo: ${RENDERED}`)
     // Each delta was appended as it came: one text node each.
-    expect(await page.getByTestId('chat-output').evaluate((el) => el.childNodes.length)).toBeGreaterThan(1)
+    expect(await answer.evaluate((el) => el.childNodes.length)).toBeGreaterThan(1)
     expect(requests).toContain(`POST ${open.url}/api/prompts/${PROMPT}/chat`)
     expect(problems).toEqual([])
   })
