@@ -107,7 +107,7 @@ export function saveDraftForm() {
       { className: 'versions-row', onsubmit: submit },
       h('label', {}, 'Label ', labelInput),
       datalist,
-      h('label', {}, 'Message ', message),
+      h('label', {}, 'Version message ', message),
       h('label', {}, 'Token to write (ADMIN_TOKEN) ', token),
       h('button', { type: 'submit' }, 'Save draft'),
       confirm,

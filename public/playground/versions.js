@@ -14,13 +14,13 @@ const OTHER = '\u0000other'
 /** The panel in `host`. */
 export function versionsPanel(host) {
   const shown = h('p', { className: 'version-shown', 'data-testid': 'version-shown', 'aria-live': 'polite' })
-  const view = recordPicker('Showing', (choice) => {
+  const view = recordPicker('Showing', 'Open', (choice) => {
     page.view.label = choice.label
     page.view.version = choice.version
     page.reload()
   })
-  const sideA = recordPicker('A')
-  const sideB = recordPicker('B')
+  const sideA = recordPicker('A', 'A')
+  const sideB = recordPicker('B', 'B')
   const compared = h('div', { className: 'compare-result', 'data-testid': 'version-compare' })
   const saving = saveDraftForm()
   fill(
@@ -89,16 +89,17 @@ const when = (at) => (at ? `${at.slice(0, 16).replace('T', ' ')} UTC` : 'time no
  * A label select (the base, the known labels, another one typed in) and a
  * version select of that label's versions; `onChange(choice)` when the user
  * changes either. `show(id, choice)` loads the prompt's versions in that
- * label and answers them (null when they could not be read).
+ * label and answers them (null when they could not be read). `name` makes
+ * its test ids, `caption` its labels' text.
  */
-function recordPicker(name, onChange) {
+function recordPicker(name, caption, onChange) {
   const labelSelect = h('select', { 'data-testid': `label-${name.toLowerCase()}` })
   const other = h('input', {
     type: 'text',
     placeholder: 'new-label',
     maxLength: 63,
     hidden: true,
-    'aria-label': `${name}: another label`,
+    'aria-label': `${caption}: another label`,
   })
   const versionSelect = h('select', { 'data-testid': `version-${name.toLowerCase()}` })
   const note = h('span', { className: 'note' })
@@ -169,7 +170,7 @@ function recordPicker(name, onChange) {
   onLabels(() => labelSelect.value !== OTHER && fillLabels(choice().label))
 
   return {
-    elements: [h('label', {}, `${name}: label `, labelSelect), other, h('label', {}, ' version ', versionSelect), note],
+    elements: [h('label', {}, `${caption}: label `, labelSelect), other, h('label', {}, ' version ', versionSelect), note],
     choice,
     show(id, { label, version }) {
       promptId = id

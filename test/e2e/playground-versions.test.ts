@@ -101,7 +101,7 @@ describe("the playground's versions", () => {
     await page.getByTestId('template-editor').fill('Hi {{.args.name}} from the label')
     await page.getByText('Save the draft').click()
     await page.getByLabel('Label', { exact: true }).fill('feat-draft')
-    await page.getByLabel('Message').fill('a friendlier hello')
+    await page.getByLabel('Version message').fill('a friendlier hello')
     await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(ADMIN_TOKEN)
     await page.getByRole('button', { name: 'Save draft' }).click()
     await textOf(page, 'save-draft-note', [`Saved the draft as version`, `of prompts/${PROMPT} in label feat-draft`])
