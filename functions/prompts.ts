@@ -73,6 +73,9 @@ const PromptDetail = once(() =>
         { description: 'Its args, whatever shape they were published in, as a JSON Schema of type object.' },
       ),
       returns: z.unknown(),
+      tools: described(z.array(z.string()), {
+        description: 'The tools a chat offers the model (their ids); none, an empty list.',
+      }),
       tests: described(z.array(z.unknown()), {
         description: 'Its test cases (jsonschema/prompt.json `tests`, docs/prompt-tests.md); none, an empty list.',
       }),
@@ -212,6 +215,7 @@ function detail(prompt: Prompt) {
     ...template,
     parameters: normalizeParameters(record.parameters),
     returns: record.returns ?? null,
+    tools: record.tools ?? [],
     tests: record.tests ?? [],
   }
 }

@@ -170,7 +170,12 @@ function recordPicker(name, caption, onChange) {
   onLabels(() => labelSelect.value !== OTHER && fillLabels(choice().label))
 
   return {
-    elements: [h('label', {}, `${caption}: label `, labelSelect), other, h('label', {}, ' version ', versionSelect), note],
+    elements: [
+      h('label', {}, `${caption}: label `, labelSelect),
+      other,
+      h('label', {}, ' version ', versionSelect),
+      note,
+    ],
     choice,
     show(id, { label, version }) {
       promptId = id

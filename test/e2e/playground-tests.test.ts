@@ -106,7 +106,7 @@ describe("the playground's tests", () => {
     await page.getByTestId('run-tests').click()
     await textOf(page, 'tests-state', ['draft template: 2 passed, 0 failed'])
     expect(runs[1]).toEqual({
-      draft: { prompt: 'Hello {{.args.name}}, welcome', parameters: expect.anything() },
+      draft: { prompt: 'Hello {{.args.name}}, welcome', parameters: expect.anything(), tools: [] },
       tests: GREETING.tests,
     })
     expect((await caseShown(page, 'welcomes')).result).toBe('pass')

@@ -102,6 +102,7 @@ describe('prompts', () => {
         required: [],
       },
       returns: [],
+      tools: evaluator.contributes.prompts[0]!.tools ?? [],
       tests: evaluator.contributes.prompts[0]!.tests,
     })
   })
