@@ -14,7 +14,16 @@ import {
 } from '../lib/http'
 import { CHAT_ROLES } from '../lib/llm'
 import { renderRequested } from './rendering'
-import { Args, BODY_LIMITS, DraftVariables, Message, PromptId, PromptQuery, RENDER_ERRORS, chatHeaders } from './shapes'
+import {
+  Args,
+  BODY_LIMITS,
+  DraftRecord,
+  DraftVariables,
+  PromptId,
+  PromptQuery,
+  RENDER_ERRORS,
+  chatHeaders,
+} from './shapes'
 
 /** Messages a body may carry: a long conversation, never an unbounded one. */
 export const MAX_MESSAGES = 1000
@@ -81,21 +90,10 @@ const ChatBody = once(() =>
         example: 'gpt-4o-mini',
       }),
       args: z.optional(Args()),
-      draft: described(
-        z.optional(
-          z.object({
-            prompt: z.optional(z.string()),
-            messages: z.optional(z.array(Message())),
-            parameters: z.optional(z.unknown()),
-            returns: z.optional(z.unknown()),
-            tools: z.optional(z.array(z.string())),
-          }),
-        ),
-        {
-          description:
-            "Chat with a draft of the prompt: the fields given replace the stored record's (a template, `prompt` or `messages`, replaces either), the others kept, the whole checked as a stored record is (400 as POST /api/render's). It renders exactly as POST /api/render does; the answer has no X-Prompt-Version.",
-        },
-      ),
+      draft: described(z.optional(DraftRecord()), {
+        description:
+          "Chat with a draft of the prompt: the fields given replace the stored record's (a template, `prompt` or `messages`, replaces either), the others kept, the whole checked as a stored record is (400 as POST /api/render's). It renders exactly as POST /api/render does; the answer has no X-Prompt-Version.",
+      }),
       variables: z.optional(DraftVariables()),
       messages: described(z.optional(z.array(ChatMessage()).check(z.maxLength(MAX_MESSAGES))), {
         description:

@@ -23,7 +23,7 @@ import { ServiceError } from '../lib/errors'
 import { checkedCases, labelChangesRun, promptsWithTests, runTests, testContext } from '../lib/prompt-tests'
 import type { TestContext, TestTarget } from '../lib/prompt-tests'
 import { requestLog } from '../lib/log'
-import { BODY_LIMITS, Message, PromptId, PromptQuery, ReadQuery, definedOnly } from './shapes'
+import { BODY_LIMITS, DraftRecord, PromptId, PromptQuery, ReadQuery, definedOnly } from './shapes'
 
 const Cases = once(() =>
   described(z.array(z.unknown()), {
@@ -34,18 +34,9 @@ const Cases = once(() =>
 const PromptTestBody = once(() =>
   described(
     z.object({
-      draft: described(
-        z.optional(
-          z.object({
-            prompt: z.optional(z.string()),
-            messages: z.optional(z.array(Message())),
-            parameters: z.optional(z.unknown()),
-            returns: z.optional(z.unknown()),
-            tools: z.optional(z.array(z.string())),
-          }),
-        ),
-        { description: 'Test this text (checked as a stored prompt is) instead of the stored one.' },
-      ),
+      draft: described(z.optional(DraftRecord()), {
+        description: 'Test this text (checked as a stored prompt is) instead of the stored one.',
+      }),
       tests: described(z.optional(Cases()), { description: "Run these cases instead of the prompt's own." }),
       names: described(z.optional(z.array(z.string())), { description: 'Only the cases of these names.' }),
     }),

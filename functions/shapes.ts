@@ -56,6 +56,17 @@ export function definedOnly(record: Record<string, unknown>): Record<string, unk
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined))
 }
 
+/** A prompt record not stored, as a chat or a test run takes it: its template, and any other field of the record. */
+export const DraftRecord = once(() =>
+  z.object({
+    prompt: z.optional(z.string()),
+    messages: z.optional(z.array(Message())),
+    parameters: z.optional(z.unknown()),
+    returns: z.optional(z.unknown()),
+    tools: z.optional(z.array(z.string())),
+  }),
+)
+
 /** What every JSON body is bounded by, said once for the OpenAPI descriptions. */
 export const BODY_LIMITS = `At most MAX_BODY_BYTES (default 1 MiB; past it, 413 PAYLOAD_TOO_LARGE), nested at most ${MAX_JSON_DEPTH} levels deep.`
 
