@@ -91,3 +91,39 @@ export function setOwn(node: JsonObject, name: string, value: unknown): void {
     Object.defineProperty(node, name, { value, enumerable: true, writable: true, configurable: true })
   else node[name] = value
 }
+
+/**
+ * The start of `value`'s JSON (as JSON.stringify writes it), at most
+ * `maxChars` characters, and whether that is all of it. JSON.stringify
+ * would write the whole value first: this stops once past `maxChars`, so
+ * its work is bounded by the answer's size, not the value's. Recursive,
+ * for values already bounded to MAX_JSON_DEPTH (records, request bodies).
+ */
+export function jsonPrefix(value: unknown, maxChars: number): { text: string; whole: boolean } {
+  let out = ''
+  /** Appends `piece`; true once past maxChars, when the walk stops. */
+  const write = (piece: string) => (out += piece).length > maxChars
+  const visit = (node: unknown): boolean => {
+    if (typeof node === 'string')
+      return write(JSON.stringify(node.length > maxChars ? node.slice(0, maxChars + 1) : node))
+    if (node === null || typeof node !== 'object') return write(JSON.stringify(node) ?? 'null')
+    if (Array.isArray(node)) {
+      if (write('[')) return true
+      for (let i = 0; i < node.length; i++) {
+        if ((i > 0 && write(',')) || visit(node[i] ?? null)) return true
+      }
+      return write(']')
+    }
+    if (write('{')) return true
+    let first = true
+    for (const name in node) {
+      const member: unknown = (node as JsonObject)[name]
+      if (!Object.hasOwn(node, name) || member === undefined) continue
+      if (write(`${first ? '' : ','}${JSON.stringify(name)}:`) || visit(member)) return true
+      first = false
+    }
+    return write('}')
+  }
+  const stopped = visit(value)
+  return { text: out.slice(0, maxChars), whole: !stopped }
+}

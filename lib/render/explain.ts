@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors'
-import { isObject } from '../json'
+import { isObject, jsonPrefix } from '../json'
 import type { JsonObject } from '../json'
 import type { Store } from '../store'
 import type { Analysis, Path } from '../template'
@@ -63,8 +63,9 @@ export function variablesSeen(seen: Seen, paths: readonly Path[]): VariableSeen[
       if (seen.overlay !== undefined && overrides(seen.overlay, path)) entry.overridden = true
       const value = valueAt(seen.vars, path)
       if (value === undefined) return { ...entry, missing: true }
-      const text = JSON.stringify(value)
-      if (text.length <= MAX_VALUE_CHARS) return { ...entry, value }
+      // A variable may be up to ENVIRON_MAX_BYTES, 200 of them: only as much JSON as the answer can hold is written.
+      const { text, whole } = jsonPrefix(value, MAX_VALUE_CHARS)
+      if (whole) return { ...entry, value }
       return { ...entry, truncated: true, preview: text.slice(0, PREVIEW_CHARS) }
     })
 }

@@ -1,6 +1,6 @@
 // The depth limit of JSON data, and the walks over it that must not recurse.
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, deepFreeze, nestedDeeperThan, textNestedDeeperThan } from '../../lib/json'
+import { MAX_JSON_DEPTH, deepFreeze, jsonPrefix, nestedDeeperThan, textNestedDeeperThan } from '../../lib/json'
 
 /** `depth` arrays, one inside the other, built without recursion. */
 function nested(depth: number, leaf: unknown = 1): unknown {
@@ -69,5 +69,48 @@ describe('deepFreeze', () => {
     }
     expect(thawed).toBe(0)
     expect(Object.isFrozen(node)).toBe(true)
+  })
+})
+
+describe('jsonPrefix', () => {
+  const values: unknown[] = [
+    null,
+    true,
+    -1.5e300,
+    'a "quoted"\nline é',
+    [],
+    {},
+    [1, [2, { a: null }], 'x'],
+    { a: 1, b: [true, { c: 'd' }], 'e"f': {} },
+    { skipped: undefined, kept: 1 },
+  ]
+
+  it('writes what JSON.stringify writes, whole, when it fits', () => {
+    for (const value of values) expect(jsonPrefix(value, 1000)).toEqual({ text: JSON.stringify(value), whole: true })
+  })
+
+  it('writes its start when it does not, whatever the cut', () => {
+    for (const value of values) {
+      const full = JSON.stringify(value)
+      for (let max = 0; max < full.length; max++)
+        expect(jsonPrefix(value, max)).toEqual({ text: full.slice(0, max), whole: false })
+    }
+  })
+
+  it("stops once past the bound: a 10 MB value's first 100 characters are written from its first members only", () => {
+    let visited = 0
+    const members = new Proxy(
+      Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 'x'.repeat(100)])),
+      {
+        get(target, name) {
+          visited++
+          return Reflect.get(target, name)
+        },
+      },
+    )
+    const { text, whole } = jsonPrefix({ big: members, long: 'y'.repeat(10_000_000) }, 100)
+    expect(whole).toBe(false)
+    expect(text).toBe(`{"big":{"k0":"${'x'.repeat(100)}`.slice(0, 100))
+    expect(visited).toBeLessThan(5)
   })
 })
