@@ -78,7 +78,7 @@ const LabelList = once(() =>
 )
 
 const list = defineRoute('get', '/api/labels', () => ({
-  tags: ['writes'],
+  tags: ['versions'],
   summary: 'The labels that have records of their own',
   description:
     'Read from the record index, a page at a time in byte order: a page costs its labels, never their keys. The embedded store has none.',
