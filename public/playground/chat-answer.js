@@ -62,7 +62,8 @@ export async function readAnswer(res, turn, started, signal) {
       return null
     }
     answer.failed = true
-    details.append(errorView({ code: 'NETWORK', message: e.message }))
+    // EVENT_TOO_LARGE (sse.js stopped the reading), else the connection's failure.
+    details.append(errorView({ code: e.code ?? 'NETWORK', message: e.message }))
   }
   if (!answer.ended && !answer.failed) {
     // Cut short (the connection lost, a proxy's limit): what came is shown, but it is not the whole answer.
