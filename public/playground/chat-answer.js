@@ -28,7 +28,12 @@ export async function readAnswer(res, turn, started, signal) {
     return null
   }
   const answer = { content: '', shownOver: 0, usage: null, firstToken: null, failed: false, ended: false }
-  const steps = h('table', { className: 'steps', 'data-role': 'steps', hidden: true }, stepsHead())
+  const steps = h(
+    'table',
+    { className: 'steps', 'data-role': 'steps', hidden: true },
+    h('caption', {}, 'Tool calls'),
+    stepsHead(),
+  )
   details.append(steps)
   try {
     for await (const event of sseEvents(res.body)) {
