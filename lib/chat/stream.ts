@@ -3,7 +3,7 @@ import { isObject } from '../json'
 import { sseEvents } from '../egress'
 import type { ByteLimit, SseEvent } from '../egress'
 import { errorEvent, sseEvent, stream } from '../llm'
-import type { ChatMessage, LlmClient, LlmOptions, ToolCallSpec } from '../llm'
+import type { ChatMessage, ChatRequest, LlmClient, LlmOptions, ToolCallSpec } from '../llm'
 import { boundToRequest } from '../log'
 import type { Conversation } from './conversation'
 
@@ -19,15 +19,28 @@ import type { Conversation } from './conversation'
  * error` and no `[DONE]`, as a plain stream's does. The first request is
  * made before the answer starts, so that its failure is still an HTTP error.
  * Each request asks for its usage (`stream_options`: OpenAI's own, which
- * the other APIs' translations read).
+ * the other APIs' translations read); a provider that refuses the
+ * parameter (400 naming it) is asked again without it, once, and the
+ * chat's later rounds do without: its summary then has no usage.
  */
 export async function streamConversation(
   conversation: Conversation,
   client: LlmClient,
   options: LlmOptions,
 ): Promise<ReadableStream<Uint8Array>> {
-  const ask = () =>
-    stream(client, { ...conversation.request(), stream_options: USAGE_ASKED }, options, conversation.deadline)
+  let usageTaken = true
+  const send = (request: ChatRequest) => stream(client, request, options, conversation.deadline)
+  const ask = async () => {
+    const { stream_options: _asked, ...request } = conversation.request()
+    if (!usageTaken) return send(request)
+    try {
+      return await send({ ...request, stream_options: USAGE_ASKED })
+    } catch (e) {
+      if (!refusesUsage(e)) throw e
+      usageTaken = false
+      return send(request)
+    }
+  }
   let first: ReadableStream<Uint8Array>
   try {
     first = await ask()
@@ -89,6 +102,16 @@ async function* rounds(
 }
 
 const USAGE_ASKED = { include_usage: true }
+
+/** The provider's refusal of `stream_options` (OpenAI-compatible servers that predate it answer 400 naming it). */
+function refusesUsage(e: unknown): boolean {
+  return (
+    e instanceof ServiceError &&
+    e.code === 'LLM_REJECTED' &&
+    e.message.startsWith('the provider refused the request (400)') &&
+    e.message.includes('stream_options')
+  )
+}
 
 const USAGE_FIELDS = ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const
 type Usage = Record<(typeof USAGE_FIELDS)[number], number>

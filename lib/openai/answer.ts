@@ -2,6 +2,7 @@ import type { PromptRecord } from '../catalog'
 import { answerChat } from '../chat'
 import type { ChatBody } from '../chat'
 import { ServiceError } from '../errors'
+import { isObject } from '../json'
 import { clientFor, complete, modelFor, stream } from '../llm'
 import type { ChatMessage, FunctionTool } from '../llm'
 import { requestLog } from '../log'
@@ -132,7 +133,10 @@ export async function answerChatCompletions(body: ChatCompletionsBody, context: 
   const answer = await answerChat(ref.id, rendered, chatBody, context)
   const limit = { bytes: context.settings.llm.maxBytes, name: 'LLM_MAX_BYTES' }
   return {
-    body: typeof answer.body === 'string' ? chatCompletionOf(answer.body) : chatChunks(answer.body, limit),
+    body:
+      typeof answer.body === 'string'
+        ? chatCompletionOf(answer.body)
+        : chatChunks(answer.body, limit, isObject(body.stream_options) && body.stream_options.include_usage === true),
     streamed: answer.streamed,
     dropped: answer.dropped,
     served: rendered.served,

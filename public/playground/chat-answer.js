@@ -28,7 +28,12 @@ export async function readAnswer(res, turn, started, signal) {
     return null
   }
   const answer = { content: '', shownOver: 0, usage: null, firstToken: null, failed: false, ended: false }
-  const steps = h('table', { className: 'steps', 'data-role': 'steps', hidden: true }, stepsHead())
+  const steps = h(
+    'table',
+    { className: 'steps', 'data-role': 'steps', hidden: true },
+    h('caption', {}, 'Tool calls'),
+    stepsHead(),
+  )
   details.append(steps)
   try {
     for await (const event of sseEvents(res.body)) {
@@ -62,7 +67,8 @@ export async function readAnswer(res, turn, started, signal) {
       return null
     }
     answer.failed = true
-    details.append(errorView({ code: 'NETWORK', message: e.message }))
+    // EVENT_TOO_LARGE (sse.js stopped the reading), else the connection's failure.
+    details.append(errorView({ code: e.code ?? 'NETWORK', message: e.message }))
   }
   if (!answer.ended && !answer.failed) {
     // Cut short (the connection lost, a proxy's limit): what came is shown, but it is not the whole answer.

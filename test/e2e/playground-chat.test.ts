@@ -188,15 +188,110 @@ describe('the chat panel', () => {
     await turn.waitFor()
     expect(await turn.locator('.error').count()).toBe(1)
     expect(await received('bad-request')).toHaveLength(1)
+    // Both halves of the failed turn stay in the transcript, marked as not sent, and the end is announced.
+    await textOf(page, 'chat-status', ['Turn not sent: the answer failed.'])
+    const output = page.getByTestId('chat-output')
+    expect(await output.locator('.turn[data-sent=no]').count()).toBe(2)
+    expect(await output.locator('.turn.user .not-sent-note').textContent()).toBe(
+      'not sent: the answer failed, this turn is not part of the conversation',
+    )
     // The next turn is a first turn again: nothing of the failed one is sent.
     await page.getByTestId('chat-model').fill('after-refusal')
     await page.getByTestId('chat-input').fill('Try again')
     await page.getByTestId('chat-button').click()
-    await answered(page, 'chat', 2)
+    const next = await answered(page, 'chat', 2)
+    expect(await next.getAttribute('data-sent')).toBeNull()
     expect(messagesOf((await received('after-refusal'))[0])).toEqual([
       { role: 'user', content: RENDERED_DRAFT },
       { role: 'user', content: 'Try again' },
     ])
+    await textOf(page, 'chat-status', ['Turn 1: answered.'])
+  })
+
+  it('marks a turn stopped by the next send as not sent, leaves the newer text, and counts only answered turns', async () => {
+    await page.getByTestId('chat-reset').click()
+    await page.getByTestId('chat-model').fill('echo-first')
+    await page.getByTestId('chat-button').click()
+    await answered(page, 'chat', 1)
+    // A second turn to a model that stalls after its first chunk: stopped by the next send.
+    await page.getByTestId('chat-model').fill('stream-stall')
+    await page.getByTestId('chat-input').fill('Stalled question')
+    await page.getByTestId('chat-button').click()
+    const output = page.getByTestId('chat-output')
+    await output.locator('.turn.assistant').nth(1).locator('.chat-text').waitFor({ state: 'attached' })
+    expect(await received('stream-stall')).toHaveLength(1)
+    await page.getByTestId('chat-model').fill('echo-after-stop')
+    await page.getByTestId('chat-input').fill('Another question')
+    await page.getByTestId('chat-button').click()
+    // The stopped turn: its answer "stopped", both halves marked, and its text not put back over the newer one.
+    await output.locator('.turn.assistant[data-state=stopped][data-sent=no]').waitFor()
+    expect(await output.locator('.turn.user[data-sent=no] .chat-text').textContent()).toBe('Stalled question')
+    expect(await output.locator('.turn.user[data-sent=no] .not-sent-note').textContent()).toContain(
+      'the answer stopped',
+    )
+    await answered(page, 'chat', 3)
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('')
+    // Sent without the stopped turn; and counted as the conversation's second turn.
+    expect(messagesOf((await received('echo-after-stop'))[0])).toEqual([
+      { role: 'user', content: RENDERED_DRAFT },
+      { role: 'assistant', content: `echo: ${RENDERED_DRAFT}` },
+      { role: 'user', content: 'Another question' },
+    ])
+    await textOf(page, 'chat-status', ['Turn 2: answered.'])
+    expect(problems).toEqual([])
+  })
+
+  it('drops a turn from both columns of a compare when one of them fails', async () => {
+    await page.getByTestId('chat-model').fill('model-ok')
+    await page.getByTestId('chat-compare').check()
+    await page.getByTestId('chat-model-b').fill('bad-request')
+    await page.getByTestId('chat-input').fill('Compared question')
+    await page.getByTestId('chat-button').click()
+    await answered(page, 'chat', 1)
+    await page.getByTestId('compare-output').locator('.turn.assistant[data-state=failed]').waitFor()
+    await textOf(page, 'chat-status', ['Turn not sent'])
+    // The first column's answer came, but the turn is out of both conversations: the columns keep the same turns.
+    for (const column of ['chat-output', 'compare-output'])
+      expect(await page.getByTestId(column).locator('.turn[data-sent=no]').count()).toBe(2)
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('Compared question')
+    await page.getByTestId('chat-model-b').fill('model-ok-b')
+    await page.getByTestId('chat-button').click()
+    await Promise.all([answered(page, 'chat', 2), answered(page, 'compare', 2)])
+    for (const model of ['model-ok', 'model-ok-b'])
+      expect(messagesOf((await received(model)).at(-1))).toEqual([
+        { role: 'user', content: RENDERED_DRAFT },
+        { role: 'user', content: 'Compared question' },
+      ])
+    await page.getByTestId('chat-compare').uncheck()
+  })
+
+  it('labels every control of the panel, and shows where the keyboard focus is', async () => {
+    // Each control's name as a screen reader reads it: its label's text, its aria-label, or a button's text.
+    const unnamed = await page
+      .getByTestId('chat')
+      .locator('input, textarea, select, button')
+      .evaluateAll((controls) =>
+        controls
+          .map((c) => {
+            const el = c as unknown as { id: string; labels?: { textContent: string | null }[] | null }
+            const names = [
+              ...Array.from(el.labels ?? [], (l) => l.textContent ?? ''),
+              c.getAttribute('aria-label') ?? '',
+              c.tagName === 'BUTTON' ? (c.textContent ?? '') : '',
+            ]
+            return names.some((n) => n.trim() !== '') ? null : `${c.tagName} #${el.id}`
+          })
+          .filter((name) => name !== null),
+      )
+    expect(unnamed).toEqual([])
+    expect(await page.getByTestId('chat-status').getAttribute('role')).toBe('status')
+    // Tab from the message to the send button: the focused button has an outline.
+    await page.getByTestId('chat-input').focus()
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(
+      '[document.activeElement.dataset.testid, getComputedStyle(document.activeElement).outlineStyle]',
+    )
+    expect(focused).toEqual(['chat-button', 'solid'])
   })
 
   it('compares two models side by side, each sent the same turns', async () => {

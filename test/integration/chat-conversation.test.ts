@@ -319,6 +319,26 @@ describe('a streamed loop', () => {
     expect((second?.body.messages as { role: string }[]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
   })
 
+  it('asks a provider that refuses stream_options again without them, once: the answer streams, the summary has no usage', async () => {
+    await llm.reset('no-stream-options')
+    const { res, events } = await streamed('team.rate', { model: 'no-stream-options' })
+    expect(res.status).toBe(200)
+    expect(contentOf(events)).toMatch(/^echo: /)
+    const sent = await llm.requests('no-stream-options')
+    expect(sent.map((r) => r.body.stream_options)).toEqual([{ include_usage: true }, undefined])
+    const summary = events.find((e) => e.name === 'summary')
+    expect(summary?.data).toEqual({ object: 'chat.completion.chunk', choices: [], steps: 0 })
+    expect(events.at(-1)?.data).toBe('[DONE]')
+  })
+
+  it('asks again only for a 400 naming stream_options: another refusal is the answer', async () => {
+    await llm.reset('bad-request')
+    const { status, body } = await chat('team.rate', { model: 'bad-request', stream: true })
+    expect(status).toBe(400)
+    expect(body).toMatchObject({ status: 'error', code: 'LLM_REJECTED' })
+    expect(await llm.requests('bad-request')).toHaveLength(1)
+  })
+
   it("reads as one completion to OpenAI's own client", async () => {
     await llm.script('sdk', [roundOne, { content: 'Foo is fine.' }])
     const client = new OpenAI({

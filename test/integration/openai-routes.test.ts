@@ -245,6 +245,26 @@ describe('POST /v1/chat/completions, streamed', () => {
     ])
   })
 
+  it("through the prompt's tool loop, no usage asked: no usage chunk, though the chat asked the provider for it", async () => {
+    await llm.script('cc-quiet', [{ content: 'Rated.' }])
+    const { status, text } = await post('/v1/chat/completions', {
+      model: 'cc-quiet',
+      prompt: { id: 'v1.rate' },
+      messages: [],
+      stream: true,
+    })
+    expect(status).toBe(200)
+    const events = sentEvents(text)
+    expect(events.at(-1)?.data).toBe('[DONE]')
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as Record<string, unknown>)
+    expect(chunks.length).toBeGreaterThan(0)
+    // The provider's `usage: null` on each chunk (OpenAI's, once usage is asked) goes through: it says nothing.
+    expect(chunks.filter((c) => c.usage !== undefined && c.usage !== null)).toEqual([])
+    expect(chunks.filter((c) => Array.isArray(c.choices) && c.choices.length === 0)).toEqual([])
+    const [sent] = await llm.requests('cc-quiet')
+    expect(sent?.body.stream_options).toEqual({ include_usage: true })
+  })
+
   it("without a prompt: the provider's chunks as they came", async () => {
     await llm.reset('ok')
     const messages = [{ role: 'user', content: 'Hi.' }]

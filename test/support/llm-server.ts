@@ -24,6 +24,7 @@
 //   malformed-N                   the same, but the failing requests answer 200 with JSON cut short
 //   missing-model                 404 (OpenAI's model_not_found, Anthropic's not_found_error, Google's NOT_FOUND)
 //   bad-request                   400 (invalid_request_error, Google's INVALID_ARGUMENT)
+//   no-stream-options             the same 400 naming stream_options when the request has them, else as `ok`
 //   stream-cut                    streams through the first word (OpenAI's role chunk and first word; Anthropic's
 //                                 message_start, content_block_start, ping and first text_delta; Gemini's first
 //                                 event), but never the stream's last event, then destroys the socket: no [DONE],
@@ -112,6 +113,7 @@ export interface LlmRequestRecord {
 export const FAIL_MESSAGE = 'upstream exploded'
 export const RATE_LIMIT_MESSAGE = 'Rate limit reached: retry later'
 export const OVERLOADED_MESSAGE = 'Overloaded: retry later'
+export const NO_STREAM_OPTIONS_MESSAGE = 'Unrecognized request argument supplied: stream_options'
 export const BAD_REQUEST_MESSAGE = "Invalid request: the model 'bad-request' refuses every request"
 export const GARBAGE = { unexpected: true } as const
 
@@ -259,6 +261,10 @@ export async function startLlmServer(): Promise<LlmServer> {
     }
     if (model === 'bad-request') {
       sendTrouble(res, wire, 'invalid', BAD_REQUEST_MESSAGE)
+      return
+    }
+    if (model === 'no-stream-options' && body.stream_options !== undefined) {
+      sendTrouble(res, wire, 'invalid', NO_STREAM_OPTIONS_MESSAGE)
       return
     }
     const rejectBig = REJECT_BIG.exec(model)
