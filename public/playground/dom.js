@@ -50,3 +50,19 @@ export function errorView(error) {
       : null,
   )
 }
+
+/** A message's content as text: a string as is, structured content as its JSON. */
+export const contentText = (content) => (typeof content === 'string' ? content : JSON.stringify(content, null, 2))
+
+/** A rendered prompt (a text, or messages each under its role) as elements. */
+export function renderedView(rendered) {
+  if (typeof rendered === 'string') return h('pre', { className: 'text' }, rendered)
+  return (rendered ?? []).map((m) =>
+    h(
+      'div',
+      { className: 'message' },
+      h('div', { className: 'role' }, m.role),
+      h('pre', { className: 'text' }, contentText(m.content)),
+    ),
+  )
+}

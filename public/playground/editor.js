@@ -9,8 +9,9 @@ import { messagesEditor } from './messages-editor.js'
 const MESSAGE_NAME = /\.messages\[(\d+)\]$/
 
 /**
- * An editor in `host`; `onInput()` is called on each edit. `load(prompt)`
- * shows a prompt's template as stored; `edited()` says whether it was
+ * An editor in `host`; `onInput()` is called on each edit. `load(prompt,
+ * draft)` shows a prompt's template as stored, then `draft` (fields as
+ * `fields()` gave them, kept from earlier) over it; `edited()` says whether it was
  * changed since; `fields()` is `{prompt}` or `{messages}` as edited, or
  * `{error}`; `reset()` goes back to the stored one; `markError(body)` marks
  * where a render's error body (its line and column) points, null clears it.
@@ -27,12 +28,14 @@ export function promptEditor(host, { onInput }) {
   const current = () => (isMessages() ? JSON.stringify(messages.messages()) : text.textarea.value)
 
   const editor = {
-    load(prompt) {
+    load(prompt, draft = null) {
       loaded = prompt
-      if (isMessages()) messages.set(prompt.messages ?? [])
-      else text.set(prompt.prompt ?? '')
+      const show = (fields) => (isMessages() ? messages.set(fields.messages ?? []) : text.set(fields.prompt ?? ''))
+      show(prompt)
       host.replaceChildren(isMessages() ? messagesHost : text.element)
       stored = current()
+      // A draft of the other kind (the record changed kind since) is not this template's.
+      if (draft && (isMessages() ? Array.isArray(draft.messages) : typeof draft.prompt === 'string')) show(draft)
       editor.markError(null)
     },
     edited: () => current() !== stored,
@@ -44,7 +47,6 @@ export function promptEditor(host, { onInput }) {
       const index = MESSAGE_NAME.exec(body?.template ?? '')
       messages.markLine(line === null || !index ? null : Number(index[1]), line)
     },
-    focus: () => (isMessages() ? messages.focus() : text.textarea.focus()),
   }
   return editor
 }

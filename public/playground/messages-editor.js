@@ -9,7 +9,7 @@ const ROLES = ['system', 'user', 'assistant']
 
 /**
  * The messages editor in `host`; `onInput()` after each change. Returns
- * `{set(messages), messages(), markLine(index | null, line), focus()}`.
+ * `{set(messages), messages(), markLine(index | null, line)}`.
  */
 export function messagesEditor(host, onInput) {
   /** One entry a message: `{role, area}` (its select and its code area). */
@@ -33,17 +33,32 @@ export function messagesEditor(host, onInput) {
     blocks.push({ role: role_, area })
   }
 
-  /** Applies `edit` to the blocks, shows them again, and says the messages changed. */
+  /** Applies `edit` to the blocks, shows them again (then runs what `edit` answers: where the focus goes), and says the messages changed. */
   function change(edit) {
-    edit()
+    const then = edit()
     show()
+    if (typeof then === 'function') then()
     onInput()
   }
 
-  function move(i, by) {
+  /** Moves block `i` by one; the focus stays on the moved block's button of that move (or its other one at an end). */
+  function move(i, by, label) {
     const j = i + by
     if (j < 0 || j >= blocks.length) return
     ;[blocks[i], blocks[j]] = [blocks[j], blocks[i]]
+    return () => focusButton(j, label) ?? focusButton(j, label === 'Move up' ? 'Move down' : 'Move up')
+  }
+
+  /** Removes block `i`; the focus goes to the remove button of the block now there, else the last one's, else Add. */
+  function remove(i) {
+    blocks.splice(i, 1)
+    return () => focusButton(Math.min(i, blocks.length - 1), 'Remove') ?? add.focus()
+  }
+
+  /** Focuses block `i`'s enabled button `label`; null when there is none. */
+  function focusButton(i, label) {
+    const button = list.children[i]?.querySelector(`button[data-action="${label}"]:not([disabled])`)
+    return button ? (button.focus(), true) : null
   }
 
   function show() {
@@ -59,6 +74,7 @@ export function messagesEditor(host, onInput) {
             {
               type: 'button',
               'aria-label': `${label} message ${n}`,
+              'data-action': label,
               title: `${label} message ${n}`,
               disabled,
               onclick: () => change(edit),
@@ -72,9 +88,9 @@ export function messagesEditor(host, onInput) {
             'div',
             { className: 'message-bar' },
             block.role,
-            button('Move up', '↑', i === 0, () => move(i, -1)),
-            button('Move down', '↓', i === last, () => move(i, 1)),
-            button('Remove', '✕', false, () => blocks.splice(i, 1)),
+            button('Move up', '↑', i === 0, () => move(i, -1, 'Move up')),
+            button('Move down', '↓', i === last, () => move(i, 1, 'Move down')),
+            button('Remove', '✕', false, () => remove(i)),
           ),
           block.area.element,
         )
@@ -93,6 +109,5 @@ export function messagesEditor(host, onInput) {
     markLine(index, line) {
       blocks.forEach((b, i) => b.area.markLine(i === index ? line : null))
     },
-    focus: () => (blocks[0]?.area.textarea ?? add).focus(),
   }
 }

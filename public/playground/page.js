@@ -12,12 +12,10 @@ export const page = {
   prompt: null,
   /**
    * The record shown: `label` (null: the base) and `version` (null: as
-   * served now). The URL's `?label=` sets the first label; the versions panel
-   * changes both, then asks `reload()`.
+   * served now). The URL's `?label=` sets the first label; the shell sets it
+   * once a record asked for with `reload(view)` is read (read-only for panels).
    */
   view: { label: new URLSearchParams(location.search).get('label'), version: null },
-  /** The latest render's answer body (success or error), null before the first. */
-  rendered: null,
   /**
    * Shared-variable overrides for the draft only: an object deep-merged over
    * the shared variables (`{vscode: {programming_language: "rust"}}`), sent
@@ -35,13 +33,20 @@ export const page = {
    * `parameters`, `tools`, `returns`) with the edited template; or `{error}`.
    */
   draft: () => null,
+  /** Whether the template differs from the stored one (overrides alone do not make it edited). */
+  edited: () => false,
   /** Renders now (what the editor shows, with the args and overrides). */
   render: () => {},
-  /** Reads the selected prompt again at `view`, then emits `select`. */
-  reload: () => {},
+  /**
+   * Reads the selected prompt at `view` (default: page.view) and shows it:
+   * page.view becomes `view`, `select` is emitted. Resolves to null, or to
+   * the error body when it could not be read (the page stays as it was).
+   * `{discard: true}` drops the draft of the record shown instead of keeping it.
+   */
+  reload: async () => null,
 
   // ---- events: `select` (a prompt was loaded into the editor), `edit` (the template, args or overrides changed),
-  // `rendered` (page.rendered is a new answer)
+  // `rendered` (a render answered: its body, success or error)
 
   on(event, listener) {
     if (!listeners.has(event)) listeners.set(event, [])

@@ -5,7 +5,8 @@
 // what is selected through page.js.
 import { api, readJson } from './api.js'
 import { chatPanel } from './chat.js'
-import { $, errorView, fill, h } from './dom.js'
+import { $, errorView, fill, h, renderedView } from './dom.js'
+import { discardDraft, keepDraft, keptDraft } from './drafts.js'
 import { promptEditor } from './editor.js'
 import { page } from './page.js'
 import { shortcuts } from './shortcuts.js'
@@ -27,6 +28,8 @@ const state = {
 }
 const editor = promptEditor($('template-host'), {
   onInput: () => {
+    keepEdit()
+    $('draft-note').textContent = ''
     showDraft()
     page.emit('edit')
   },
@@ -39,6 +42,8 @@ const argsEditor = $('args-editor')
 const PAGE_LIMIT = new URLSearchParams(location.search).get('limit')
 /** Pages of prompts the list reads at most. */
 const MAX_PAGES = 1000
+/** Prompts the list shows at most: past that, the filter narrows it (building thousands of rows a keystroke is slow). */
+const MAX_SHOWN = 500
 
 /** Every prompt, page after page, following each page's next_cursor. */
 async function loadPrompts() {
@@ -78,7 +83,7 @@ function showList() {
   )
   fill(
     $('prompt-list'),
-    shown.map((p) =>
+    shown.slice(0, MAX_SHOWN).map((p) =>
       h(
         'li',
         {},
@@ -98,30 +103,53 @@ function showList() {
       ),
     ),
   )
-  $('list-note').textContent = shown.length === 0 ? 'No prompt matches.' : ''
+  $('list-note').textContent =
+    shown.length === 0
+      ? 'No prompt matches.'
+      : shown.length > MAX_SHOWN
+        ? `${shown.length - MAX_SHOWN} more — refine the filter.`
+        : ''
 }
 
 // ---- the selected prompt
 
-/** Selects the prompt `id` at the view the page shows (its label and version). */
+/** Selects the prompt `id` in the label the page shows, at its served version. */
 function selectPrompt(id) {
-  page.view.version = null
-  return loadPrompt(id)
+  return loadPrompt(id, { label: page.view.label, version: null })
 }
 
-/** Reads the prompt `id` as page.view says, and shows it. */
-async function loadPrompt(id) {
+/**
+ * Reads the prompt `id` at `view` ({label, version}) and shows it; page.view
+ * becomes `view` only once it is read, so a record that fails to load leaves
+ * the page on the one it showed. Answers null, or the error body. `discard`:
+ * the draft of the record shown is dropped rather than kept (it was saved).
+ */
+async function loadPrompt(id, view, { discard = false } = {}) {
   const selecting = ++state.selecting
-  const { version } = page.view
-  const query = version === null ? '' : `?version=${version}`
-  const res = await api(`/api/prompts/${encodeURIComponent(id)}${query}`)
-  const body = await readJson(res)
-  if (selecting !== state.selecting) return
-  if (!res.ok) return showError(body)
+  const query = view.version === null ? '' : `?version=${view.version}`
+  let res, body
+  try {
+    res = await api(`/api/prompts/${encodeURIComponent(id)}${query}`, { label: view.label })
+    body = await readJson(res)
+  } catch (e) {
+    body = { status: 'error', code: 'NETWORK', message: e.message }
+  }
+  // A later load answers for the page.
+  if (selecting !== state.selecting) return null
+  if (!res?.ok) {
+    showError(body)
+    return body
+  }
+  if (discard) discardDraft(draftKey())
+  else keepEdit()
   const prompt = body.data
   page.prompt = prompt
-  history.replaceState(null, '', `${location.search}#${encodeURIComponent(id)}`)
-  editor.load(prompt)
+  page.view = { label: view.label, version: view.version }
+  showUrl()
+  showService()
+  const draft = keptDraft(draftKey())
+  editor.load(prompt, draft)
+  $('draft-note').textContent = draft ? 'Draft restored: your edit of this version, kept in this tab.' : ''
   $('empty').hidden = true
   $('prompt').hidden = false
   $('prompt-id').textContent = prompt.id
@@ -140,6 +168,27 @@ async function loadPrompt(id) {
   showList()
   page.emit('select', prompt)
   render()
+  return null
+}
+
+/** The URL names the view's label and the prompt: a reload opens the same. */
+function showUrl() {
+  const query = new URLSearchParams(location.search)
+  if (page.view.label === null) query.delete('label')
+  else query.set('label', page.view.label)
+  const search = query.size > 0 ? `?${query}` : ''
+  history.replaceState(null, '', `${location.pathname}${search}#${encodeURIComponent(page.prompt.id)}`)
+}
+
+// ---- drafts kept per prompt, label and version in this tab (drafts.js)
+
+const draftKey = () => page.prompt && JSON.stringify([page.prompt.id, page.view.label ?? '', page.view.version ?? ''])
+
+/** The edit of the record shown kept (or dropped when it is as stored again). */
+function keepEdit() {
+  if (!page.prompt) return
+  if (editor.edited()) keepDraft(draftKey(), editor.fields())
+  else discardDraft(draftKey())
 }
 
 /** Where the args shown on open came from. */
@@ -149,13 +198,13 @@ function argsSource({ from }) {
   return `Args of the ${from}.`
 }
 
-// ---- args kept per prompt (and label) in this tab
+// ---- args kept per prompt in this tab (the same args fit every label and version of it)
 
 const ARGS_KEY = 'ai-prompt-shell.args:'
 /** Args longer than this are not kept (sessionStorage is small and shared by the tab). */
 const MAX_KEPT_CHARS = 64 * 1024
 
-const argsKey = () => `${ARGS_KEY}${page.view.label ?? ''}:${page.prompt.id}`
+const argsKey = () => `${ARGS_KEY}${page.prompt.id}`
 
 /** The args text typed for the selected prompt earlier in this tab, or null. */
 function keptArgs() {
@@ -264,7 +313,6 @@ async function render() {
   }
   if (number !== state.renders) return
   $('render-state').textContent = isDraft() ? '(draft)' : ''
-  page.rendered = answer
   page.emit('rendered', answer)
   editor.markError(answer.status === 'success' ? null : answer)
   showAnalysis(answer.analysis ?? null, 'unknown')
@@ -273,18 +321,6 @@ async function render() {
   const warnings = answer.warnings ?? []
   fill($('warnings'), warnings.length === 0 ? h('li', { className: 'note' }, 'none') : warnings.map(warningView))
   fill($('timing'), timingView(answer.timing))
-}
-
-function renderedView(rendered) {
-  if (typeof rendered === 'string') return h('pre', { className: 'text' }, rendered)
-  return (rendered ?? []).map((m) =>
-    h(
-      'div',
-      { className: 'message' },
-      h('div', { className: 'role' }, m.role),
-      h('pre', { className: 'text' }, typeof m.content === 'string' ? m.content : JSON.stringify(m.content, null, 2)),
-    ),
-  )
 }
 
 /** A warning: its code, what it names (tool, key, ...), its message. */
@@ -318,13 +354,22 @@ function showAnalysis(analysis, unknown = '…') {
 
 // ---- the service
 
+/** /health's data, once read. */
+let health = null
+
 async function loadHealth() {
   const res = await fetch('/health')
   const body = await readJson(res)
-  const data = body.data ?? {}
+  health = res.ok ? (body.data ?? {}) : null
+  showService()
+  chatPanel($('chat'), { llm: body.data?.llm === true })
+}
+
+/** The service, its store, and the label the page shows now. */
+function showService() {
+  if (!health) return
   const labelled = page.view.label === null ? '' : ` · label: ${page.view.label}`
-  $('service').textContent = res.ok ? `${data.service} ${data.version} · store: ${data.store}${labelled}` : ''
-  chatPanel($('chat'), { llm: data.llm === true })
+  $('service').textContent = `${health.service} ${health.version} · store: ${health.store}${labelled}`
 }
 
 // ---- wiring
@@ -341,6 +386,8 @@ argsEditor.addEventListener('input', () => {
 $('render-button').addEventListener('click', render)
 $('reset-template').addEventListener('click', () => {
   editor.reset()
+  discardDraft(draftKey())
+  $('draft-note').textContent = ''
   showDraft()
   page.emit('edit')
   render()
@@ -349,8 +396,9 @@ page.on('edit', scheduleRender)
 Object.assign(page, {
   args: parsedArgs,
   draft: draftRecord,
+  edited: isDraft,
   render,
-  reload: () => page.prompt && loadPrompt(page.prompt.id),
+  reload: (view = page.view, options) => (page.prompt ? loadPrompt(page.prompt.id, view, options) : null),
 })
 shortcuts(selectPrompt)
 testsPanel()

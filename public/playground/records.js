@@ -4,7 +4,26 @@
 import { api, readJson } from './api.js'
 
 /** Where the admin token is kept, for this tab only, as the API token is. */
-export const ADMIN_KEY = 'ai-prompt-shell.admin-token'
+const ADMIN_KEY = 'ai-prompt-shell.admin-token'
+/** Every admin token input of the page: typing in one shows the same token in the others. */
+const tokenInputs = new Set()
+
+/** Makes `input` an admin token input: filled from this tab's token, and kept in step with the others. */
+export function adminTokenInput(input) {
+  tokenInputs.add(input)
+  input.value = sessionStorage.getItem(ADMIN_KEY) ?? ''
+  input.addEventListener('input', () => {
+    for (const other of tokenInputs) if (other !== input) other.value = input.value
+  })
+  return input
+}
+
+/** The admin token typed (trimmed; '' when none), kept in this tab for the next write. */
+export function adminToken(input) {
+  const token = input.value.trim()
+  if (token) sessionStorage.setItem(ADMIN_KEY, token)
+  return token
+}
 
 /**
  * Writes the record that keeps `prompt` as `label` sees it (undefined: the

@@ -4,7 +4,7 @@
 import { errorView, fill, h } from './dom.js'
 import { addLabel, knownLabels, LABEL, LABEL_RULE, onLabels } from './labels.js'
 import { page } from './page.js'
-import { ADMIN_KEY, writePrompt } from './records.js'
+import { adminToken, adminTokenInput, writePrompt } from './records.js'
 
 /** The record fields that hold a prompt's template: what saving the draft replaces. */
 const TEMPLATE_FIELDS = ['prompt', 'messages']
@@ -20,11 +20,24 @@ export function saveDraftForm() {
   // `list` is a read-only property: only its attribute names the datalist.
   labelInput.setAttribute('list', listId)
   const message = h('input', { type: 'text', placeholder: 'what changed', maxLength: 200 })
-  const token = h('input', { type: 'password', autocomplete: 'off', placeholder: 'ADMIN_TOKEN' })
+  const token = adminTokenInput(h('input', { type: 'password', autocomplete: 'off', placeholder: 'ADMIN_TOKEN' }))
   const note = h('p', { className: 'note', 'data-testid': 'save-draft-note', 'aria-live': 'polite' })
+  /** What the draft is built on when the version shown is not the newest. */
+  const base = h('p', { className: 'note', 'data-testid': 'save-draft-base', hidden: true })
+  const button = h('button', { type: 'submit' }, 'Save draft')
+  const cancel = () => {
+    confirm.hidden = true
+    button.focus()
+  }
   const confirm = h(
     'div',
-    { className: 'confirm', role: 'alertdialog', 'aria-label': 'Save to the base?', hidden: true },
+    {
+      className: 'confirm',
+      role: 'alertdialog',
+      'aria-label': 'Save to the base?',
+      hidden: true,
+      onkeydown: (event) => event.key === 'Escape' && (event.preventDefault(), cancel()),
+    },
     h('strong', {}, 'Save to the base? '),
     'Every caller without a label is served it.',
     h(
@@ -32,9 +45,11 @@ export function saveDraftForm() {
       {},
       h('button', { type: 'button', onclick: () => save(null) }, 'Confirm'),
       ' ',
-      h('button', { type: 'button', onclick: () => (confirm.hidden = true) }, 'Cancel'),
+      h('button', { type: 'button', onclick: cancel }, 'Cancel'),
     ),
   )
+  /** A save under way: a second submit meanwhile writes nothing. */
+  let saving = false
   const datalist = h('datalist', { id: listId })
   onLabels(() =>
     fill(
@@ -42,7 +57,6 @@ export function saveDraftForm() {
       knownLabels().map((l) => h('option', { value: l })),
     ),
   )
-  token.value = sessionStorage.getItem(ADMIN_KEY) ?? ''
 
   /** The draft's template fields, or why there is nothing to save. */
   function draftTemplate() {
@@ -57,6 +71,7 @@ export function saveDraftForm() {
 
   function submit(event) {
     event.preventDefault()
+    if (saving) return
     confirm.hidden = true
     const label = labelInput.value.trim()
     if (label && !LABEL.test(label)) return (note.textContent = LABEL_RULE)
@@ -71,13 +86,21 @@ export function saveDraftForm() {
   async function save(label) {
     confirm.hidden = true
     const prompt = page.prompt
-    if (!prompt) return
+    if (!prompt || saving) return
     const draft = draftTemplate()
     if (draft.error) return (note.textContent = draft.error)
-    const given = token.value.trim()
+    const given = adminToken(token)
     if (!given) return (note.textContent = 'Saving writes a version: give the admin token (ADMIN_TOKEN).')
-    sessionStorage.setItem(ADMIN_KEY, given)
     note.textContent = 'saving…'
+    saving = button.disabled = true
+    try {
+      await write(prompt, label, draft, given)
+    } finally {
+      saving = button.disabled = false
+    }
+  }
+
+  async function write(prompt, label, draft, given) {
     const replace = (entry) => {
       const kept = Object.fromEntries(Object.entries(entry).filter(([k]) => !TEMPLATE_FIELDS.includes(k)))
       return { ...kept, ...draft.fields }
@@ -95,10 +118,8 @@ export function saveDraftForm() {
     if (written.error) return fill(note, errorView(written.error))
     note.textContent = `Saved the draft as version ${written.version} of ${written.where}.`
     addLabel(label)
-    // The page now shows what was saved.
-    page.view.label = label
-    page.view.version = null
-    page.reload()
+    // The page now shows what was saved, unless another record was opened meanwhile; the draft is stored now.
+    if (page.prompt === prompt) await page.reload({ label, version: null }, { discard: true })
   }
 
   return {
@@ -109,12 +130,21 @@ export function saveDraftForm() {
       datalist,
       h('label', {}, 'Version message ', message),
       h('label', {}, 'Token to write (ADMIN_TOKEN) ', token),
-      h('button', { type: 'submit' }, 'Save draft'),
+      base,
+      button,
       confirm,
       note,
     ),
     reset() {
       confirm.hidden = true
+    },
+    /** The view shows `version` of a label whose versions are `entries` (newest first; null: not known). */
+    basedOn(version, entries) {
+      const newest = entries?.find((e) => !e.deleted)?.version
+      base.hidden = version === null || newest === undefined || version === newest
+      base.textContent = base.hidden
+        ? ''
+        : `The draft is built on version ${version}'s text: saved, it becomes the newest version (after ${newest}).`
     },
   }
 }

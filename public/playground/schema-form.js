@@ -79,12 +79,13 @@ export function schemaForm(schema, edit, examples = new Map()) {
         badge.hidden = !examples.has(name) || JSON.stringify(args[name]) !== JSON.stringify(examples.get(name))
       },
     })
+    // A parameter edited in the args JSON has no input here: its name is a caption, not a label for a paragraph.
     return h(
       'div',
       { className: 'field' },
       h(
-        'label',
-        { htmlFor: `param-${name}` },
+        field.show ? 'label' : 'span',
+        { htmlFor: field.show ? `param-${name}` : null, className: field.show ? null : 'field-name' },
         h('code', { className: 'id' }, name),
         required.has(name) ? ' (required) ' : ' ',
         badge,
@@ -139,6 +140,6 @@ function fieldFor(name, property, edit) {
       return { input, show: (args) => (input.checked = args[name] === true) }
     }
     default:
-      return { input: h('p', { id, className: 'note' }, 'Edit this one in the args JSON below.') }
+      return { input: h('p', { className: 'note' }, 'Edit this one in the args JSON below.') }
   }
 }

@@ -7,7 +7,7 @@
 import { api, readJson } from './api.js'
 import { $, errorView, fill, h } from './dom.js'
 import { page } from './page.js'
-import { ADMIN_KEY, writePrompt } from './records.js'
+import { adminToken, adminTokenInput, writePrompt } from './records.js'
 /** A case's name at most, as the schema bounds it. */
 const MAX_NAME_CHARS = 100
 
@@ -39,12 +39,16 @@ export function testsPanel() {
     )
   }
 
-  /** Runs the cases named (all when undefined) against the draft when there is one, else the stored text. */
+  /**
+   * Runs the cases named (all when undefined) against the draft when the
+   * template is edited, else the stored text of the version shown (shared
+   * variable overrides alone are not part of a test run).
+   */
   async function run(names) {
     const prompt = current()
     if (!prompt) return
     const number = ++runs
-    const edited = page.draft()
+    const edited = page.edited() ? page.draft() : null
     if (edited?.error) return fill($('tests-state'), errorView({ code: 'NOT_SENT', message: edited.error }))
     const body = {}
     if (edited) {
@@ -56,7 +60,8 @@ export function testsPanel() {
     $('tests-state').textContent = `running against the ${against} template…`
     let res, answer
     try {
-      res = await api(`/api/prompts/${encodeURIComponent(prompt.id)}/test`, { method: 'POST', body })
+      const version = page.view.version === null ? '' : `?version=${page.view.version}`
+      res = await api(`/api/prompts/${encodeURIComponent(prompt.id)}/test${version}`, { method: 'POST', body })
       answer = await readJson(res)
     } catch (e) {
       answer = { code: 'NETWORK', message: e.message }
@@ -83,9 +88,8 @@ export function testsPanel() {
       return (note.textContent = `A case needs a name of 1 to ${MAX_NAME_CHARS} characters.`)
     if ((prompt.tests ?? []).some((c) => c.name === name))
       return (note.textContent = `A case is named "${name}" already.`)
-    const token = $('admin-token').value.trim()
+    const token = adminToken($('admin-token'))
     if (!token) return (note.textContent = 'Saving writes the record: give the admin token (ADMIN_TOKEN).')
-    sessionStorage.setItem(ADMIN_KEY, token)
     note.textContent = 'saving…'
     try {
       await saveCase(prompt, { name, args }, token)
@@ -113,7 +117,7 @@ export function testsPanel() {
 
   $('run-tests').addEventListener('click', () => run(undefined))
   $('save-case').addEventListener('submit', save)
-  $('admin-token').value = sessionStorage.getItem(ADMIN_KEY) ?? ''
+  adminTokenInput($('admin-token'))
   // A newly selected prompt: its cases, no results yet.
   page.on('select', () => {
     results = new Map()

@@ -33,9 +33,14 @@ function valueText(entry) {
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
 }
 
-/** `path` ("a.b.c") set to `value` in `target`, making the objects on the way. */
+/** Path segments that would reach an object's prototype rather than a key of it. */
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype'])
+const unsafePath = (path) => path.split('.').some((key) => UNSAFE.has(key))
+
+/** `path` ("a.b.c", none of its segments UNSAFE) set to `value` in `target`, making the objects on the way. */
 function setPath(target, path, value) {
   const keys = path.split('.')
+  if (keys.some((key) => UNSAFE.has(key))) return
   let at = target
   for (const key of keys.slice(0, -1)) {
     if (at[key] === null || typeof at[key] !== 'object' || Array.isArray(at[key])) at[key] = {}
@@ -116,6 +121,11 @@ export function variablesPanel(host) {
 
   function typed(path, input) {
     const text = input.value.trim()
+    if (text !== '' && unsafePath(path)) {
+      input.setAttribute('aria-invalid', 'true')
+      note.textContent = `${path} cannot be overridden: __proto__, constructor and prototype are not keys the page sets.`
+      return
+    }
     if (text === '') {
       overrides.delete(path)
       input.removeAttribute('aria-invalid')

@@ -4,7 +4,7 @@
 // the form that saves the draft (save-draft.js).
 import { api, readJson } from './api.js'
 import { diffLines, hunks } from './diff.js'
-import { errorView, fill, h } from './dom.js'
+import { contentText, errorView, fill, h, renderedView } from './dom.js'
 import { addLabel, knownLabels, LABEL, LABEL_RULE, loadLabels, onLabels } from './labels.js'
 import { page } from './page.js'
 import { saveDraftForm } from './save-draft.js'
@@ -14,10 +14,12 @@ const OTHER = '\u0000other'
 /** The panel in `host`. */
 export function versionsPanel(host) {
   const shown = h('p', { className: 'version-shown', 'data-testid': 'version-shown', 'aria-live': 'polite' })
-  const view = recordPicker('Showing', 'Open', (choice) => {
-    page.view.label = choice.label
-    page.view.version = choice.version
-    page.reload()
+  // The page moves only once the record is read: a failed read leaves it, and this picker, on what it shows.
+  const view = recordPicker('Showing', 'Open', async (choice) => {
+    const failed = await page.reload(choice)
+    if (!failed || !page.prompt) return
+    await view.show(page.prompt.id, page.view)
+    view.say(errorView(failed))
   })
   const sideA = recordPicker('A', 'A')
   const sideB = recordPicker('B', 'B')
@@ -33,7 +35,7 @@ export function versionsPanel(host) {
       h('summary', {}, 'Compare two versions or labels'),
       h('div', { className: 'versions-row' }, sideA.elements),
       h('div', { className: 'versions-row' }, sideB.elements),
-      h('button', { type: 'button', onclick: () => compare(sideA.choice(), sideB.choice(), compared) }, 'Compare'),
+      h('button', { type: 'button', onclick: () => compareNow() }, 'Compare'),
       compared,
     ),
     h('details', { className: 'versions-save' }, h('summary', {}, 'Save the draft'), saving.elements),
@@ -43,16 +45,26 @@ export function versionsPanel(host) {
   // A prompt was (re)loaded at page.view: what it shows, and the pickers on its versions. A and B and their
   // comparison stay while the same prompt is shown at another version or label.
   let comparing = null
+  /** The number of the latest comparison: an earlier one's answers are dropped. */
+  let compares = 0
+  const compareNow = () => {
+    const number = ++compares
+    return compare(sideA.pinned(), sideB.pinned(), compared, () => number === compares)
+  }
   page.on('select', async (prompt) => {
     // The labels once a prompt is shown: not before the prompt list, whose 401 asks for the API token.
     if (comparing === null) loadLabels()
     const label = page.view.label
     const other = comparing !== prompt.id
     comparing = prompt.id
-    if (other) fill(compared)
+    if (other) {
+      compares++
+      fill(compared)
+    }
     saving.reset()
     const entries = await view.show(prompt.id, { label, version: page.view.version })
     if (page.prompt !== prompt) return
+    saving.basedOn(page.view.version, entries)
     fill(shown, showingText(label, page.view.version, entries), rolledOut(prompt))
     if (other)
       await Promise.all([
@@ -89,7 +101,11 @@ const when = (at) => (at ? `${at.slice(0, 16).replace('T', ' ')} UTC` : 'time no
  * A label select (the base, the known labels, another one typed in) and a
  * version select of that label's versions; `onChange(choice)` when the user
  * changes either. `show(id, choice)` loads the prompt's versions in that
- * label and answers them (null when they could not be read). `name` makes
+ * label and answers them (null when they could not be read). `choice()` is
+ * the label whose versions are listed (a label being typed counts once
+ * committed, by Enter or leaving the field) and the version picked (null:
+ * newest); `pinned()` the same with "newest" as that label's newest version
+ * number, when its history is known. `say(node)` shows a note. `name` makes
  * its test ids, `caption` its labels' text.
  */
 function recordPicker(name, caption, onChange) {
@@ -105,10 +121,15 @@ function recordPicker(name, caption, onChange) {
   const note = h('span', { className: 'note' })
   let promptId = null
   let loads = 0
+  /** The label whose versions the version select lists, and those versions (null: not read). */
+  let listed = null
+  let entries = null
 
-  const choice = () => {
-    const picked = labelSelect.value === OTHER ? other.value.trim() : labelSelect.value
-    return { label: picked || null, version: versionSelect.value ? Number(versionSelect.value) : null }
+  const typedLabel = () => (labelSelect.value === OTHER ? other.value.trim() : labelSelect.value) || null
+  const choice = () => ({ label: listed, version: versionSelect.value ? Number(versionSelect.value) : null })
+  const pinned = () => {
+    const { label, version } = choice()
+    return { label, version: version ?? entries?.find((e) => !e.deleted)?.version ?? null }
   }
 
   function fillLabels(label) {
@@ -124,6 +145,8 @@ function recordPicker(name, caption, onChange) {
 
   async function loadVersions(label, version) {
     const number = ++loads
+    listed = label
+    entries = null
     fill(versionSelect, h('option', { value: '' }, 'newest'))
     let res, body
     try {
@@ -150,6 +173,7 @@ function recordPicker(name, caption, onChange) {
       ),
     )
     versionSelect.value = version === null ? '' : String(version)
+    entries = body.data
     return body.data
   }
 
@@ -163,11 +187,23 @@ function recordPicker(name, caption, onChange) {
   labelSelect.addEventListener('change', () => {
     other.hidden = labelSelect.value !== OTHER
     if (!other.hidden) return other.focus()
-    pick(choice().label)
+    pick(typedLabel())
   })
-  other.addEventListener('change', () => pick(choice().label))
-  versionSelect.addEventListener('change', () => onChange?.(choice()))
-  onLabels(() => labelSelect.value !== OTHER && fillLabels(choice().label))
+  other.addEventListener('change', () => pick(typedLabel()))
+  versionSelect.addEventListener('change', () => {
+    // A label typed but not committed yet: the versions listed are another label's, the change waits for it.
+    if (typedLabel() !== listed) {
+      const typed = typedLabel()
+      versionSelect.value = ''
+      note.textContent =
+        typed !== null && !LABEL.test(typed)
+          ? LABEL_RULE
+          : 'Press Enter in the label field first: its versions are not listed yet.'
+      return
+    }
+    onChange?.(choice())
+  })
+  onLabels(() => labelSelect.value !== OTHER && fillLabels(listed))
 
   return {
     elements: [
@@ -177,6 +213,8 @@ function recordPicker(name, caption, onChange) {
       note,
     ],
     choice,
+    pinned,
+    say: (node) => fill(note, node),
     show(id, { label, version }) {
       promptId = id
       other.hidden = true
@@ -189,16 +227,14 @@ function recordPicker(name, caption, onChange) {
 /** The text a version holds: its template, or its messages each under its role. */
 function templateText(value) {
   if (typeof value === 'string') return value
-  return (value ?? [])
-    .map((m) => `[${m.role}]\n${typeof m.content === 'string' ? m.content : JSON.stringify(m.content, null, 2)}`)
-    .join('\n')
+  return (value ?? []).map((m) => `[${m.role}]\n${contentText(m.content)}`).join('\n')
 }
 
 const sideName = ({ label, version }) =>
   `${label === null ? 'base' : `label ${label}`} · ${version === null ? 'newest' : `version ${version}`}`
 
 /** Reads A and B, shows the diff of their text and their renders with the page's args, side by side. */
-async function compare(a, b, host) {
+async function compare(a, b, host, latest) {
   const prompt = page.prompt
   if (!prompt) return
   const { args, error } = page.args()
@@ -223,7 +259,7 @@ async function compare(a, b, host) {
     renderOf(a),
     renderOf(b),
   ])
-  if (page.prompt !== prompt) return
+  if (page.prompt !== prompt || !latest()) return
   fill(
     host,
     h('h4', {}, `Diff of the text: A (${sideName(a)}) → B (${sideName(b)})`),
@@ -243,7 +279,7 @@ async function compare(a, b, host) {
           { 'data-testid': `compare-render-${at === 0 ? 'a' : 'b'}` },
           h('figcaption', {}, `${at === 0 ? 'A' : 'B'}: ${sideName(side)}`),
           answer.ok && answer.body.status === 'success'
-            ? h('pre', { className: 'text' }, templateText(answer.body.rendered_prompt))
+            ? renderedView(answer.body.rendered_prompt)
             : errorView(answer.body),
         ),
       ),

@@ -11,7 +11,14 @@ export function timingView(timing) {
   const phases = Object.entries(timing.phases ?? {}).map(([name, value]) => `${name} ${ms(value)}`)
   const calls = timing.calls ?? []
   const span = Math.max(timing.total_ms ?? 0, ...calls.map((c) => c.start_ms + c.ms), 1)
-  const pct = (n) => `${Math.min(100, (n / span) * 100)}%`
+  const pct = (n) => `${Math.min(100, (Math.max(0, n) / span) * 100)}%`
+  /** A call's bar, placed through the CSSOM (the page's CSP takes no style attribute). */
+  const bar = (c) => {
+    const el = h('span', { className: 'bar' })
+    el.style.setProperty('left', pct(c.start_ms))
+    el.style.setProperty('width', `max(2px, ${pct(c.ms)})`)
+    return el
+  }
   return [
     h('p', {}, `total ${ms(timing.total_ms ?? 0)}`, phases.length ? ` · ${phases.join(' · ')}` : ''),
     calls.length === 0
@@ -41,11 +48,7 @@ export function timingView(timing) {
                 h('td', { className: 'outcome' }, c.outcome),
                 h('td', { className: 'start' }, `at ${ms(c.start_ms)}`),
                 h('td', { className: 'took' }, ms(c.ms)),
-                h(
-                  'td',
-                  { className: 'track', 'aria-hidden': 'true' },
-                  h('span', { className: 'bar', style: `left:${pct(c.start_ms)};width:max(2px,${pct(c.ms)})` }),
-                ),
+                h('td', { className: 'track', 'aria-hidden': 'true' }, bar(c)),
               ),
             ),
           ),

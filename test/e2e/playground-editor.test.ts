@@ -19,6 +19,7 @@ const SCREENSHOT = join(import.meta.dirname, '../../.ci/artifacts/playground-edi
 /** The page's document, as the functions run in the browser use it (the tests' types have no DOM). */
 declare const document: {
   querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }>
+  activeElement: { getAttribute(name: string): string | null } | null
 }
 
 let dev: DevServer
@@ -158,6 +159,19 @@ describe('a messages prompt', () => {
       'toJson',
     ])
 
+    // A visible focus ring on the code area whose textarea has the focus.
+    await contents.nth(0).focus()
+    const ring = await page
+      .locator('#template-host .code-area')
+      .nth(0)
+      .evaluate((el) => {
+        const style = (
+          globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }
+        ).getComputedStyle(el)
+        return `${style.outlineStyle} ${style.outlineWidth}`
+      })
+    expect(ring).toBe('solid 2px')
+
     await contents.nth(0).fill('You are terse about {{.args.repo | default "it"}}.')
     await contents.nth(1).fill('Review it.')
     await renderedMessages(page, ['systemYou are terse about it.', 'userReview it.'])
@@ -169,9 +183,14 @@ describe('a messages prompt', () => {
     await contents.nth(2).fill('Earlier answer.')
     await roles.nth(2).selectOption('assistant')
     await renderedMessages(page, ['systemYou are terse about it.', 'userReview it.', 'assistantEarlier answer.'])
+    // The focus stays with the block moved: its button of that move, or at an end its other one.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))
     await page.getByRole('button', { name: 'Move up message 3' }).click()
+    expect(await focused()).toBe('Move up message 2')
     await page.getByRole('button', { name: 'Move up message 2' }).click()
+    expect(await focused()).toBe('Move down message 1')
     await page.getByRole('button', { name: 'Remove message 2' }).click()
+    expect(await focused()).toBe('Remove message 2')
     await renderedMessages(page, ['assistantEarlier answer.', 'userReview it.'])
 
     // A message that does not parse: the error names it, and its block marks the line.

@@ -31,6 +31,17 @@ const RECORD = {
   },
 }
 
+/** A parameter of a complex type (edited in the args JSON) beside a simple one. */
+const COMPLEX = 'team.complex'
+const COMPLEX_RECORD = {
+  prompt: 'items: {{.args.items | toJson}}',
+  parameters: {
+    type: 'object',
+    properties: { items: { type: 'array' }, limit: { type: 'integer', default: 3 } },
+    required: ['items'],
+  },
+}
+
 let dev: DevServer
 let browser: Browser
 
@@ -112,6 +123,12 @@ describe('the playground opens on something that works', () => {
     await page.reload()
     await page.getByTestId('prompt-item').first().waitFor()
     await opened(page, PLACEHOLDERS, ['Hi Grace ×3 in go'])
+    // The same args in another label: they are the prompt's, not a label's.
+    await page.goto(`${dev.url}/playground?label=feat-args#${PLACEHOLDERS}`)
+    await renderedWithout(page, ['Hi Grace ×3 in go'])
+    expect(await argsShown(page)).toEqual({ name: 'Grace', count: 3 })
+    await page.goto(`${dev.url}/playground#${PLACEHOLDERS}`)
+    await renderedWithout(page, ['Hi Grace ×3 in go'])
     expect(shownPage.problems).toEqual([])
   })
 
@@ -143,6 +160,32 @@ describe('the playground opens on something that works', () => {
 
     await page.getByTestId('clear-overrides').click()
     await renderedWithout(page, ['Hi Grace ×3 in go'])
+    expect(shownPage.problems).toEqual([])
+  })
+
+  it("refuses an override of a path through __proto__: nothing is set on the page's objects", async () => {
+    await page.getByTestId('template-editor').fill('Hi {{.__proto__.polluted}}')
+    const row = page.locator('[data-testid="variable"][data-path="__proto__.polluted"]')
+    await shown(page, 'variables', row.waitFor())
+    await row.getByTestId('variable-override').fill('"yes"')
+    await textOf(page, 'variables', ['__proto__.polluted cannot be overridden'])
+    expect(await page.evaluate(() => (({}) as Record<string, unknown>).polluted)).toBeUndefined()
+    expect(await row.getByTestId('variable-override').getAttribute('aria-invalid')).toBe('true')
+    await page.getByRole('button', { name: 'Back to the stored template' }).click()
+    await renderedWithout(page, ['Hi Grace ×3 in go'])
+    expect(shownPage.problems).toEqual([])
+  })
+
+  it('names each control: a parameter edited in the args JSON has no label for a paragraph; the states are live', async () => {
+    expect((await call('PUT', `/api/prompts/${COMPLEX}`, COMPLEX_RECORD)).status).toBe(200)
+    await page.reload()
+    await page.getByTestId('prompt-item').first().waitFor()
+    await opened(page, COMPLEX, ['items: []'])
+    expect(await page.locator('#params-form label[for]').count()).toBe(1)
+    expect(await page.locator('#param-limit').count()).toBe(1)
+    expect(await page.locator('#params-form .field-name').allTextContents()).toEqual(['items (required) example'])
+    expect(await page.locator('#render-state').getAttribute('aria-live')).toBe('polite')
+    expect(await page.getByTestId('tests-state').getAttribute('aria-live')).toBe('polite')
     expect(shownPage.problems).toEqual([])
   })
 

@@ -173,6 +173,41 @@ describe("the playground's tests of an extension's prompt", () => {
   })
 })
 
+describe("the playground's tests of a version", () => {
+  const VERSIONED = 'team.tested'
+  const cases = [{ name: 'welcomes', args: { name: 'Ada' }, assert: [{ type: 'contains', value: 'welcome' }] }]
+
+  it('runs the version shown, and the stored text when only shared variables are overridden', async () => {
+    const parameters = GREETING.parameters
+    const first = {
+      prompt: 'Hello {{.args.name}}, welcome ({{.vscode.programming_language}})',
+      parameters,
+      tests: cases,
+    }
+    const second = { prompt: 'Hello {{.args.name}} ({{.vscode.programming_language}})', parameters, tests: cases }
+    expect((await call('PUT', `/api/prompts/${VERSIONED}`, first)).status).toBe(200)
+    expect((await call('PUT', `/api/prompts/${VERSIONED}`, second)).status).toBe(200)
+    const { context, page, problems, requests } = await newPage(browser)
+    try {
+      await page.goto(`${dev.url}/playground#${VERSIONED}`)
+      await page.getByTestId('version-showing').locator('option[value="1"]').waitFor({ state: 'attached' })
+      await page.getByTestId('version-showing').selectOption('1')
+      await textOf(page, 'version-shown', ['showing: base · version 1'])
+      const row = page.locator('[data-testid="variable"][data-path="vscode.programming_language"]')
+      await row.getByTestId('variable-override').fill('"rust"')
+      await textOf(page, 'render-output', ['Hello Ada, welcome (rust)'])
+      await page.getByTestId('run-tests').click()
+      await textOf(page, 'tests-state', ['1 run against the stored template: 1 passed'])
+      expect(requests.filter((r) => r.includes('/api/prompts/') && r.includes('/test'))).toEqual([
+        `POST ${dev.url}/api/prompts/${VERSIONED}/test?version=1`,
+      ])
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
+
 describe("the playground's tests of a label", () => {
   it("saves a case into the label, leaving the base as it was, and runs the label's cases", async () => {
     const { context, page, problems, requests } = await newPage(browser)

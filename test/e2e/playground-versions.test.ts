@@ -159,3 +159,159 @@ describe("the playground's labels", () => {
     }
   })
 })
+
+describe('the playground moving between records', () => {
+  let shown: PlaygroundPage
+
+  beforeAll(async () => {
+    // A label where the prompt is deleted: reading it there is a 404.
+    expect((await call('DELETE', `/api/prompts/${PROMPT}?label=gone&message=hidden`)).status).toBe(200)
+    shown = await newPage(browser)
+  })
+  afterAll(() => shown?.context.close())
+
+  it('keeps a draft per version in the tab: another version opened and back, it is restored; "Back to the stored template" drops it', async () => {
+    const { page, problems } = shown
+    await page.goto(`${dev.url}/playground#${PROMPT}`)
+    await textOf(page, 'version-shown', ['showing: base · version 3'])
+    const editor = page.getByTestId('template-editor')
+    await editor.fill('A draft of {{.args.name}}')
+    await page.getByTestId('version-showing').selectOption('1')
+    await textOf(page, 'version-shown', ['showing: base · version 1'])
+    expect(await editor.inputValue()).toBe(FIRST)
+    expect(await page.getByTestId('draft-note').textContent()).toBe('')
+    await page.getByTestId('version-showing').selectOption('')
+    await textOf(page, 'draft-note', ['Draft restored'])
+    expect(await editor.inputValue()).toBe('A draft of {{.args.name}}')
+    await textOf(page, 'render-output', ['A draft of Ada'])
+
+    await page.getByRole('button', { name: 'Back to the stored template' }).click()
+    expect(await editor.inputValue()).toBe('Hello {{.args.name}}, from the base')
+    await page.getByTestId('version-showing').selectOption('1')
+    await textOf(page, 'version-shown', ['showing: base · version 1'])
+    await page.getByTestId('version-showing').selectOption('')
+    await textOf(page, 'version-shown', ['showing: base · version 3'])
+    expect(await editor.inputValue()).toBe('Hello {{.args.name}}, from the base')
+    expect(await page.getByTestId('draft-note').textContent()).toBe('')
+    expect(problems).toEqual([])
+  })
+
+  it('stays on the record shown when another cannot be read: the pickers, the renders and the URL keep to it', async () => {
+    const { page, problems, requests } = shown
+    await page.getByTestId('label-showing').selectOption({ label: 'another label…' })
+    await page.getByLabel('Open: another label').fill('gone')
+    await page.getByLabel('Open: another label').press('Enter')
+    await textOf(page, 'versions', ['NOT_FOUND'])
+    expect(await page.getByTestId('label-showing').inputValue()).toBe('')
+    expect(await page.getByTestId('template-editor').inputValue()).toBe('Hello {{.args.name}}, from the base')
+    await textOf(page, 'version-shown', ['showing: base · version 3'])
+    const renders = () => requests.filter((r) => r.startsWith('POST ') && r.includes('/render')).length
+    const before = renders()
+    await page.getByTestId('render-button').click()
+    await textOf(page, 'render-output', ['Hello Ada, from the base'])
+    const render = requests.filter((r) => r.startsWith('POST ') && r.includes('/render'))[before]
+    expect(render).toBe(`POST ${dev.url}/api/prompts/${PROMPT}/render?explain=true`)
+    expect(new URL(page.url()).search).toBe('')
+    expect(problems).toEqual([`404 ${dev.url}/api/prompts/${PROMPT}?label=gone`])
+    problems.length = 0
+  })
+
+  it('names the label opened in the URL and the header: a reload opens the same label', async () => {
+    const { page, problems } = shown
+    await page.getByTestId('label-showing').selectOption('feat-draft')
+    await textOf(page, 'version-shown', ['showing: label feat-draft'])
+    expect(new URL(page.url()).searchParams.get('label')).toBe('feat-draft')
+    expect(await page.locator('#service').textContent()).toContain('· label: feat-draft')
+    await page.reload()
+    await textOf(page, 'version-shown', ['showing: label feat-draft'])
+    expect(await page.getByTestId('template-editor').inputValue()).toBe('Hi {{.args.name}} from the label')
+    await page.getByTestId('label-showing').selectOption('')
+    await textOf(page, 'version-shown', ['showing: base'])
+    expect(new URL(page.url()).searchParams.has('label')).toBe(false)
+    expect(await page.locator('#service').textContent()).not.toContain('label:')
+    expect(problems).toEqual([])
+  })
+
+  it('ignores a version picked while a label typed is not committed, and says why', async () => {
+    const { page, problems, requests } = shown
+    const count = requests.length
+    await page.getByTestId('label-showing').selectOption({ label: 'another label…' })
+    await page.getByLabel('Open: another label').fill('Not A Label')
+    await page.getByTestId('version-showing').selectOption('1')
+    await textOf(page, 'versions', ['A label is 1 to 63 lowercase letters'])
+    expect(await page.getByTestId('version-showing').inputValue()).toBe('')
+    expect(requests.slice(count).filter((r) => r.includes('/api/prompts/'))).toEqual([])
+    expect(problems).toEqual([])
+  })
+
+  it('compares a side on "newest" as that version by number', async () => {
+    const { page, problems, requests } = shown
+    await page.getByTestId('label-showing').selectOption('')
+    await textOf(page, 'version-shown', ['showing: base · version 3'])
+    await page.getByText('Compare two versions or labels').click()
+    for (const side of ['a', 'b']) {
+      await page.getByTestId(`label-${side}`).selectOption('')
+      // The base's versions listed (feat-draft, shown before, has only one).
+      await page.getByTestId(`version-${side}`).locator('option[value="3"]').waitFor({ state: 'attached' })
+    }
+    await page.getByTestId('version-a').selectOption('1')
+    await page.getByTestId('version-b').selectOption('')
+    const count = requests.length
+    await page.getByRole('button', { name: 'Compare', exact: true }).click()
+    await textOf(page, 'version-compare', ['A (base · version 1) → B (base · version 3)'])
+    expect(requests.slice(count).filter((r) => r.includes('/render'))).toEqual([
+      `POST ${dev.url}/api/prompts/${PROMPT}/render?version=1`,
+      `POST ${dev.url}/api/prompts/${PROMPT}/render?version=3`,
+    ])
+    expect(problems).toEqual([])
+  })
+
+  it('writes one version for a double submit, and says a draft of an older version becomes the newest', async () => {
+    const { page, problems, requests } = shown
+    await page.getByTestId('version-showing').selectOption('2')
+    await textOf(page, 'version-shown', ['showing: base · version 2'])
+    await page.getByText('Save the draft').click()
+    await textOf(page, 'save-draft-base', ["built on version 2's text", 'becomes the newest version (after 3)'])
+    await page.getByTestId('template-editor').fill('Hello {{.args.name}} once')
+    await page.getByLabel('Label', { exact: true }).fill('feat-once')
+    await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(ADMIN_TOKEN)
+    const puts = () => requests.filter((r) => r.startsWith('PUT ')).length
+    const before = puts()
+    await page.getByRole('button', { name: 'Save draft' }).dblclick()
+    await textOf(page, 'version-shown', ['showing: label feat-once'])
+    expect(puts()).toBe(before + 1)
+    expect(await page.locator('#admin-token').inputValue()).toBe(ADMIN_TOKEN)
+    expect(problems).toEqual([])
+  })
+})
+
+describe('the playground asking "Save to the base?"', () => {
+  it('closes on Escape, and gives the focus back to "Save draft" on Cancel', async () => {
+    const { context, page, problems } = await newPage(browser)
+    try {
+      await page.goto(`${dev.url}/playground#${PROMPT}`)
+      await textOf(page, 'version-shown', ['showing: base'])
+      await page.getByText('Save the draft').click()
+      const save = page.getByRole('button', { name: 'Save draft' })
+      const confirm = page.getByRole('alertdialog', { name: 'Save to the base?' })
+      const focused = () =>
+        page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement
+              .textContent,
+        )
+      await save.click()
+      await confirm.waitFor()
+      await page.keyboard.press('Escape')
+      await confirm.waitFor({ state: 'hidden' })
+      expect(await focused()).toBe('Save draft')
+      await save.click()
+      await confirm.getByRole('button', { name: 'Cancel' }).click()
+      await confirm.waitFor({ state: 'hidden' })
+      expect(await focused()).toBe('Save draft')
+      expect(problems).toEqual([])
+    } finally {
+      await context.close()
+    }
+  })
+})
