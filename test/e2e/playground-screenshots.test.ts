@@ -1,8 +1,10 @@
 // The playground as a reader sees it, for the README and for review: the
 // example catalogue's ticket triage (a render with four tool calls) on `npm
 // run dev`, at 1280 and 900 px wide, light and dark. Saved to
-// .ci/artifacts/playground-{1280,900}-{light,dark}.png; the 1280 light one is
-// also docs/images/playground.png. Each shot is checked for what it shows
+// .ci/artifacts/playground-{1280,900}-{light,dark}.png. With
+// UPDATE_README_IMAGE=1 the 1280 light one also replaces
+// docs/images/playground.png, the README's (committed: a test run leaves the
+// tree as it was). Each shot is checked for what it shows
 // (a successful render, the waterfall, no error) and for not asking any other
 // origin for anything.
 import { copyFile, mkdir } from 'node:fs/promises'
@@ -54,7 +56,7 @@ describe('the playground seen', () => {
           const path = join(ARTIFACTS, `playground-${width}-${colorScheme}.png`)
           // At 900 px the result is under the prompt: the whole page, to show it too.
           await page.screenshot({ path, fullPage: width === 900 })
-          if (width === 1280 && colorScheme === 'light') {
+          if (width === 1280 && colorScheme === 'light' && process.env.UPDATE_README_IMAGE === '1') {
             await mkdir(join(ROOT, 'docs/images'), { recursive: true })
             await copyFile(path, README_IMAGE)
           }
