@@ -19,7 +19,6 @@ declare const document: {
   activeElement: { id: string } | null
 }
 
-const ADMIN_TOKEN = 'dev-admin-token'
 /** Required parameters with neither defaults nor test cases: placeholders. */
 const PLACEHOLDERS = 'team.placeholders'
 const RECORD = {
@@ -45,19 +44,9 @@ const COMPLEX_RECORD = {
 let dev: DevServer
 let browser: Browser
 
-/** The service's answer to a request with the admin token: its status and body text. */
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${dev.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, text: await res.text() }
-}
-
 beforeAll(async () => {
   dev = await startDev({}, 'dev:redis')
-  expect((await call('PUT', `/api/prompts/${PLACEHOLDERS}`, RECORD)).status).toBe(200)
+  expect((await dev.asAdmin('PUT', `/api/prompts/${PLACEHOLDERS}`, RECORD)).status).toBe(200)
   browser = await launchChromium()
 }, 90_000)
 afterAll(async () => {
@@ -143,7 +132,7 @@ describe('the playground opens on something that works', () => {
 
   it("shows a shared variable's value and age, and overrides it for the draft only", async () => {
     const environ = `/api/environs/vscode.programming_language`
-    const before = await call('GET', environ)
+    const before = await dev.asAdmin('GET', environ)
     expect(before.status).toBe(200)
     const row = page.locator('[data-testid="variable"][data-path="vscode.programming_language"]')
     await shown(page, 'variables', row.getByTestId('variable-value').filter({ hasText: '"go"' }).waitFor())
@@ -156,7 +145,7 @@ describe('the playground opens on something that works', () => {
     await row.getByTestId('variable-value').filter({ hasText: '"rust"' }).waitFor()
     expect(await row.locator('.badge').textContent()).toBe('overridden')
     // Nothing written: the service's shared variables answer as before.
-    expect(await call('GET', environ)).toEqual(before)
+    expect(await dev.asAdmin('GET', environ)).toEqual(before)
 
     await page.getByTestId('clear-overrides').click()
     await renderedWithout(page, ['Hi Grace ×3 in go'])
@@ -177,7 +166,7 @@ describe('the playground opens on something that works', () => {
   })
 
   it('names each control: a parameter edited in the args JSON has no label for a paragraph; the states are live', async () => {
-    expect((await call('PUT', `/api/prompts/${COMPLEX}`, COMPLEX_RECORD)).status).toBe(200)
+    expect((await dev.asAdmin('PUT', `/api/prompts/${COMPLEX}`, COMPLEX_RECORD)).status).toBe(200)
     await page.reload()
     await page.getByTestId('prompt-item').first().waitFor()
     await opened(page, COMPLEX, ['items: []'])

@@ -11,12 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/browser'
 import { newPage, textOf } from '../support/playground-page'
 import type { PlaygroundPage } from '../support/playground-page'
-import { startDev } from '../support/wrangler-dev'
+import { DEV_ADMIN_TOKEN, startDev } from '../support/wrangler-dev'
 import type { DevServer } from '../support/wrangler-dev'
 
 /** The panel with one pass and one fail, for a reviewer's eyes. */
 const SCREENSHOT = join(import.meta.dirname, '../../.ci/artifacts/playground-tests.png')
-const ADMIN_TOKEN = 'dev-admin-token'
 const PROMPT = 'team.greeting'
 const GREETING = {
   prompt: 'Hello {{.args.name}}',
@@ -32,13 +31,8 @@ let browser: Browser
 
 /** A request to the service with the admin token; its status and `data`. */
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; data: unknown }> {
-  const res = await fetch(`${dev.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const answer = (await res.json()) as { data: unknown }
-  return { status: res.status, data: answer.data }
+  const { status, body: answer } = await dev.asAdmin<{ data: unknown }>(method, path, body)
+  return { status, data: answer.data }
 }
 
 beforeAll(async () => {
@@ -126,7 +120,7 @@ describe("the playground's tests", () => {
     await page.getByTestId('template-editor').fill('Not saved: {{.args.name}}')
     await page.getByTestId('args-editor').fill(JSON.stringify({ name: 'Grace' }))
     await page.getByLabel('Case name').fill('grace')
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN)
+    await page.getByLabel('Admin token').fill(DEV_ADMIN_TOKEN)
     await page.getByRole('button', { name: 'Save args as a case' }).click()
     await textOf(page, 'save-note', [`Saved "grace" as version 2 of prompts/${PROMPT}`])
     await textOf(page, 'tests', ['grace'])
@@ -155,7 +149,7 @@ describe("the playground's tests of an extension's prompt", () => {
       await textOf(page, 'save-note', ['UNAUTHORIZED'])
       expect(await page.getByTestId('token-form').isHidden()).toBe(true)
 
-      await page.getByLabel('Admin token').fill(ADMIN_TOKEN)
+      await page.getByLabel('Admin token').fill(DEV_ADMIN_TOKEN)
       await page.getByRole('button', { name: 'Save args as a case' }).click()
       await textOf(page, 'save-note', ['Saved "short code" as version 2 of extensions/evaluator'])
       await textOf(page, 'tests', ['short code'])
@@ -216,7 +210,7 @@ describe("the playground's tests of a label", () => {
       await page.goto(`${dev.url}/playground?label=feat-cases#${PROMPT}`)
       await page.locator('#prompt-id', { hasText: PROMPT }).waitFor()
       await page.getByLabel('Case name').fill('in the label')
-      await page.getByLabel('Admin token').fill(ADMIN_TOKEN)
+      await page.getByLabel('Admin token').fill(DEV_ADMIN_TOKEN)
       await page.getByRole('button', { name: 'Save args as a case' }).click()
       await textOf(page, 'save-note', [`of prompts/${PROMPT} in label feat-cases`])
       await textOf(page, 'tests', ['in the label'])

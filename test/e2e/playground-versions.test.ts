@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/browser'
 import { newPage, textOf } from '../support/playground-page'
 import type { PlaygroundPage } from '../support/playground-page'
-import { startDev } from '../support/wrangler-dev'
+import { DEV_ADMIN_TOKEN, startDev } from '../support/wrangler-dev'
 import type { DevServer } from '../support/wrangler-dev'
 
-const ADMIN_TOKEN = 'dev-admin-token'
 const PROMPT = 'team.versioned'
 const PARAMETERS = { name: { type: 'string', default: 'Ada' } }
 const FIRST = 'Hello {{.args.name}}\nSee you.'
@@ -26,29 +25,30 @@ interface Answer {
 let dev: DevServer
 let browser: Browser
 
-/** A request to the service with the admin token; its status and body. */
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Answer }> {
-  const res = await fetch(`${dev.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json()) as Answer }
-}
-
 /** What the API renders for the prompt in `label` (the base when null) with `name`. */
 async function rendered(label: string | null, name: string): Promise<unknown> {
   const query = label === null ? '' : `?label=${label}`
-  return (await call('POST', `/api/prompts/${PROMPT}/render${query}`, { args: { name } })).body.rendered_prompt
+  return (await dev.asAdmin<Answer>('POST', `/api/prompts/${PROMPT}/render${query}`, { args: { name } })).body
+    .rendered_prompt
 }
 
 beforeAll(async () => {
   dev = await startDev({}, 'dev:redis')
   expect(
-    (await call('PUT', `/api/prompts/${PROMPT}?message=first`, { prompt: FIRST, parameters: PARAMETERS })).status,
+    (
+      await dev.asAdmin<Answer>('PUT', `/api/prompts/${PROMPT}?message=first`, {
+        prompt: FIRST,
+        parameters: PARAMETERS,
+      })
+    ).status,
   ).toBe(200)
   expect(
-    (await call('PUT', `/api/prompts/${PROMPT}?message=asks`, { prompt: SECOND, parameters: PARAMETERS })).status,
+    (
+      await dev.asAdmin<Answer>('PUT', `/api/prompts/${PROMPT}?message=asks`, {
+        prompt: SECOND,
+        parameters: PARAMETERS,
+      })
+    ).status,
   ).toBe(200)
   browser = await launchChromium()
 }, 90_000)
@@ -102,7 +102,7 @@ describe("the playground's versions", () => {
     await page.getByText('Save the draft').click()
     await page.getByLabel('Label', { exact: true }).fill('feat-draft')
     await page.getByLabel('Version message').fill('a friendlier hello')
-    await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(ADMIN_TOKEN)
+    await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(DEV_ADMIN_TOKEN)
     await page.getByRole('button', { name: 'Save draft' }).click()
     await textOf(page, 'save-draft-note', [`Saved the draft as version`, `of prompts/${PROMPT} in label feat-draft`])
     await textOf(page, 'version-shown', ['showing: label feat-draft · version', 'a friendlier hello'])
@@ -112,7 +112,7 @@ describe("the playground's versions", () => {
     ])
     expect(await rendered('feat-draft', 'Bo')).toBe('Hi Bo from the label')
     expect(await rendered(null, 'Bo')).toBe('Hello Bo\nHow are you?\nSee you.')
-    const stored = await call('GET', `/api/prompts/${PROMPT}?label=feat-draft`)
+    const stored = await dev.asAdmin<Answer>('GET', `/api/prompts/${PROMPT}?label=feat-draft`)
     expect(stored.body.data?.parameters?.properties).toEqual(PARAMETERS)
     expect(problems).toEqual([])
   })
@@ -165,7 +165,7 @@ describe('the playground moving between records', () => {
 
   beforeAll(async () => {
     // A label where the prompt is deleted: reading it there is a 404.
-    expect((await call('DELETE', `/api/prompts/${PROMPT}?label=gone&message=hidden`)).status).toBe(200)
+    expect((await dev.asAdmin<Answer>('DELETE', `/api/prompts/${PROMPT}?label=gone&message=hidden`)).status).toBe(200)
     shown = await newPage(browser)
   })
   afterAll(() => shown?.context.close())
@@ -274,13 +274,13 @@ describe('the playground moving between records', () => {
     await textOf(page, 'save-draft-base', ["built on version 2's text", 'becomes the newest version (after 3)'])
     await page.getByTestId('template-editor').fill('Hello {{.args.name}} once')
     await page.getByLabel('Label', { exact: true }).fill('feat-once')
-    await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(ADMIN_TOKEN)
+    await page.getByLabel('Token to write (ADMIN_TOKEN)').fill(DEV_ADMIN_TOKEN)
     const puts = () => requests.filter((r) => r.startsWith('PUT ')).length
     const before = puts()
     await page.getByRole('button', { name: 'Save draft' }).dblclick()
     await textOf(page, 'version-shown', ['showing: label feat-once'])
     expect(puts()).toBe(before + 1)
-    expect(await page.locator('#admin-token').inputValue()).toBe(ADMIN_TOKEN)
+    expect(await page.locator('#admin-token').inputValue()).toBe(DEV_ADMIN_TOKEN)
     expect(problems).toEqual([])
   })
 })

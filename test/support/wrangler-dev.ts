@@ -5,6 +5,9 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { freePort } from './ports'
 
+/** The admin token `npm run dev:redis` sets (scripts/dev-redis.mjs). */
+export const DEV_ADMIN_TOKEN = 'dev-admin-token'
+
 export interface DevServer {
   /** http://127.0.0.1:PORT */
   url: string
@@ -12,6 +15,12 @@ export interface DevServer {
   outputMatching(pattern: RegExp): Promise<void>
   /** Everything wrangler and the Worker printed so far. */
   output(): string
+  /**
+   * A request with `npm run dev:redis`'s admin token (`dev-admin-token`), a
+   * JSON body when given: its status, its text, and that text as JSON (null
+   * when it is not).
+   */
+  asAdmin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: T }>
   stop(): Promise<void>
 }
 
@@ -70,10 +79,26 @@ export async function startDev(vars: Record<string, string> = {}, script = 'dev'
     outputMatching(/Ready on/).then(resolve)
     dev.once('exit', (code) => reject(new Error(`npm run ${script} exited with ${code}:\n${output}`)))
   })
+  const url = `http://127.0.0.1:${port}`
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     outputMatching,
     output: () => output,
+    async asAdmin<T>(method: string, path: string, body?: unknown) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${DEV_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const text = await res.text()
+      let parsed: unknown = null
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        // Not JSON: `text` says what it was.
+      }
+      return { status: res.status, text, body: parsed as T }
+    },
     /** Resolves once npm, the example tools and wrangler have all exited. */
     async stop() {
       if (dev.pid === undefined) return
