@@ -1,60 +1,35 @@
-/**
- * A line diff of two texts, as `-` (only before), `+` (only after) and ` `
- * (both) lines: a longest common subsequence of the lines, after their
- * common start and end are set aside. The table it takes is bounded: past
- * MAX_CELLS, the differing middle is shown as removed, then added.
- */
-export const MAX_CELLS = 4_000_000
+import { diffOps } from '../public/playground/diff.js'
+
+/** Differing lines a side the diff aligns at most. */
+export { MAX_LINES } from '../public/playground/diff.js'
 
 export type DiffLine = `${' ' | '-' | '+'}${string}`
 
-export function lineDiff(before: readonly string[], after: readonly string[]): DiffLine[] {
-  let start = 0
-  while (start < before.length && start < after.length && before[start] === after[start]) start++
-  let end = 0
-  while (
-    end < before.length - start &&
-    end < after.length - start &&
-    before[before.length - 1 - end] === after[after.length - 1 - end]
-  ) {
-    end++
-  }
-  const a = before.slice(start, before.length - end)
-  const b = after.slice(start, after.length - end)
-  const same = (lines: readonly string[]) => lines.map((line): DiffLine => ` ${line}`)
-  return [...same(before.slice(0, start)), ...middle(a, b), ...same(before.slice(before.length - end))]
+const MARK = { same: ' ', del: '-', add: '+' } as const
+
+interface DiffAnswer {
+  ops?: { op: keyof typeof MARK; text: string }[]
+  head: number
+  tail: number
 }
 
-function middle(a: readonly string[], b: readonly string[]): DiffLine[] {
-  const removed = a.map((line): DiffLine => `-${line}`)
-  const added = b.map((line): DiffLine => `+${line}`)
-  if (a.length === 0 || b.length === 0 || (a.length + 1) * (b.length + 1) > MAX_CELLS) return [...removed, ...added]
-  // lcs[i * w + j]: the length of a longest common subsequence of a[i..] and b[j..].
-  const w = b.length + 1
-  const lcs = new Uint32Array((a.length + 1) * w)
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) {
-      const below = lcs[(i + 1) * w + j] as number
-      const right = lcs[i * w + j + 1] as number
-      lcs[i * w + j] = a[i] === b[j] ? (lcs[(i + 1) * w + j + 1] as number) + 1 : Math.max(below, right)
-    }
-  }
-  const lines: DiffLine[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      lines.push(` ${a[i++]}`)
-      j++
-    } else if ((lcs[(i + 1) * w + j] as number) >= (lcs[i * w + j + 1] as number)) {
-      lines.push(`-${a[i++]}`)
-    } else {
-      lines.push(`+${b[j++]}`)
-    }
-  }
-  while (i < a.length) lines.push(`-${a[i++]}`)
-  while (j < b.length) lines.push(`+${b[j++]}`)
-  return lines
+/**
+ * A line diff of two texts, as `-` (only before), `+` (only after) and ` `
+ * (both) lines: the playground's diff (public/playground/diff.js: a longest
+ * common subsequence of the lines, after their common start and end are set
+ * aside). Its table is bounded: past MAX_LINES differing lines a side, the
+ * differing middle is shown as removed, then added.
+ */
+export function lineDiff(before: readonly string[], after: readonly string[]): DiffLine[] {
+  const diff = diffOps(before, after) as DiffAnswer
+  if (diff.ops) return diff.ops.map(({ op, text }): DiffLine => `${MARK[op]}${text}`)
+  const { head, tail } = diff
+  return [
+    ...before.slice(0, head).map((line): DiffLine => ` ${line}`),
+    ...before.slice(head, before.length - tail).map((line): DiffLine => `-${line}`),
+    ...after.slice(head, after.length - tail).map((line): DiffLine => `+${line}`),
+    ...before.slice(before.length - tail).map((line): DiffLine => ` ${line}`),
+  ]
 }
 
 /**

@@ -1,8 +1,9 @@
 // A line diff of two texts, for the versions panel: the common head and tail
 // set aside, the middle compared by its longest common subsequence. Pure (no
-// DOM), so that Node's tests import it as the page does. Bounded before the
-// work: past MAX_LINES lines a side the answer is `{tooLarge}` instead of a
-// diff (the table is then at most 2,000 × 2,000 16-bit cells, 8 MB).
+// DOM), so that Node's tests import it as the page does, and the CLI's
+// promote diff bundles it. Bounded before the table is built: past MAX_LINES
+// differing lines a side the answer is `{tooLarge}` instead of a diff (the
+// table is then at most 2,000 × 2,000 16-bit cells, 8 MB).
 
 /** Lines a side at most (below 65,536: a common run's length fits the table's 16 bits). */
 export const MAX_LINES = 2000
@@ -13,9 +14,16 @@ export const MAX_LINES = 2000
  * from 1, in that side), or `{tooLarge: true, lines: [a's, b's]}`.
  */
 export function diffLines(a, b) {
-  const left = a.split('\n')
-  const right = b.split('\n')
-  if (left.length > MAX_LINES || right.length > MAX_LINES) return { tooLarge: true, lines: [left.length, right.length] }
+  return diffOps(a.split('\n'), b.split('\n'))
+}
+
+/**
+ * diffLines of two lists of lines (the CLI's promote diff uses it too). Too
+ * large when what differs between the common head and tail passes MAX_LINES
+ * a side: then `{tooLarge, lines, head, tail}`, the common head's and tail's
+ * lengths, to show the middle otherwise.
+ */
+export function diffOps(left, right) {
   let head = 0
   while (head < left.length && head < right.length && left[head] === right[head]) head++
   let tail = 0
@@ -25,6 +33,8 @@ export function diffLines(a, b) {
     left[left.length - 1 - tail] === right[right.length - 1 - tail]
   )
     tail++
+  if (left.length - head - tail > MAX_LINES || right.length - head - tail > MAX_LINES)
+    return { tooLarge: true, lines: [left.length, right.length], head, tail }
   const ops = []
   for (let i = 0; i < head; i++) ops.push({ op: 'same', text: left[i], a: i + 1, b: i + 1 })
   middle(left, right, head, left.length - tail, head, right.length - tail, ops)

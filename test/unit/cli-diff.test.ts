@@ -1,7 +1,7 @@
 // The line diff `promote --dry-run` prints: a longest common subsequence of
 // lines, bounded, shown with a little context.
 import { describe, expect, it } from 'vitest'
-import { MAX_CELLS, lineDiff, withContext } from '../../cli/diff'
+import { MAX_LINES, lineDiff, withContext } from '../../cli/diff'
 import { header, recordDiff } from '../../cli/promote'
 
 describe('lineDiff', () => {
@@ -19,7 +19,7 @@ describe('lineDiff', () => {
   })
 
   it('shows a middle too large to align as removed then added, without building the table', () => {
-    const side = Math.ceil(Math.sqrt(MAX_CELLS)) + 1
+    const side = MAX_LINES + 1
     const before = Array.from({ length: side }, (_, i) => `b${i}`)
     const after = Array.from({ length: side }, (_, i) => `a${i}`)
     const diff = lineDiff(['same', ...before, 'end'], ['same', ...after, 'end'])

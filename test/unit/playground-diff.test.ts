@@ -54,7 +54,7 @@ describe('diffLines', () => {
 
   it(`says a text of more than ${MAX_LINES} lines is too large, before comparing`, () => {
     const long = Array.from({ length: MAX_LINES + 1 }, (_, i) => `line ${i}`).join('\n')
-    expect(diff(long, 'x')).toEqual({ tooLarge: true, lines: [MAX_LINES + 1, 1] })
+    expect(diff(long, 'x')).toEqual({ tooLarge: true, lines: [MAX_LINES + 1, 1], head: 0, tail: 0 })
     expect(diff('x', long).tooLarge).toBe(true)
     const most = Array.from({ length: MAX_LINES }, (_, i) => `line ${i}`).join('\n')
     expect(diff(most, most.replace('line 7', 'seven')).ops).toHaveLength(MAX_LINES + 1)
