@@ -1,6 +1,7 @@
 // "Save draft" of the versions panel: the edited template written with the
 // admin token as a new version of the prompt into a label, typed or picked;
 // the base (no label) only after "Save to the base?" is confirmed in the page.
+import { confirmation } from './confirm.js'
 import { errorView, fill, h } from './dom.js'
 import { addLabel, knownLabels, LABEL, LABEL_RULE, onLabels } from './labels.js'
 import { page } from './page.js'
@@ -25,29 +26,7 @@ export function saveDraftForm() {
   /** What the draft is built on when the version shown is not the newest. */
   const base = h('p', { className: 'note', 'data-testid': 'save-draft-base', hidden: true })
   const button = h('button', { type: 'submit' }, 'Save draft')
-  const cancel = () => {
-    confirm.hidden = true
-    button.focus()
-  }
-  const confirm = h(
-    'div',
-    {
-      className: 'confirm',
-      role: 'alertdialog',
-      'aria-label': 'Save to the base?',
-      hidden: true,
-      onkeydown: (event) => event.key === 'Escape' && (event.preventDefault(), cancel()),
-    },
-    h('strong', {}, 'Save to the base? '),
-    'Every caller without a label is served it.',
-    h(
-      'span',
-      {},
-      h('button', { type: 'button', onclick: () => save(null) }, 'Confirm'),
-      ' ',
-      h('button', { type: 'button', onclick: cancel }, 'Cancel'),
-    ),
-  )
+  const confirm = confirmation('Save to the base?', 'Every caller without a label is served it.', button)
   /** A save under way: a second submit meanwhile writes nothing. */
   let saving = false
   const datalist = h('datalist', { id: listId })
@@ -72,19 +51,17 @@ export function saveDraftForm() {
   function submit(event) {
     event.preventDefault()
     if (saving) return
-    confirm.hidden = true
+    confirm.hide()
     const label = labelInput.value.trim()
     if (label && !LABEL.test(label)) return (note.textContent = LABEL_RULE)
     if (!label) {
       note.textContent = ''
-      confirm.hidden = false
-      return confirm.querySelector('button').focus()
+      return confirm.ask(() => save(null))
     }
     save(label)
   }
 
   async function save(label) {
-    confirm.hidden = true
     const prompt = page.prompt
     if (!prompt || saving) return
     const draft = draftTemplate()
@@ -132,11 +109,11 @@ export function saveDraftForm() {
       h('label', {}, 'Token to write (ADMIN_TOKEN) ', token),
       base,
       button,
-      confirm,
+      confirm.element,
       note,
     ),
     reset() {
-      confirm.hidden = true
+      confirm.hide()
     },
     /** The view shows `version` of a label whose versions are `entries` (newest first; null: not known). */
     basedOn(version, entries) {

@@ -3,8 +3,10 @@
 // draft being edited (sent with the stored cases) or the stored text, each
 // shown with its result: a fail with each assertion's expected and actual, a
 // skip or an error with its reason. The args can be saved as a new case: the
-// record, read as stored, written back with it (records.js).
+// record, read as stored, written back with it (records.js); into the base
+// only once confirmed in the page (confirm.js).
 import { api, readJson } from './api.js'
+import { confirmation } from './confirm.js'
 import { $, errorView, fill, h } from './dom.js'
 import { page } from './page.js'
 import { adminToken, adminTokenInput, writePrompt } from './records.js'
@@ -90,12 +92,20 @@ export function testsPanel() {
       return (note.textContent = `A case is named "${name}" already.`)
     const token = adminToken($('admin-token'))
     if (!token) return (note.textContent = 'Saving writes the record: give the admin token (ADMIN_TOKEN).')
-    note.textContent = 'saving…'
-    try {
-      await saveCase(prompt, { name, args }, token)
-    } catch (e) {
-      fill(note, errorView({ code: 'NETWORK', message: e.message }))
+    const write = async () => {
+      note.textContent = 'saving…'
+      try {
+        await saveCase(prompt, { name, args }, token)
+      } catch (e) {
+        fill(note, errorView({ code: 'NETWORK', message: e.message }))
+      }
     }
+    // A case is written into the record every caller is served: in the base, only once confirmed.
+    if (page.view.label === null) {
+      note.textContent = ''
+      return toBase.ask(write)
+    }
+    await write()
   }
 
   /** Writes the record with `testCase` added, then shows the cases as now stored (the template being edited is kept). */
@@ -115,6 +125,12 @@ export function testsPanel() {
     }
   }
 
+  const toBase = confirmation(
+    'Save the case to the base?',
+    'The prompt is written as a new version, served to every caller without a label.',
+    $('save-case').querySelector('button[type=submit]'),
+  )
+  $('save-case').append(toBase.element)
   $('run-tests').addEventListener('click', () => run(undefined))
   $('save-case').addEventListener('submit', save)
   adminTokenInput($('admin-token'))
@@ -124,6 +140,7 @@ export function testsPanel() {
     runs++
     $('tests-state').textContent = ''
     $('save-note').textContent = ''
+    toBase.hide()
     show()
   })
 }

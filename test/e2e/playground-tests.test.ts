@@ -122,6 +122,11 @@ describe("the playground's tests", () => {
     await page.getByLabel('Case name').fill('grace')
     await page.getByLabel('Admin token').fill(DEV_ADMIN_TOKEN)
     await page.getByRole('button', { name: 'Save args as a case' }).click()
+    // The base is written only once confirmed in the page: asked, nothing is written yet.
+    const confirm = page.getByRole('alertdialog', { name: 'Save the case to the base?' })
+    await confirm.waitFor()
+    expect(((await call('GET', `/api/prompts/${PROMPT}/versions`)).data as unknown[]).length).toBe(1)
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
     await textOf(page, 'save-note', [`Saved "grace" as version 2 of prompts/${PROMPT}`])
     await textOf(page, 'tests', ['grace'])
     const stored = await call('GET', `/api/prompts/${PROMPT}/versions/2`)
@@ -146,11 +151,14 @@ describe("the playground's tests of an extension's prompt", () => {
       await page.getByLabel('Case name').fill('short code')
       await page.getByLabel('Admin token').fill('not-the-token')
       await page.getByRole('button', { name: 'Save args as a case' }).click()
+      const confirm = page.getByRole('alertdialog', { name: 'Save the case to the base?' })
+      await confirm.getByRole('button', { name: 'Confirm' }).click()
       await textOf(page, 'save-note', ['UNAUTHORIZED'])
       expect(await page.getByTestId('token-form').isHidden()).toBe(true)
 
       await page.getByLabel('Admin token').fill(DEV_ADMIN_TOKEN)
       await page.getByRole('button', { name: 'Save args as a case' }).click()
+      await confirm.getByRole('button', { name: 'Confirm' }).click()
       await textOf(page, 'save-note', ['Saved "short code" as version 2 of extensions/evaluator'])
       await textOf(page, 'tests', ['short code'])
       const after = (await call('GET', '/api/extensions/evaluator')).data as ExtensionRecord
