@@ -1,7 +1,6 @@
 import { abortable } from '../abort'
 import {
   MAX_ENVIRON_SEGMENTS,
-  TREE_BYTES,
   basePaths,
   baseUrlOf,
   findTools,
@@ -11,21 +10,17 @@ import {
   missingVariable,
   promptAt,
 } from '../catalog'
-import type { Message, Prompt, PromptRecord, Served, Skip, Tool } from '../catalog'
-import { skip } from '../catalog/records'
+import type { Message, Prompt, PromptRecord, Served, Tool } from '../catalog'
 import { ServiceError } from '../errors'
 import { log, requestLog } from '../log'
-import { Lru } from '../lru'
 import { MAX_JSON_DEPTH, isObject, setOwn } from '../json'
 import type { JsonObject } from '../json'
 import { isGenerational, staleOf } from '../store'
 import type { Store } from '../store'
 import { choose, decodeRollout } from '../rollout'
-import type { Rollout } from '../rollout'
 import { ExecError, LimitError } from '../template'
-import type { Analysis, ExecuteOptions, Template, TemplateFunction, Value } from '../template'
+import type { ExecuteOptions, Template, TemplateFunction, Value } from '../template'
 import { ToolSession, dict } from '../tools'
-import type { InvokeOptions } from '../tools'
 import type { Args } from './args'
 import { compile, functionNames } from './compile'
 import type { CompiledPrompt } from './compile'
@@ -33,8 +28,10 @@ import { NoValues } from './no-value'
 import { STEPS_PER_MS, renderTimeout, stoppedEarly } from './stopped'
 import type { Spent } from './stopped'
 import { ageOf, analysisReport, withAnalysis } from './explain'
-import type { Seen } from './explain'
 import { Timing } from './timing'
+import { keepPlan, keptPlan } from './plans'
+import type { Plan } from './plans'
+import type { Rendered, RenderOptions, Warning } from './types'
 
 /**
  * How long, in steps, a render walks before letting the isolate's other
@@ -51,81 +48,6 @@ const TURN_STEPS = 5 * STEPS_PER_MS
  * the stack.
  */
 const MAX_DATA_DEPTH = MAX_JSON_DEPTH + MAX_ENVIRON_SEGMENTS + 1
-
-/**
- * The render's deadline (RENDER_TIMEOUT_MS), how its tool calls are made
- * (the session's signal is the deadline), and the bytes of shared variables
- * it loads at most (ENVIRON_MAX_BYTES): a tool called on its own takes the
- * same (lib/tools' InvokeOptions).
- */
-export interface RenderOptions extends InvokeOptions {
-  /** Render exactly this version of the prompt's record; unset, the record as stored now. */
-  version?: number | undefined
-  /**
-   * Applies a prompt's rollout (lib/rollout) when no `version` is asked:
-   * where a sticky `header:<name>` is read. Unset, a rollout is not applied,
-   * and the record as stored now renders.
-   */
-  rollout?: { header(name: string): string | undefined } | undefined
-  /** What this render alone sees differently (a prompt test's case): never part of a kept plan. */
-  overlay?: RenderOverlay | undefined
-  /** A failure after the templates compiled carries what they read and call (`analysis`), as an explained answer does. */
-  explain?: boolean | undefined
-}
-
-/** A prompt test's case's changes to the world its render sees (lib/prompt-tests). */
-export interface RenderOverlay {
-  /** Deep-merged over the shared variables loaded, before the missing-variable check. */
-  variables?: JsonObject | undefined
-  /** Answers by tool id: such a tool is not read nor called, its answer printed as a real one's would be. */
-  tools?: ReadonlyMap<string, unknown> | undefined
-}
-
-/** Something that degraded the render without failing it. */
-export interface Warning {
-  code: string
-  message: string
-  [field: string]: unknown
-}
-
-export interface Rendered {
-  /** A string for a `prompt`; the messages with their content rendered for `messages`. */
-  prompt: string | Message[]
-  warnings: Warning[]
-  timing: Timing
-  /** The version of the prompt's record rendered, and the label whose own record it was; none for a draft. */
-  served: Served | undefined
-  /** What its templates read and call, without running them. */
-  analysis: Analysis
-  /** The ids of the tools its templates call. */
-  tools: string[]
-  /** The prompt's record: what a chat reads of it besides the templates (`tools`, `returns`). */
-  record: PromptRecord
-  /** The shared variables as it saw them, for an explained answer (variablesSeen). */
-  seen: Seen
-}
-
-/** What a render derives from the records it reads: kept while they hold (see keptPlan). */
-interface Plan {
-  record: PromptRecord
-  compiled: CompiledPrompt
-  served: Served | undefined
-  /** The tools its templates call. */
-  called: Tool[]
-  /** The shared variables its templates read; the tree below the root is shared and frozen. */
-  vars: JsonObject
-  /** Records skipped on the way: the variables' (also warnings of the answer), then the tools'. */
-  skipped: Skip[]
-  toolSkips: Skip[]
-  /** Bytes of text its variables were built from: what keeping it holds. */
-  bytes: number
-  /** The values and listings the store answered to build it, for the log line of a render that keeps it. */
-  answered: number
-  /** The rollout of the layer serving the prompt, read with it; none for a version asked for. */
-  rollout: Rollout | undefined
-  /** When its variables' copy was read from Redis (Generational.treeReadAt); unset where no copy is kept. */
-  varsReadAt: number | undefined
-}
 
 /** The prompt to render, as read (with the version served) or as a draft gave it. */
 type Found = { prompt: Prompt; served: Served | undefined; rollout?: string | null }
@@ -148,20 +70,6 @@ interface Compiled {
 
 /** The args a render takes, checked against the compiled prompt's parameters (or none, when only reading). */
 type ArgsCheck = (found: Compiled) => Args
-
-/**
- * Plans kept, one per store generation and prompt: a catalogue's worth, in
- * one isolate, weighed by the variables they hold, as the trees are.
- */
-const plans = new Lru<string, KeptPlan>(200, TREE_BYTES)
-
-/** A plan kept: until when, since when, and, when made of last good copies, when those were read. */
-interface KeptPlan {
-  plan: Plan
-  until: number
-  madeAt: number
-  copiedAt: number | undefined
-}
 
 /**
  * Renders a prompt: find it, parse it (once), check and complete its args,
@@ -214,12 +122,7 @@ async function planFor(
   const generation = isGenerational(store) ? store.generation : undefined
   const find = () => (version === undefined ? getServedPrompt(store, id) : promptAt(store, id, version))
   const made = await makePlan(store, find, checkArgs, options, signal, timing)
-  if (keeps && generation !== undefined && isGenerational(store)) {
-    const ageMs = staleOf(store)?.ageMs
-    const copiedAt = ageMs === undefined ? undefined : Date.now() - ageMs
-    const kept = { plan: made.plan, until: store.answersHoldUntil(), madeAt: Date.now(), copiedAt }
-    plans.set(`${generation}\n${planId}`, kept, made.plan.bytes)
-  }
+  if (keeps && generation !== undefined && isGenerational(store)) keepPlan(store, generation, planId, made.plan)
   return made
 }
 
@@ -344,35 +247,6 @@ async function render(store: Store, options: RenderOptions, planner: Planner): P
     // MCP connections end with the render; closing them is no reason to fail it.
     await session?.close().catch(() => undefined)
   }
-}
-
-/**
- * The plan kept for this prompt, when the store's answers it was built from
- * still hold. Its request's log says what a fresh build would have: the
- * cache hits, and the records skipped on the way.
- */
-function keptPlan(store: Store, id: string): Plan | undefined {
-  if (!isGenerational(store)) return undefined
-  const kept = plans.get(`${store.generation}\n${id}`)
-  const now = Date.now()
-  // A plan made after now (a clock that went back) is not trusted, as a cache entry from the future is not.
-  if (!kept || now >= kept.until || now < kept.madeAt) return undefined
-  const { plan } = kept
-  if (kept.copiedAt !== undefined) {
-    // Made of last good copies while Redis failed: a render from it is as stale as they are, and only where those may.
-    const stale = staleOf(store)
-    const ageMs = now - kept.copiedAt
-    if (!stale || ageMs > stale.options.maxAgeMs) return undefined
-    stale.served(ageMs)
-  }
-  if (plan.answered > 0) {
-    const record = requestLog()
-    record?.count('cache', 'hits', plan.answered)
-    record?.count('cache', 'joined', 0)
-    record?.count('cache', 'misses', 0)
-  }
-  for (const s of [...plan.toolSkips, ...plan.skipped]) skip(s.key, s.reason)
-  return plan
 }
 
 /** Reads and derives a prompt's plan, and checks the args on the way (before reading the variables). */
