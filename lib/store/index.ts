@@ -121,11 +121,15 @@ export async function openFreshStore(
   return new CachedStore(store, { namespace, shared, waitUntil, flightLimitMs: store.readLimitMs, stale: lastGood })
 }
 
+/** The first of `store` and the stores it reads through (caches, labels: their `inner`) that `is` takes. */
+function through<T extends Store>(store: Store, is: (at: Store) => at is T): T | undefined {
+  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner) if (is(at)) return at
+  return undefined
+}
+
 /** The last good copies of the request `store` reads for (see openFreshStore); none outside the render path. */
 export function staleOf(store: Store): StaleReads | undefined {
-  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner)
-    if (at instanceof CachedStore) return at.options.stale
-  return undefined
+  return through(store, (at) => at instanceof CachedStore)?.options.stale
 }
 
 /** After a write to `store`: this isolate's cached reads of it are read again (see forgetBefore). */
@@ -144,15 +148,13 @@ export function withLabel<S extends Store>(store: S, label: string | undefined):
  * the embedded store has none.
  */
 export function labelPage(store: Store, after: string, limit: number): Promise<Page> {
-  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner)
-    if (at instanceof UpstashStore) return at.labels(after, limit)
-  return Promise.resolve({ keys: [], more: false })
+  const redis = through(store, (at) => at instanceof UpstashStore)
+  return redis ? redis.labels(after, limit) : Promise.resolve({ keys: [], more: false })
 }
 
 /** The store below the caches and labels `store` reads through, when it runs commands (Redis does; the embedded store does not). */
 export function commandsOf(store: Store): (Store & CommandStore) | undefined {
-  for (let at: Store | undefined = store; at; at = (at as { inner?: Store }).inner) if (runsCommands(at)) return at
-  return undefined
+  return through(store, runsCommands)
 }
 
 /**
